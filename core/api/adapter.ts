@@ -1,0 +1,125 @@
+import type { BidderError } from './errors.js';
+import type { Bid, BidRequest, MediaType } from './openrtb.js';
+import type { JsonSchema, PluginLogger } from './common.js';
+
+/** Media types a bidder accepts, per kind of inventory. */
+export interface Capabilities {
+  site?: { mediaTypes: MediaType[] };
+  app?: { mediaTypes: MediaType[] };
+  dooh?: { mediaTypes: MediaType[] };
+}
+
+export interface UserSyncInfo {
+  /** The cookie key the bidder's id is stored under in the `uids` cookie (defaults to the bidder name). */
+  key?: string;
+  iframe?: { url: string; userMacro?: string };
+  redirect?: { url: string; userMacro?: string };
+  supportCors?: boolean;
+}
+
+/** Facts about a bidder: where it lives, who maintains it, what it can bid on. */
+export interface BidderInfo {
+  /** Endpoint template. May contain macros such as `{{Host}}` or `{{AccountID}}` filled by the adapter. */
+  endpoint?: string;
+  maintainer: { email: string };
+  capabilities: Capabilities;
+  gvlVendorId?: number;
+  userSync?: UserSyncInfo;
+  /** Set when this adapter is an alias of another adapter: it inherits that adapter's code and schema. */
+  aliasOf?: string;
+  /** OpenRTB version the bidder speaks on the wire. */
+  ortbVersion?: '2.5' | '2.6';
+  /** Whether the bidder takes a gzip-compressed request body. */
+  endpointCompression?: 'none' | 'gzip';
+  /** Bidder supports OpenRTB 2.6 ad pods natively, multi-format imps, and so on. */
+  openrtb?: { multiformat?: boolean };
+}
+
+/** Host configuration for one configured bidder, as the adapter's `create` receives it. */
+export interface BidderConfig {
+  /** The name the bidder runs under (its seat): the adapter's name, or a configured alias. */
+  name: string;
+  endpoint: string;
+  /** Free-form host settings for this bidder (`bidders.<name>.extra`). */
+  extra: Record<string, unknown>;
+  ortbVersion: '2.5' | '2.6';
+}
+
+export interface AdapterDeps {
+  logger: PluginLogger;
+}
+
+/** One outgoing HTTP call described by an adapter; the core sends it. */
+export interface RequestData {
+  method: 'POST' | 'GET';
+  uri: string;
+  /** A JSON value (serialised by the core) or a ready string. Absent for GET. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Ids of the imps this call carries. */
+  impIds: string[];
+}
+
+/** A bidder's HTTP answer as the core received it. `body` is the raw text. */
+export interface ResponseData {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Facts about the current request that are not in the OpenRTB object. */
+export interface RequestInfo {
+  /** Name the bidder runs under in this auction (alias or adapter name). */
+  bidder: string;
+  /** Which endpoint the auction came in on. */
+  endpoint: 'auction' | 'amp' | 'video';
+}
+
+export interface VideoBidInfo {
+  duration?: number;
+  primaryCategory?: string;
+}
+
+export interface TypedBid {
+  bid: Bid;
+  type: MediaType;
+  /** Seat override (defaults to the bidder's name). */
+  seat?: string;
+  dealPriority?: number;
+  video?: VideoBidInfo;
+}
+
+export interface MakeRequestsResult {
+  requests: RequestData[];
+  errors?: BidderError[];
+}
+
+export interface MakeBidsResult {
+  /** ISO currency of every bid in `bids`; defaults to USD. */
+  currency?: string;
+  bids: TypedBid[];
+  errors?: BidderError[];
+}
+
+/**
+ * A bidder turns a request into HTTP request descriptions and HTTP responses into typed bids. It does no I/O and
+ * must not mutate the request it is given: the core sends, times and records the calls.
+ */
+export interface Bidder {
+  makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult;
+  makeBids(request: BidRequest, sent: RequestData, response: ResponseData): MakeBidsResult;
+}
+
+export interface AdapterManifest {
+  kind: 'adapter';
+  name: string;
+  version: string;
+  sdkVersion: string;
+  info: BidderInfo;
+  paramsSchema: JsonSchema;
+  create(config: BidderConfig, deps: AdapterDeps): Bidder;
+}
+
+export function defineAdapter(manifest: Omit<AdapterManifest, 'kind'>): AdapterManifest {
+  return { kind: 'adapter', ...manifest };
+}

@@ -1,0 +1,10 @@
+/**
+ * The Gavel plugin SDK, version 1: the only module adapters and modules import.
+ */
+export * from './common.js';
+export * from './errors.js';
+export * from './openrtb.js';
+export * from './adapter.js';
+export * from './hooks.js';
+export * from './endpoint.js';
+export * from './helpers.js';

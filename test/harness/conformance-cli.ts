@@ -1,0 +1,39 @@
+/**
+ * `npm run conformance -- <mode> ...`: runs Prebid Server fixtures against Gavel and prints a diff per failure and
+ * a closing `N passed, M failed` line. Modes:
+ *   adapter <bidder> <dir>   adapter fixtures (mockBidRequest / httpCalls / expectedBidResponses)
+ *   auction <dir>            endpoint fixtures for POST /openrtb2/auction
+ *   amp <dir>                AMP fixtures for GET /openrtb2/amp
+ *   video <dir>              video request samples for POST /openrtb2/video
+ */
+import 'reflect-metadata';
+import type { FixtureOutcome } from './fixture-outcome.js';
+
+const runners: Record<string, () => Promise<{ run(args: string[]): Promise<FixtureOutcome[]> }>> = {
+  adapter: () => import('./adapter-runner.js'),
+  auction: () => import('./auction-runner.js'),
+  amp: () => import('./amp-runner.js'),
+  video: () => import('./video-runner.js'),
+};
+
+async function main(): Promise<void> {
+  const [mode, ...args] = process.argv.slice(2);
+  const load = mode ? runners[mode] : undefined;
+  if (!load) {
+    console.error(`usage: npm run conformance -- <${Object.keys(runners).join('|')}> ...`);
+    process.exitCode = 2;
+    return;
+  }
+  const outcomes = await (await load()).run(args);
+  let failed = 0;
+  for (const outcome of outcomes) {
+    if (outcome.ok) continue;
+    failed += 1;
+    console.log(`FAIL ${outcome.name}`);
+    for (const line of outcome.diffs) console.log(`    ${line}`);
+  }
+  console.log(`${outcomes.length - failed} passed, ${failed} failed`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+await main();
