@@ -116,8 +116,9 @@ export interface AdapterManifest {
   version: string;
   sdkVersion: string;
   info: BidderInfo;
-  paramsSchema: JsonSchema;
-  create(config: BidderConfig, deps: AdapterDeps): Bidder;
+  /** Required, unless `info.aliasOf` names the adapter whose schema and code this one borrows. */
+  paramsSchema?: JsonSchema;
+  create?(config: BidderConfig, deps: AdapterDeps): Bidder;
 }
 
 export function defineAdapter(manifest: Omit<AdapterManifest, 'kind'>): AdapterManifest {

@@ -30,9 +30,9 @@ export type EndpointName = 'auction' | 'amp' | 'video';
 
 /** One bidder's share of the auction, as split-imps produces it. */
 export interface BidderRequest {
-  /** Name the bidder runs under (seat): adapter name or alias. */
+  /** Name the bidder runs under (its seat), as the request spelled it: a bidder name or a request alias. */
   bidder: string;
-  /** The adapter that serves it. */
+  /** The host bidder that serves it (lower-case key of `ModuleDeps.bidders`); differs from `bidder` for aliases. */
   adapter: string;
   /** The request this bidder will see: only its imps, its params in `imp.ext.bidder`. */
   request: BidRequest;
@@ -45,8 +45,12 @@ export interface AuctionBid extends TypedBid {
   /** Price in the bidder's currency before adjustment and conversion. */
   originalPrice: number;
   originalCurrency: string;
-  /** Targeting keys set so far on this bid. */
+  /** Targeting keys set so far on this bid (build-targeting and cache-bids add to it). */
   targeting: Record<string, string>;
+  /** Highest adjusted price of its imp across all bidders (ties: earlier bidder). Set before build-targeting. */
+  winner: boolean;
+  /** Highest adjusted price of its bidder in its imp. Set before build-targeting. */
+  bidderBest: boolean;
 }
 
 export interface SeatResult {
@@ -128,8 +132,11 @@ export type ModuleHooks = { [S in Stage]?: Record<string, Hook<S>> };
 /** Services the core lends to modules. Plain objects: a module is tested with plain objects too. */
 export interface ModuleDeps {
   logger: PluginLogger;
-  /** Names of the bidders this host runs (adapters, configured bidders and aliases). */
-  bidders: ReadonlyMap<string, { adapter: string; mediaTypes: import('./adapter.js').Capabilities }>;
+  /**
+   * The bidders this host knows, keyed by lower-case name (adapters, configured bidders and config aliases):
+   * the adapter whose code serves each, what it can bid on, and whether it is enabled.
+   */
+  bidders: ReadonlyMap<string, { adapter: string; capabilities: import('./adapter.js').Capabilities; enabled: boolean }>;
   /** Checks a bidder's params against its schema; returns error text or undefined. */
   validateBidderParams(bidder: string, params: unknown): string | undefined;
   /** Puts values in the bid cache; resolves to one uuid (or undefined on failure) per value. */

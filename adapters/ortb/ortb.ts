@@ -1,0 +1,120 @@
+import {
+  badInput,
+  badServerResponse,
+  bidMediaType,
+  compileEndpoint,
+  readJsonResponse,
+  type Bidder,
+  type BidderConfig,
+  type BidderError,
+  type BidRequest,
+  type BidResponse,
+  type Imp,
+  type MakeBidsResult,
+  type TypedBid,
+} from '../../core/api/index.js';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Fields OpenRTB 2.6 promoted out of `ext`: [object, field]. */
+const PROMOTED_FIELDS: Array<[keyof BidRequest & string, string]> = [
+  ['regs', 'gdpr'],
+  ['regs', 'us_privacy'],
+  ['regs', 'gpp'],
+  ['regs', 'gpp_sid'],
+  ['user', 'consent'],
+  ['user', 'eids'],
+  ['source', 'schain'],
+];
+
+/**
+ * Moves the fields OpenRTB 2.6 promoted between `<object>.<field>` and `<object>.ext.<field>`, so a 2.5 bidder
+ * finds them in ext and a 2.6 bidder at top level. Copies only the objects it changes.
+ */
+export function convertVersion(request: BidRequest, version: '2.5' | '2.6'): BidRequest {
+  let converted = request;
+  for (const [objectName, field] of PROMOTED_FIELDS) {
+    const object = request[objectName];
+    if (!isObject(object)) continue;
+    const ext = isObject(object.ext) ? object.ext : undefined;
+    if (version === '2.5' && object[field] !== undefined) {
+      const { [field]: value, ...rest } = object;
+      converted = { ...converted, [objectName]: { ...rest, ext: { ...ext, [field]: ext?.[field] ?? value } } };
+    } else if (version === '2.6' && ext?.[field] !== undefined) {
+      const { [field]: value, ...restExt } = ext;
+      const updated: Json = { ...object, [field]: object[field] ?? value };
+      if (Object.keys(restExt).length > 0) updated.ext = restExt;
+      else delete updated.ext;
+      converted = { ...converted, [objectName]: updated };
+    }
+  }
+  return converted;
+}
+
+/** Values an endpoint template may use: every scalar of the first imp's params. */
+function macroValues(imp: Imp | undefined): Record<string, string | number | undefined> {
+  const params = isObject(imp?.ext?.bidder) ? (imp!.ext!.bidder as Json) : {};
+  const values: Record<string, string | number | undefined> = {};
+  for (const [key, value] of Object.entries(params)) if (typeof value === 'string' || typeof value === 'number') values[key] = value;
+  return values;
+}
+
+/**
+ * The generic OpenRTB bidder: forwards the bidder's share of the request as one OpenRTB call (params in
+ * `imp.ext.bidder`), and reads a standard BidResponse back.
+ */
+export function createOrtbBidder(config: BidderConfig): Bidder {
+  const endpoint = compileEndpoint(config.endpoint);
+  const usesMacros = config.endpoint.includes('{{');
+  return {
+    makeRequests(request) {
+      let uri = config.endpoint;
+      if (usesMacros) {
+        try {
+          uri = endpoint.expand(macroValues(request.imp[0]));
+        } catch (err) {
+          return { requests: [], errors: [badInput(`cannot build the endpoint from the params: ${(err as Error).message}`)] };
+        }
+      }
+      return {
+        requests: [{ method: 'POST', uri, body: convertVersion(request, config.ortbVersion), impIds: request.imp.map((imp) => imp.id) }],
+      };
+    },
+
+    makeBids(request, _sent, response): MakeBidsResult {
+      const read = readJsonResponse<BidResponse>(response);
+      if (read.error) return { bids: [], errors: [read.error] };
+      if (read.noBid || !read.value) return { bids: [] };
+      const answer = read.value;
+      if (!isObject(answer) || (answer.seatbid !== undefined && !Array.isArray(answer.seatbid))) {
+        return { bids: [], errors: [badServerResponse('Bad server response: not an OpenRTB BidResponse')] };
+      }
+      const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
+      const bids: TypedBid[] = [];
+      const errors: BidderError[] = [];
+      for (const seatbid of answer.seatbid ?? []) {
+        for (const bid of Array.isArray(seatbid?.bid) ? seatbid.bid : []) {
+          if (!isObject(bid) || typeof bid.price !== 'number' || typeof bid.impid !== 'string') {
+            errors.push(badServerResponse('Bad server response: a bid lacks a numeric price or an impid'));
+            continue;
+          }
+          const imp = impsById.get(bid.impid);
+          if (!imp) {
+            errors.push(badServerResponse(`bid ${bid.id} is for imp "${bid.impid}", which was not offered`));
+            continue;
+          }
+          const type = bidMediaType(bid, imp);
+          if (!type) {
+            errors.push(badServerResponse(`bid ${bid.id}: cannot tell its media type (set bid.mtype; imp "${bid.impid}" offers several)`));
+            continue;
+          }
+          const typed: TypedBid = { bid, type };
+          if (type === 'video') typed.video = { duration: typeof bid.dur === 'number' ? bid.dur : undefined, primaryCategory: bid.cat?.[0] };
+          bids.push(typed);
+        }
+      }
+      return { currency: answer.cur || 'USD', bids, errors };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { BidRequest, EndpointName } from '../api/index.js';
+import type { StoredDataFetcher } from '../stored/index.js';
+import { resolveStoredRequest } from '../stored/index.js';
+import { parseUidsCookie } from './buyer-ids.js';
+import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
+import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
+import { effectiveTmax, traceLevelOf, type AuctionOutcome, type AuctionPipeline } from './pipeline.js';
+import type { HookRequestState } from '../hooks/executor.js';
+import type { GavelConfig } from '../config/index.js';
+
+/** The request after the entrypoint stage and stored-data resolution, ready for the pipeline. */
+export interface PreparedRequest {
+  request: BidRequest;
+  namespace: Namespace;
+  state: HookRequestState;
+}
+
+/**
+ * Shared front half of every endpoint: the entrypoint stage, the namespace, stored-request merging. Returns either
+ * a prepared request or the HTTP answer that ends the exchange early (400, or a 200 no-bid on a reject).
+ */
+export async function prepareRequest(
+  endpoint: EndpointName,
+  input: EndpointRequest,
+  body: Record<string, unknown>,
+  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig },
+): Promise<PreparedRequest | EndpointResponse> {
+  const namespace = detectNamespace(body as BidRequest);
+  const tmax = effectiveTmax(body as BidRequest, services.config);
+  const state = services.pipeline.newHookState(endpoint, namespace, input.receivedAt, tmax, input.secure, traceLevelOf(body as BidRequest, namespace));
+  const entry = await services.pipeline.stage(endpoint, 'entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, state);
+  if (entry.invalid) return invalidRequest(entry.invalid);
+  if (entry.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: entry.rejection.nbr ?? 0 });
+  const enteredBody = entry.payload.body;
+  if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
+
+  unifyNamespaces(enteredBody as BidRequest, namespace);
+  const resolved = await resolveStoredRequest(enteredBody as Record<string, unknown>, namespace, services.stored);
+  if ('errors' in resolved) return invalidRequest(resolved.errors);
+  const request = resolved.request as BidRequest;
+  unifyNamespaces(request, namespace);
+  return { request, namespace, state };
+}
+
+/** Maps a pipeline outcome to the auction endpoint's HTTP answer. */
+export function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
+  if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
+  return jsonResponse(200, outcome.response);
+}
+
+/** POST /openrtb2/auction. */
+export async function handleAuction(
+  input: EndpointRequest,
+  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig },
+): Promise<EndpointResponse> {
+  const prepared = await prepareRequest('auction', input, input.body ?? {}, services);
+  if ('status' in prepared) return prepared;
+  const outcome = await services.pipeline.run({
+    endpoint: 'auction',
+    request: prepared.request,
+    namespace: prepared.namespace,
+    receivedAt: input.receivedAt,
+    secure: input.secure,
+    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
+    hookState: prepared.state,
+  });
+  return finish('auction', auctionAnswer(outcome), prepared.state, services.pipeline);
+}
+
+/** Runs the exitpoint stage over the answer about to be written. */
+export async function finish(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): Promise<EndpointResponse> {
+  const exit = await pipeline.stage(endpoint, 'exitpoint', { status: answer.status, headers: answer.headers, body: answer.body }, state);
+  return { status: exit.payload.status, headers: exit.payload.headers, body: exit.payload.body };
+}

@@ -1,0 +1,37 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** An HTTP request as the endpoints see it, with the edge's work (body limits, decompression) done. */
+export interface EndpointRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  query: Record<string, string>;
+  /** The parsed JSON body (POST endpoints). */
+  body?: Record<string, unknown>;
+  /** Came over TLS, or through a proxy that says `X-Forwarded-Proto: https`. */
+  secure: boolean;
+  /** Epoch ms at arrival: tmax counts from here. */
+  receivedAt: number;
+  /** Raw value of the `uids` cookie, if any. */
+  uidsCookie?: string;
+}
+
+/** What the edge writes back: JSON for objects, text for strings. */
+export interface EndpointResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A 400 with one `Invalid request: <message>` line per problem (reference-behaviour section 2). */
+export function invalidRequest(messages: string[]): EndpointResponse {
+  return {
+    status: 400,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: messages.map((message) => `Invalid request: ${message}\n`).join(''),
+  };
+}
+
+export function jsonResponse(status: number, body: unknown): EndpointResponse {
+  return { status, headers: { 'content-type': 'application/json' }, body };
+}

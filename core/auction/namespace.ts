@@ -1,0 +1,59 @@
+import type { BidRequest, Ext } from '../api/index.js';
+
+export type Namespace = 'svc' | 'prebid';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mergeInto(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) merged[key] = isObject(value) && isObject(base[key]) ? mergeInto(base[key] as Record<string, unknown>, value) : value;
+  return merged;
+}
+
+/**
+ * The namespace the request speaks: `svc` when it uses `ext.svc` anywhere it matters, else `prebid` when it uses
+ * that, else `svc` (the specification's own name).
+ */
+export function detectNamespace(request: BidRequest): Namespace {
+  if (isObject(request.ext?.svc)) return 'svc';
+  if (isObject(request.ext?.prebid)) return 'prebid';
+  for (const imp of request.imp ?? []) {
+    if (isObject(imp?.ext?.svc)) return 'svc';
+    if (isObject(imp?.ext?.prebid)) return 'prebid';
+  }
+  return 'svc';
+}
+
+/** Where a request may carry the namespace; when both spellings are present they merge, `svc` winning. */
+function unifyExt(ext: Ext | undefined, namespace: Namespace): void {
+  if (!ext) return;
+  const svc = ext.svc;
+  const prebid = ext.prebid;
+  if (svc === undefined && prebid === undefined) return;
+  const other = namespace === 'svc' ? 'prebid' : 'svc';
+  if (isObject(svc) && isObject(prebid)) ext[namespace] = mergeInto(prebid, svc);
+  else if (ext[namespace] === undefined) ext[namespace] = ext[other];
+  delete ext[other];
+}
+
+/**
+ * Folds `ext.svc` and `ext.prebid` into the one namespace the request uses, so that every later step reads one
+ * place. Mutates the request, which the pipeline owns.
+ */
+export function unifyNamespaces(request: BidRequest, namespace: Namespace): void {
+  unifyExt(request.ext, namespace);
+  unifyExt(request.user?.ext, namespace);
+  unifyExt(request.site?.publisher?.ext, namespace);
+  unifyExt(request.app?.publisher?.ext, namespace);
+  unifyExt(request.site?.ext, namespace);
+  unifyExt(request.app?.ext, namespace);
+  if (Array.isArray(request.imp)) for (const imp of request.imp) if (isObject(imp)) unifyExt(imp.ext, namespace);
+}
+
+/** The request's own options object (`request.ext.<ns>`), or an empty one. */
+export function requestOptions(request: BidRequest, namespace: Namespace): Record<string, unknown> {
+  const value = request.ext?.[namespace];
+  return isObject(value) ? value : {};
+}

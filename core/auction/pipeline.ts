@@ -1,0 +1,227 @@
+import {
+  BidderErrorCode,
+  type AuctionBid,
+  type BidderError,
+  type BidderRequest,
+  type BidRequest,
+  type BidResponse,
+  type EndpointName,
+  type PluginLogger,
+  type SeatBid,
+  type SeatResult,
+  type Stage,
+  type StagePayloads,
+} from '../api/index.js';
+import type { BidderCatalog } from '../bidders/catalog.js';
+import type { BidderTransport } from '../bidders/transport.js';
+import type { GavelConfig } from '../config/index.js';
+import { HookRequestState, runStage, type TraceLevel } from '../hooks/executor.js';
+import type { ExecutionPlans } from '../hooks/plan.js';
+import type { Clock } from '../app/tokens.js';
+import { callBidder, type HttpCallRecord } from './bidder-call.js';
+import { requestOptions, type Namespace } from './namespace.js';
+import { markWinners } from './winners.js';
+import { applyCookieBuyerIds, type CookieUids } from './buyer-ids.js';
+
+export interface AuctionInput {
+  endpoint: EndpointName;
+  request: BidRequest;
+  namespace: Namespace;
+  /** Epoch ms when the HTTP request arrived: tmax counts from here. */
+  receivedAt: number;
+  secure: boolean;
+  /** Bidder ids read from the `uids` cookie, keyed by sync key. */
+  cookieUids?: CookieUids;
+  /** The request as it was before hooks ran, for `ext.debug.resolvedrequest`. */
+  hookState?: HookRequestState;
+}
+
+export type AuctionOutcome =
+  | { kind: 'invalid'; messages: string[] }
+  | { kind: 'rejected'; response: BidResponse }
+  | { kind: 'completed'; response: BidResponse; request: BidRequest; seats: SeatResult[] };
+
+/** The parts of the service the pipeline needs, resolved once at boot. */
+export interface AuctionDeps {
+  config: GavelConfig;
+  bidders: BidderCatalog;
+  plans: ExecutionPlans;
+  transport: BidderTransport;
+  logger: PluginLogger;
+  clock: Clock;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Effective tmax: the request's, else the host default; never above the host maximum. */
+export function effectiveTmax(request: BidRequest, config: GavelConfig): number {
+  const asked = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : config.auction.defaultTmaxMs;
+  return Math.min(asked, config.auction.maxTmaxMs);
+}
+
+export function traceLevelOf(request: BidRequest, namespace: Namespace): TraceLevel | undefined {
+  const trace = requestOptions(request, namespace).trace;
+  return trace === 'basic' || trace === 'verbose' ? trace : undefined;
+}
+
+/**
+ * The auction: request stages, the split into per-bidder shares, the bidder calls within the deadline, bid
+ * processing, winners, targeting and caching, then the OpenRTB response. Endpoints (auction, AMP, video) build the
+ * request and read the response; everything between is here.
+ */
+export class AuctionPipeline {
+  constructor(private readonly deps: AuctionDeps) {}
+
+  newHookState(endpoint: EndpointName, namespace: Namespace, receivedAt: number, tmax: number, secure: boolean, trace: TraceLevel | undefined): HookRequestState {
+    return new HookRequestState({ endpoint, namespace, deadline: receivedAt + tmax, secure, logger: this.deps.logger }, trace);
+  }
+
+  stage<S extends Stage>(endpoint: EndpointName, stage: S, payload: StagePayloads[S], state: HookRequestState) {
+    return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger);
+  }
+
+  async run(input: AuctionInput): Promise<AuctionOutcome> {
+    const { config } = this.deps;
+    const { endpoint, namespace, receivedAt } = input;
+    let request = input.request;
+    const tmax = effectiveTmax(request, config);
+    const state = input.hookState ?? this.newHookState(endpoint, namespace, receivedAt, tmax, input.secure, traceLevelOf(request, namespace));
+    const debug = request.test === 1;
+    const resolvedRequest = debug ? structuredClone(request) : undefined;
+
+    for (const stage of ['raw-auction-request', 'validate-request', 'processed-auction-request'] as const) {
+      const outcome = await this.stage(endpoint, stage, { request }, state);
+      if (outcome.invalid) return { kind: 'invalid', messages: outcome.invalid };
+      if (outcome.rejection) return { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } };
+      request = outcome.payload.request;
+    }
+
+    const split = await this.stage(endpoint, 'split-imps', { request, bidderRequests: [] }, state);
+    const shares = split.payload.bidderRequests;
+    if (input.cookieUids) applyCookieBuyerIds(shares, input.cookieUids, this.deps.bidders);
+
+    const currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
+    const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
+    const seats = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency, receivedAt });
+
+    const allBids = await this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
+    markWinners(request, allBids.payload.seats);
+    const targeted = await this.stage(endpoint, 'build-targeting', allBids.payload, state);
+    const cached = await this.stage(endpoint, 'cache-bids', targeted.payload, state);
+
+    const response = this.buildResponse(request, cached.payload.seats, state, { namespace, tmax, currency, resolvedRequest, debug });
+    const final = await this.stage(endpoint, 'auction-response', { request, response }, state);
+    return { kind: 'completed', response: final.payload.response, request, seats: cached.payload.seats };
+  }
+
+  private async callBidders(
+    endpoint: EndpointName,
+    shares: BidderRequest[],
+    state: HookRequestState,
+    timing: { bidderDeadline: number; debug: boolean; currency: string; receivedAt: number },
+  ): Promise<SeatResult[]> {
+    const { clock, transport, bidders, config } = this.deps;
+    const remaining = timing.bidderDeadline - clock.now();
+    const abort = new AbortController();
+    // One timer per auction, not per call: when it fires, every call still open is aborted and counted as a timeout.
+    const timer = setTimeout(() => abort.abort(), Math.max(0, remaining));
+    const httpCalls = new Map<string, HttpCallRecord[]>();
+    try {
+      const seats = await Promise.all(
+        shares.map(async (share): Promise<SeatResult> => {
+          const started = clock.now();
+          const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
+          const entry = bidders.get(share.adapter);
+          if (!entry?.bidder) {
+            seat.errors.push({ code: BidderErrorCode.BadInput, message: `bidder ${share.bidder} is not enabled on this host` });
+            return seat;
+          }
+          if (timing.bidderDeadline - started < config.auction.minBidderTimeMs) {
+            seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
+            return seat;
+          }
+          const prepared = await this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
+          if (prepared.rejection) {
+            seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
+            return seat;
+          }
+          const called = await callBidder(entry, { ...share, request: prepared.payload.request }, transport, abort.signal, {
+            endpoint,
+            recordCalls: timing.debug,
+            currency: timing.currency,
+          });
+          seat.errors.push(...called.errors);
+          if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
+          seat.responseTimeMs = Math.round(clock.now() - started);
+          let bids = called.bids;
+          const raw = await this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids }, state);
+          if (raw.rejection) return seat;
+          const adjusted = await this.stage(endpoint, 'adjust-bids', raw.payload, state);
+          bids = adjusted.payload.bids;
+          seat.bids = bids.filter((bid) => Number.isFinite(bid.bid.price) && bid.bid.price >= 0);
+          return seat;
+        }),
+      );
+      this.httpCallsByRequest.set(state, httpCalls);
+      return seats;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Debug call records of a request, kept between the bidder calls and the response. */
+  private readonly httpCallsByRequest = new WeakMap<HookRequestState, Map<string, HttpCallRecord[]>>();
+
+  private buildResponse(
+    request: BidRequest,
+    seats: SeatResult[],
+    state: HookRequestState,
+    options: { namespace: Namespace; tmax: number; currency: string; resolvedRequest?: BidRequest; debug: boolean },
+  ): BidResponse {
+    const ns = options.namespace;
+    const seatbid: SeatBid[] = [];
+    const bySeat = new Map<string, SeatBid>();
+    const responseTimes: Record<string, number> = {};
+    const errors: Record<string, BidderError[]> = { ...state.errors };
+    for (const seat of seats) {
+      responseTimes[seat.bidder] = seat.responseTimeMs;
+      if (seat.errors.length > 0) (errors[seat.bidder] ??= []).push(...seat.errors);
+      for (const auctionBid of seat.bids) {
+        const seatName = auctionBid.seat ?? seat.bidder;
+        let group = bySeat.get(seatName);
+        if (!group) {
+          group = { seat: seatName, bid: [] };
+          bySeat.set(seatName, group);
+          seatbid.push(group);
+        }
+        group.bid.push(responseBid(auctionBid, ns));
+      }
+    }
+    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: options.tmax };
+    if (Object.keys(errors).length > 0) ext.errors = errors;
+    if (Object.keys(state.warnings).length > 0) ext.warnings = state.warnings;
+    if (options.debug) {
+      const calls = this.httpCallsByRequest.get(state);
+      ext.debug = { httpcalls: calls ? Object.fromEntries(calls) : {}, resolvedrequest: options.resolvedRequest };
+    }
+    if (state.trace) ext[ns] = { modules: { trace: state.trace } };
+    const response: BidResponse = { id: String(request.id), seatbid, cur: options.currency, ext };
+    return response;
+  }
+}
+
+function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
+  const bid = auctionBid.bid;
+  const bidExt = isObject(bid.ext) ? { ...bid.ext } : {};
+  const own = isObject(bidExt[ns]) ? { ...(bidExt[ns] as Record<string, unknown>) } : {};
+  own.type = auctionBid.type;
+  own.meta = { ...(isObject(own.meta) ? own.meta : {}), adaptercode: auctionBid.adapter };
+  if (Object.keys(auctionBid.targeting).length > 0) own.targeting = auctionBid.targeting;
+  if (auctionBid.video) own.video = { duration: auctionBid.video.duration ?? 0, primary_category: auctionBid.video.primaryCategory ?? '' };
+  bidExt[ns] = own;
+  bidExt.origbidcpm = auctionBid.originalPrice;
+  bidExt.origbidcur = auctionBid.originalCurrency;
+  return { ...bid, ext: bidExt };
+}

@@ -1,0 +1,102 @@
+import type { ValidateFunction } from 'ajv';
+import {
+  compileEndpoint,
+  ErrorCode,
+  GavelError,
+  type Bidder,
+  type BidderInfo,
+  type EndpointTemplate,
+  type PluginLogger,
+} from '../api/index.js';
+import type { GavelConfig } from '../config/index.js';
+import type { LoadedAdapter, PluginCatalog } from '../plugins/discover.js';
+
+/** A bidder this host can call: an adapter (or alias of one) with its endpoint and settings resolved at boot. */
+export interface BidderEntry {
+  /** Name in requests and responses (lower-case for lookups; the seat name). */
+  name: string;
+  /** The adapter whose code serves it. */
+  adapter: string;
+  /** Set when the entry borrows another adapter's code: a config alias, or a manifest alias. */
+  aliasOf?: string;
+  info: BidderInfo;
+  enabled: boolean;
+  /** Why a bidder is disabled, for `/info/bidders/<name>`. */
+  disabledReason?: string;
+  endpoint?: EndpointTemplate;
+  bidder?: Bidder;
+  validateParams?: ValidateFunction;
+  paramsSchema?: object;
+}
+
+export interface BidderCatalog {
+  /** Every known bidder by lower-case name, enabled or not. */
+  readonly entries: ReadonlyMap<string, BidderEntry>;
+  /** Case-insensitive lookup. */
+  get(name: string): BidderEntry | undefined;
+}
+
+function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter {
+  return adapter.manifest.info.aliasOf ? catalog.adapters.get(adapter.manifest.info.aliasOf)! : adapter;
+}
+
+/**
+ * Builds the bidder catalog: every installed adapter is a bidder under its own name, and every `bidders.<name>`
+ * entry in config adds or adjusts one (`adapter:` or `aliasOf:` names the adapter whose code and schema it uses;
+ * `endpoint`, `enabled`, `extra`, `ortbVersion` override). A bidder without an endpoint is disabled.
+ */
+export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, logger: PluginLogger): BidderCatalog {
+  const entries = new Map<string, BidderEntry>();
+  const names = new Set<string>([...plugins.adapters.keys(), ...Object.keys(config.bidders).map((name) => name.toLowerCase())]);
+
+  for (const name of names) {
+    const settings = Object.entries(config.bidders).find(([key]) => key.toLowerCase() === name)?.[1] ?? {};
+    const adapterName = (settings.adapter ?? settings.aliasOf ?? name).toLowerCase();
+    const own = plugins.adapters.get(adapterName);
+    if (!own) {
+      throw new GavelError(ErrorCode.BidderUnknownAdapter, `bidders.${name} uses adapter "${adapterName}", which is not installed (installed: ${[...plugins.adapters.keys()].join(', ')})`);
+    }
+    const code = targetOf(own, plugins);
+    const info: BidderInfo = {
+      ...code.manifest.info,
+      ...own.manifest.info,
+      aliasOf: adapterName !== name ? adapterName : own.manifest.info.aliasOf,
+    };
+    const endpointText = settings.endpoint ?? own.manifest.info.endpoint ?? code.manifest.info.endpoint;
+    const entry: BidderEntry = {
+      name,
+      adapter: code.manifest.name,
+      aliasOf: info.aliasOf,
+      info,
+      enabled: settings.enabled ?? true,
+      validateParams: code.validateParams,
+      paramsSchema: code.manifest.paramsSchema,
+    };
+    if (!entry.enabled) entry.disabledReason = 'disabled by config';
+    else if (!endpointText) {
+      entry.enabled = false;
+      entry.disabledReason = `no endpoint: set bidders.${name}.endpoint`;
+    } else {
+      try {
+        entry.endpoint = compileEndpoint(endpointText);
+      } catch (err) {
+        // A host's own endpoint must be right; an adapter's shipped default that is only a placeholder (some
+        // bidders need per-host setup) leaves the bidder disabled until the host configures it.
+        if (settings.endpoint) throw new GavelError(ErrorCode.EndpointUnsafe, `bidders.${name}.endpoint: ${(err as Error).message}`);
+        entry.enabled = false;
+        entry.disabledReason = `the adapter's default endpoint "${endpointText}" is not usable: set bidders.${name}.endpoint`;
+      }
+    }
+    if (entry.enabled && entry.endpoint) {
+      entry.bidder = code.manifest.create!(
+        { name, endpoint: entry.endpoint.template, extra: settings.extra ?? {}, ortbVersion: settings.ortbVersion ?? info.ortbVersion ?? '2.5' },
+        { logger },
+      );
+    }
+    entries.set(name, entry);
+  }
+  return {
+    entries,
+    get: (name) => entries.get(name) ?? entries.get(name.toLowerCase()),
+  };
+}

@@ -1,0 +1,165 @@
+import got, { type Got } from 'got';
+import type { PluginLogger } from '../api/index.js';
+import { checkPut, DEFAULT_CACHE_LIMITS, type CacheLimits, type CachePut } from './limits.js';
+import type { CacheEntry, CacheStore } from './store.js';
+
+/**
+ * How the auction caches bids. `put` answers one uuid per value, in order, or undefined for a value that was not
+ * cached (too large, malformed, cache down, deadline passed). It never throws: a cache failure must not fail the
+ * auction, its keys are simply absent.
+ */
+export interface CacheClient {
+  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>>;
+}
+
+type Clock = () => number;
+
+/** Caches into a store that lives in this process (memory, or Redis reached directly). */
+export class EmbeddedCacheClient implements CacheClient {
+  private readonly logger: Pick<PluginLogger, 'warn'> | undefined;
+  private readonly now: Clock;
+
+  constructor(
+    private readonly store: CacheStore,
+    private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS,
+    options: { logger?: Pick<PluginLogger, 'warn'>; now?: Clock } = {},
+  ) {
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+  }
+
+  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>> {
+    return putWithinLimits(values, this.limits, async (entries) => {
+      const msLeft = deadline - this.now();
+      if (msLeft <= 0) return undefined;
+      try {
+        return await withTimeout(this.store.put(entries), msLeft);
+      } catch (error) {
+        this.logger?.warn({ err: error }, 'bid cache put failed');
+        return undefined;
+      }
+    });
+  }
+}
+
+export interface RemoteCacheClientOptions {
+  /** The full endpoint address, e.g. `https://cache.example.com/cache` (config `cache.url`). */
+  url: string;
+  /** Checked before sending so oversized values cost no network; also sets how many puts go in one call. */
+  limits?: CacheLimits;
+  logger?: Pick<PluginLogger, 'warn'>;
+  now?: Clock;
+  /** The got instance to send with (a host may share one with tuned agents). */
+  http?: Got;
+}
+
+/** Caches through a Prebid Cache compatible server over HTTP. */
+export class RemoteCacheClient implements CacheClient {
+  private readonly url: string;
+  private readonly limits: CacheLimits;
+  private readonly logger: Pick<PluginLogger, 'warn'> | undefined;
+  private readonly now: Clock;
+  private readonly http: Got;
+
+  constructor(options: RemoteCacheClientOptions) {
+    this.url = options.url;
+    this.limits = options.limits ?? DEFAULT_CACHE_LIMITS;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    this.http = options.http ?? got;
+  }
+
+  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>> {
+    return putWithinLimits(values, this.limits, async (entries) => {
+      // The server takes at most maxPutsPerRequest puts per call: send the batches side by side.
+      const batches = chunk(entries, this.limits.maxPutsPerRequest);
+      const answers = await Promise.all(batches.map((batch) => this.send(batch, deadline)));
+      return answers.flatMap((uuids, index) => uuids ?? new Array<undefined>(batches[index]!.length).fill(undefined));
+    });
+  }
+
+  /** One `POST /cache` call; undefined on any failure. */
+  private async send(entries: CacheEntry[], deadline: number): Promise<string[] | undefined> {
+    const msLeft = deadline - this.now();
+    if (msLeft <= 0) return undefined;
+    try {
+      const response = await this.http.post(this.url, {
+        body: putsBody(entries),
+        headers: { 'content-type': 'application/json' },
+        timeout: { request: msLeft },
+        retry: { limit: 0 },
+        responseType: 'text',
+      });
+      const uuids = readUuids(response.body, entries.length);
+      if (!uuids) this.logger?.warn({ url: this.url }, 'bid cache answered with an unexpected body');
+      return uuids;
+    } catch (error) {
+      this.logger?.warn({ err: error, url: this.url }, 'bid cache call failed');
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Checks every value against the limits, hands the valid ones to `store` and places the uuids back at the positions
+ * of their values. Values that fail the checks, or a store that answers undefined, leave undefined behind.
+ */
+async function putWithinLimits(
+  values: CachePut[],
+  limits: CacheLimits,
+  store: (entries: CacheEntry[]) => Promise<Array<string | undefined> | undefined>,
+): Promise<Array<string | undefined>> {
+  const uuids = new Array<string | undefined>(values.length).fill(undefined);
+  const positions: number[] = [];
+  const entries: CacheEntry[] = [];
+  values.forEach((value, position) => {
+    const checked = checkPut(value, limits);
+    if (checked.ok) {
+      positions.push(position);
+      entries.push(checked.entry);
+    }
+  });
+  if (entries.length === 0) return uuids;
+  const stored = await store(entries);
+  positions.forEach((position, index) => {
+    uuids[position] = stored?.[index];
+  });
+  return uuids;
+}
+
+/** The request body, written by hand because JSON values are already serialised text after the checks. */
+function putsBody(entries: CacheEntry[]): string {
+  const puts = entries.map((entry) => {
+    const value = entry.type === 'json' ? entry.value : JSON.stringify(entry.value);
+    return `{"type":"${entry.type}","value":${value},"ttlseconds":${entry.ttlSeconds}}`;
+  });
+  return `{"puts":[${puts.join(',')}]}`;
+}
+
+/** The uuids of a `{"responses":[{"uuid":"..."}]}` answer, or undefined when it does not match what was sent. */
+function readUuids(body: string, expected: number): string[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const responses = (parsed as { responses?: unknown } | null)?.responses;
+  if (!Array.isArray(responses) || responses.length !== expected) return undefined;
+  const uuids = responses.map((response) => (response as { uuid?: unknown } | null)?.uuid);
+  return uuids.every((uuid): uuid is string => typeof uuid === 'string' && uuid !== '') ? uuids : undefined;
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { ErrorCode, GavelError, STAGES } from '../api/index.js';
+import { defaultConfig } from './defaults.js';
+import { configSchema } from './schema.js';
+import type { GavelConfig } from './types.js';
+
+type Json = Record<string, unknown>;
+type SchemaNode = { type?: string; properties?: Record<string, SchemaNode>; additionalProperties?: unknown; items?: SchemaNode; enum?: unknown[] };
+
+const ENV_PREFIX = 'GAVEL_';
+/** Variables under the prefix that are not config overrides. */
+const RESERVED_ENV = /^GAVEL_(CONFIG|TEST_.*)$/;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateConfig = ajv.compile(configSchema);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; anything else (arrays included) replaces. */
+export function deepMerge(base: Json, override: Json): Json {
+  const merged: Json = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    merged[key] = isObject(value) && isObject(base[key]) ? deepMerge(base[key] as Json, value) : value;
+  }
+  return merged;
+}
+
+function describeError(error: ErrorObject): string {
+  const path = error.instancePath.split('/').slice(1).join('.');
+  if (error.keyword === 'additionalProperties') {
+    const key = (error.params as { additionalProperty: string }).additionalProperty;
+    const full = path ? `${path}.${key}` : key;
+    const hint = path.match(/^hooks\.plans\.[^.]+$/) ? ` (unknown hook stage; stages are: ${STAGES.join(', ')})` : '';
+    return `unknown key "${full}"${hint}`;
+  }
+  if (error.keyword === 'enum') {
+    return `"${path}" must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
+  }
+  return `"${path || '(root)'}" ${error.message ?? 'is invalid'}`;
+}
+
+/** Validates a whole config; throws GavelError(ConfigInvalid) listing every problem with the key it concerns. */
+export function checkConfig(config: unknown, source: string): GavelConfig {
+  if (!validateConfig(config)) {
+    const problems = (validateConfig.errors ?? []).map(describeError);
+    throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): ${[...new Set(problems)].join('; ')}`, { problems });
+  }
+  const typed = config as unknown as GavelConfig;
+  if (typed.auction.defaultTmaxMs > typed.auction.maxTmaxMs) {
+    throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): "auction.defaultTmaxMs" must not exceed "auction.maxTmaxMs"`);
+  }
+  return typed;
+}
+
+export function readConfigFile(path: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new GavelError(ErrorCode.ConfigUnreadable, `cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    throw new GavelError(ErrorCode.ConfigInvalid, `config file ${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isObject(parsed)) throw new GavelError(ErrorCode.ConfigInvalid, `config file ${path} must hold a mapping at the top level`);
+  return parsed;
+}
+
+function coerce(raw: string, node: SchemaNode | undefined, variable: string): unknown {
+  const type = node?.type;
+  if (type === 'integer' || type === 'number') {
+    const value = Number(raw);
+    if (raw.trim() === '' || Number.isNaN(value)) throw new GavelError(ErrorCode.ConfigInvalid, `${variable} must be a number, got "${raw}"`);
+    return value;
+  }
+  if (type === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') throw new GavelError(ErrorCode.ConfigInvalid, `${variable} must be true or false, got "${raw}"`);
+    return raw === 'true';
+  }
+  if (type === 'array' || type === 'object') {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      if (type === 'array') return raw.split(',').map((item) => item.trim()).filter(Boolean);
+      throw new GavelError(ErrorCode.ConfigInvalid, `${variable} must be JSON`);
+    }
+  }
+  return raw;
+}
+
+/**
+ * Turns `GAVEL_SERVER__PORT=8001` into `{server: {port: 8001}}`. Path segments match schema keys case-insensitively
+ * (`GAVEL_SERVER__MAXREQUESTBYTES` is `server.maxRequestBytes`); names under maps (bidders, modules) are lower-cased.
+ */
+export function envOverrides(env: NodeJS.ProcessEnv): Json {
+  const overrides: Json = {};
+  for (const [variable, raw] of Object.entries(env)) {
+    if (!variable.startsWith(ENV_PREFIX) || RESERVED_ENV.test(variable) || raw === undefined) continue;
+    const segments = variable.slice(ENV_PREFIX.length).split('__');
+    let node: SchemaNode | undefined = configSchema as unknown as SchemaNode;
+    const path: string[] = [];
+    for (const segment of segments) {
+      const known: string | undefined = node?.properties && Object.keys(node.properties).find((key) => key.toLowerCase() === segment.toLowerCase());
+      if (known) {
+        path.push(known);
+        node = node!.properties![known];
+      } else if (node && isObject(node.additionalProperties)) {
+        path.push(segment.toLowerCase());
+        node = node.additionalProperties as SchemaNode;
+      } else {
+        throw new GavelError(ErrorCode.ConfigInvalid, `environment variable ${variable} names unknown key "${[...path, segment.toLowerCase()].join('.')}"`);
+      }
+    }
+    let target = overrides;
+    for (const key of path.slice(0, -1)) target = (target[key] = isObject(target[key]) ? target[key] : {}) as Json;
+    target[path[path.length - 1]!] = coerce(raw, node, variable);
+  }
+  return overrides;
+}
+
+/** Defaults, then the file (if any), then `GAVEL_*` variables; validated as a whole. */
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Json } = {}): GavelConfig {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.GAVEL_CONFIG;
+  let merged: Json = structuredClone(defaultConfig) as unknown as Json;
+  if (file) merged = deepMerge(merged, readConfigFile(file));
+  merged = deepMerge(merged, envOverrides(env));
+  if (options.overrides) merged = deepMerge(merged, options.overrides);
+  return checkConfig(merged, file ?? 'defaults');
+}

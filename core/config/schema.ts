@@ -1,0 +1,165 @@
+import { STAGES } from '../api/index.js';
+
+/**
+ * The configuration schema. Every key the host may set is here; `additionalProperties: false` everywhere makes a
+ * misspelt key a boot error that names it. Defaults live in `defaults.ts`, not here, so the schema stays a contract.
+ */
+const hookRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['module', 'hook'],
+  properties: { module: { type: 'string', minLength: 1 }, hook: { type: 'string', minLength: 1 } },
+};
+const hookGroup = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['hooks'],
+  properties: { timeoutMs: { type: 'integer', minimum: 1 }, hooks: { type: 'array', items: hookRef } },
+};
+const stagePlan = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(STAGES.map((stage) => [stage, { type: 'array', items: hookGroup }])),
+};
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        port: { type: 'integer', minimum: 0, maximum: 65535 },
+        host: { type: 'string' },
+        maxRequestBytes: { type: 'integer', minimum: 1024 },
+        workers: { type: 'integer', minimum: 1, maximum: 64 },
+        drainTimeoutMs: { type: 'integer', minimum: 0 },
+        /** Admin endpoints (`/metrics`, config dump) listen here, on loopback by default: never public. */
+        adminPort: { type: 'integer', minimum: 0, maximum: 65535 },
+        adminHost: { type: 'string' },
+        externalUrl: { type: 'string' },
+      },
+    },
+    logging: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { level: { enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] } },
+    },
+    auction: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        defaultTmaxMs: { type: 'integer', minimum: 1 },
+        maxTmaxMs: { type: 'integer', minimum: 1 },
+        /** Time kept back from tmax for the network between bidders and us. */
+        networkBufferMs: { type: 'integer', minimum: 0 },
+        /** Time kept back from tmax to build and write the response. */
+        responsePrepMs: { type: 'integer', minimum: 0 },
+        /** A bidder whose share of time would be below this is skipped with a timeout error. */
+        minBidderTimeMs: { type: 'integer', minimum: 0 },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+      },
+    },
+    httpClient: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        connectionsPerHost: { type: 'integer', minimum: 1 },
+        keepAliveTimeoutMs: { type: 'integer', minimum: 1 },
+        maxResponseBytes: { type: 'integer', minimum: 1024 },
+      },
+    },
+    bidders: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z0-9_-]+$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          adapter: { type: 'string' },
+          aliasOf: { type: 'string' },
+          endpoint: { type: 'string' },
+          enabled: { type: 'boolean' },
+          ortbVersion: { enum: ['2.5', '2.6'] },
+          extra: { type: 'object' },
+        },
+      },
+    },
+    plugins: { type: 'array', items: { type: 'string', minLength: 1 } },
+    modules: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { enabled: { type: 'boolean' }, config: { type: 'object' } },
+      },
+    },
+    hooks: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        defaultGroupTimeoutMs: { type: 'integer', minimum: 1 },
+        plans: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { auction: stagePlan, amp: stagePlan, video: stagePlan },
+        },
+      },
+    },
+    storedRequests: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        filesystem: { type: 'object', additionalProperties: false, properties: { dir: { type: 'string' } } },
+        postgres: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { url: { type: 'string' }, requestsQuery: { type: 'string' }, impsQuery: { type: 'string' }, accountsQuery: { type: 'string' } },
+        },
+        http: { type: 'object', additionalProperties: false, properties: { url: { type: 'string' } } },
+        cacheTtlSeconds: { type: 'integer', minimum: 0 },
+        cacheMaxEntries: { type: 'integer', minimum: 0 },
+      },
+    },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        /** An external Prebid Cache (`https://cache.example/cache`); the embedded store is used when absent. */
+        url: { type: 'string' },
+        /** Where clients fetch cached values; defaults to this server's `/cache` when the embedded store is used. */
+        publicUrl: { type: 'string' },
+        redis: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string' }, keyPrefix: { type: 'string' } } },
+        memory: { type: 'object', additionalProperties: false, properties: { maxBytes: { type: 'integer', minimum: 1024 } } },
+        limits: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            maxValueBytes: { type: 'integer', minimum: 1 },
+            maxPutsPerRequest: { type: 'integer', minimum: 1 },
+            maxTtlSeconds: { type: 'integer', minimum: 1 },
+            defaultTtlSeconds: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
+    },
+    video: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        categoryMappings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] } },
+      },
+    },
+    amp: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { defaultTimeoutMs: { type: 'integer', minimum: 1 } },
+    },
+    cors: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { allowedOrigins: { type: 'array', items: { type: 'string' } } },
+    },
+  },
+} as const;

@@ -1,0 +1,186 @@
+import {
+  REJECTING_STAGES,
+  type BidderError,
+  type HookContext,
+  type HookResult,
+  type PluginLogger,
+  type Stage,
+  type StagePayloads,
+  type Warning,
+} from '../api/index.js';
+import type { PlannedGroup, PlannedHook, StagePlan } from './plan.js';
+
+export type TraceLevel = 'basic' | 'verbose';
+
+export interface HookTraceEntry {
+  stage: Stage;
+  module: string;
+  hook: string;
+  status: 'success' | 'timeout' | 'failure' | 'rejected';
+  action: 'no-op' | 'update' | 'reject';
+  executiontimemillis: number;
+  message?: string;
+  messages?: string[];
+}
+
+/** Everything hooks leave behind for one request: trace, warnings, errors, module scratch space. */
+export class HookRequestState {
+  readonly trace: HookTraceEntry[] | undefined;
+  readonly warnings: Record<string, Warning[]> = {};
+  readonly errors: Record<string, BidderError[]> = {};
+  private readonly moduleContexts = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    readonly base: Omit<HookContext, 'moduleContext'>,
+    readonly traceLevel: TraceLevel | undefined,
+  ) {
+    this.trace = traceLevel ? [] : undefined;
+  }
+
+  contextFor(module: string): HookContext {
+    let moduleContext = this.moduleContexts.get(module);
+    if (!moduleContext) this.moduleContexts.set(module, (moduleContext = {}));
+    return { ...this.base, moduleContext };
+  }
+}
+
+export interface StageOutcome<P> {
+  payload: P;
+  /** Set when a hook rejected at a stage that allows it. */
+  rejection?: HookResult<P>;
+  /** Messages of a validate-request rejection (a 400). */
+  invalid?: string[];
+}
+
+type Settled<P> =
+  | { status: 'success'; result: HookResult<P> | undefined; ms: number }
+  | { status: 'timeout' | 'failure'; error: string; ms: number };
+
+const now = (): number => performance.now();
+
+function settleSync<P>(hook: PlannedHook, payload: P, context: HookContext): Settled<P> | Promise<Settled<P>> {
+  const started = now();
+  let returned: ReturnType<PlannedHook['run']>;
+  try {
+    returned = hook.run(payload as never, context) as ReturnType<PlannedHook['run']>;
+  } catch (err) {
+    return { status: 'failure', error: (err as Error)?.message ?? String(err), ms: now() - started };
+  }
+  if (returned && typeof (returned as Promise<unknown>).then === 'function') {
+    return (returned as Promise<HookResult<P> | undefined>).then(
+      (result) => ({ status: 'success' as const, result, ms: now() - started }),
+      (err: unknown) => ({ status: 'failure' as const, error: (err as Error)?.message ?? String(err), ms: now() - started }),
+    );
+  }
+  return { status: 'success', result: returned as HookResult<P> | undefined, ms: now() - started };
+}
+
+/** Waits for the asynchronous hooks of a group, but never past the group's time box. */
+async function settleWithin<P>(pending: Array<Settled<P> | Promise<Settled<P>>>, timeoutMs: number): Promise<Settled<P>[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    timer = setTimeout(() => resolve('expired'), timeoutMs);
+  });
+  const settled = pending.map((entry) =>
+    entry instanceof Promise
+      ? Promise.race([entry, expired]).then((value) => (value === 'expired' ? ({ status: 'timeout', error: `hook exceeded its ${timeoutMs} ms time box`, ms: timeoutMs } as Settled<P>) : value))
+      : entry,
+  );
+  try {
+    return await Promise.all(settled);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs one stage of an execution plan. Groups run in sequence; the hooks of a group run concurrently; their changes
+ * are applied in plan order once the whole group has answered. A hook that throws or overruns its group's time box
+ * is recorded and ignored; it never breaks the auction. When every hook of a stage answers synchronously, the stage
+ * costs no timer and no promise.
+ */
+export function runStage<S extends Stage>(
+  stage: S,
+  plan: StagePlan,
+  payload: StagePayloads[S],
+  state: HookRequestState,
+  logger: PluginLogger,
+): StageOutcome<StagePayloads[S]> | Promise<StageOutcome<StagePayloads[S]>> {
+  let current = payload;
+  for (let index = 0; index < plan.length; index++) {
+    const group = plan[index]!;
+    const pending = group.hooks.map((hook) => settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module)));
+    if (pending.some((entry) => entry instanceof Promise)) {
+      return settleWithin(pending, group.timeoutMs).then(async (settled) => {
+        const outcome = applyGroup(stage, group, settled, current, state, logger);
+        if (outcome.rejection || outcome.invalid) return outcome;
+        const rest = runStage(stage, plan.slice(index + 1), outcome.payload, state, logger);
+        return rest instanceof Promise ? await rest : rest;
+      });
+    }
+    const outcome = applyGroup(stage, group, pending as Settled<StagePayloads[S]>[], current, state, logger);
+    if (outcome.rejection || outcome.invalid) return outcome;
+    current = outcome.payload;
+  }
+  return { payload: current };
+}
+
+function applyGroup<P>(
+  stage: Stage,
+  group: PlannedGroup,
+  settled: Settled<P>[],
+  payload: P,
+  state: HookRequestState,
+  logger: PluginLogger,
+): StageOutcome<P> {
+  let current = payload;
+  let rejection: HookResult<P> | undefined;
+  for (let i = 0; i < group.hooks.length; i++) {
+    const hook = group.hooks[i]!;
+    const outcome = settled[i]!;
+    if (outcome.status !== 'success') {
+      logger.warn({ stage, module: hook.module, hook: hook.hook, status: outcome.status, error: outcome.error }, 'hook did not complete');
+      state.trace?.push({ stage, module: hook.module, hook: hook.hook, status: outcome.status, action: 'no-op', executiontimemillis: round(outcome.ms), message: outcome.error });
+      continue;
+    }
+    const result = outcome.result;
+    const wantsReject = result?.action === 'reject';
+    const canReject = REJECTING_STAGES.has(stage);
+    if (result?.warnings) mergeLists(state.warnings, result.warnings);
+    if (result?.errors) mergeLists(state.errors, result.errors);
+    if (wantsReject && canReject && !rejection) rejection = result;
+    if (!wantsReject && result?.changes) {
+      for (const change of result.changes) {
+        try {
+          const replaced = change(current);
+          if (replaced !== undefined) current = replaced;
+        } catch (err) {
+          logger.warn({ stage, module: hook.module, hook: hook.hook, error: (err as Error).message }, 'hook change failed');
+        }
+      }
+    }
+    if (state.trace) {
+      const entry: HookTraceEntry = {
+        stage,
+        module: hook.module,
+        hook: hook.hook,
+        status: wantsReject && canReject ? 'rejected' : 'success',
+        action: wantsReject && canReject ? 'reject' : result?.changes?.length ? 'update' : 'no-op',
+        executiontimemillis: round(outcome.ms),
+      };
+      if (wantsReject && !canReject) entry.message = `stage ${stage} cannot reject; the reject was ignored`;
+      if (state.traceLevel === 'verbose' && result?.messages) entry.messages = result.messages;
+      state.trace.push(entry);
+    }
+  }
+  if (rejection) return rejection.invalid?.length ? { payload: current, invalid: rejection.invalid, rejection } : { payload: current, rejection };
+  return { payload: current };
+}
+
+function mergeLists<T>(target: Record<string, T[]>, source: Record<string, T[]>): void {
+  for (const [key, list] of Object.entries(source)) (target[key] ??= []).push(...list);
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,110 @@
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import type { PluginLogger } from '../api/index.js';
+import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
+import { HttpError, parseJsonObject, readBody } from './body.js';
+import { cors } from './cors.js';
+
+export type EndpointHandler = (request: EndpointRequest) => Promise<EndpointResponse>;
+
+/** The routes one Gavel instance serves; the composition root fills it. */
+export interface HttpRoutes {
+  maxRequestBytes: number;
+  allowedOrigins: string[];
+  logger: PluginLogger;
+  /** POST endpoints taking a JSON body. */
+  jsonPost: Record<string, EndpointHandler>;
+  /** GET endpoints reading the query string. */
+  get: Record<string, EndpointHandler>;
+  /** Extra routes a component registers itself (e.g. the bid cache). */
+  extend?: (router: Router) => void;
+}
+
+function isSecure(ctx: Koa.Context): boolean {
+  if (ctx.req.socket && 'encrypted' in ctx.req.socket && ctx.req.socket.encrypted) return true;
+  return String(ctx.get('x-forwarded-proto')).split(',')[0]?.trim().toLowerCase() === 'https';
+}
+
+function toEndpointRequest(ctx: Koa.Context, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
+  const query: Record<string, string> = {};
+  for (const [key, value] of Object.entries(ctx.query)) if (value !== undefined) query[key] = Array.isArray(value) ? value[0]! : value;
+  return {
+    method: ctx.method,
+    path: ctx.path,
+    headers: ctx.headers,
+    query,
+    body,
+    secure: isSecure(ctx),
+    receivedAt,
+    uidsCookie: ctx.cookies.get('uids') ?? undefined,
+  };
+}
+
+function write(ctx: Koa.Context, answer: EndpointResponse): void {
+  ctx.status = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+  if (typeof answer.body === 'string') ctx.body = answer.body;
+  else {
+    ctx.body = JSON.stringify(answer.body);
+    if (!answer.headers['content-type']) ctx.type = 'application/json';
+  }
+}
+
+/**
+ * The HTTP edge: CORS, body limits and decompression, JSON parsing, and the mapping of errors to 4xx. No auction
+ * logic lives here; each route hands an `EndpointRequest` to its handler and writes the `EndpointResponse` back.
+ */
+export function createHttpApp(routes: HttpRoutes): Koa {
+  const app = new Koa();
+  const router = new Router();
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof HttpError) {
+        ctx.status = err.status;
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `${err.message}\n`;
+        return;
+      }
+      routes.logger.error({ err, path: ctx.path }, 'unhandled error');
+      ctx.status = 500;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = 'Critical error.\n';
+    }
+  });
+  app.use(cors(routes.allowedOrigins));
+
+  for (const [path, handler] of Object.entries(routes.jsonPost)) {
+    router.post(path, async (ctx) => {
+      const receivedAt = performance.timeOrigin + performance.now();
+      const body = parseJsonObject(await readBody(ctx, routes.maxRequestBytes));
+      write(ctx, await handler(toEndpointRequest(ctx, receivedAt, body)));
+    });
+  }
+  for (const [path, handler] of Object.entries(routes.get)) {
+    router.get(path, async (ctx) => {
+      const receivedAt = performance.timeOrigin + performance.now();
+      write(ctx, await handler(toEndpointRequest(ctx, receivedAt)));
+    });
+  }
+  routes.extend?.(router);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/** Stops accepting, lets in-flight requests finish within `drainMs`, then drops whatever is left. */
+export async function closeServer(server: Server, drainMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const drained = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), drainMs);
+  });
+  const result = await Promise.race([closed, drained]);
+  clearTimeout(timer);
+  if (result === 'timeout') server.closeAllConnections();
+}

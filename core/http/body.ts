@@ -1,0 +1,69 @@
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { Context } from 'koa';
+
+/** An error the HTTP edge turns into a 4xx with a plain-text body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+async function collect(stream: Readable, maxBytes: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw new HttpError(413, `Invalid request: ${what} is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a request body with the size limit applied after decompression: a body is gzip when it says
+ * `Content-Encoding: gzip`, or when Prebid.js adds `?gzip=1` without the header.
+ */
+export async function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
+  const encoding = String(ctx.get('content-encoding') || '').toLowerCase();
+  const gzip = encoding === 'gzip' || ctx.query.gzip === '1';
+  if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
+    throw new HttpError(415, `Invalid request: Content-Encoding "${encoding}" is not supported; send identity or gzip`, 'GAVEL_E_REQUEST_MALFORMED');
+  }
+  const declared = Number(ctx.get('content-length'));
+  if (!gzip && Number.isFinite(declared) && declared > maxBytes) {
+    throw new HttpError(413, `Invalid request: request body is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE');
+  }
+  if (!gzip) return collect(ctx.req, maxBytes, 'request body');
+  const gunzip = createGunzip();
+  ctx.req.pipe(gunzip);
+  ctx.req.on('error', (err) => gunzip.destroy(err));
+  try {
+    return await collect(gunzip, maxBytes, 'decompressed request body');
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    throw new HttpError(400, `Invalid request: request body is not valid gzip: ${(err as Error).message}`, 'GAVEL_E_REQUEST_MALFORMED');
+  }
+}
+
+/** Parses a JSON object body; anything else is a 400 that says what was wrong. */
+export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  if (raw.length === 0) throw new HttpError(400, 'Invalid request: request body is empty; send an OpenRTB BidRequest as JSON', 'GAVEL_E_REQUEST_MALFORMED');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new HttpError(400, `Invalid request: request body is not valid JSON: ${(err as Error).message}`, 'GAVEL_E_REQUEST_MALFORMED');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, 'Invalid request: request body must be a JSON object', 'GAVEL_E_REQUEST_MALFORMED');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,98 @@
+import { isJsonObject, type StoredDataFetcher } from './fetcher.js';
+import { mergePatch } from './merge.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/** The request with its stored parts merged in, or the 400 messages that explain why that was not possible. */
+export type StoredResolution = { request: JsonObject } | { errors: string[] };
+
+/** Where a request refers to stored data: an id, or a message saying what is wrong with the reference. */
+type StoredRef = { id: string } | { error: string };
+
+/**
+ * Merges stored data into a request body (reference behaviour, section 7):
+ * - `ext.<ns>.storedrequest.id`: the stored request is the base and the body is applied over it (RFC 7386);
+ * - then each `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the inline imp is applied over it.
+ * The `storedrequest` references are removed from the result. Ids are fetched with at most one `fetchRequests` and
+ * one `fetchImps` call. A reference whose id is not a string, or names nothing, is an error (a 400 for the caller);
+ * a backend failure is thrown as the fetcher threw it (a 500: not the client's fault).
+ *
+ * Neither `body` nor the fetched documents are changed: the result owns every object it took from stored data.
+ */
+export async function resolveStoredRequest(
+  body: JsonObject,
+  namespace: string,
+  fetcher: StoredDataFetcher,
+): Promise<StoredResolution> {
+  const withStoredRequest = await mergeStoredRequest(body, namespace, fetcher);
+  if ('errors' in withStoredRequest) return withStoredRequest;
+  return mergeStoredImps(withStoredRequest.request, namespace, fetcher);
+}
+
+async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: StoredDataFetcher): Promise<StoredResolution> {
+  const ref = readStoredRef(body, namespace, `ext.${namespace}.storedrequest.id`);
+  if (!ref) return { request: body };
+  if ('error' in ref) return { errors: [ref.error] };
+
+  const stored = (await fetcher.fetchRequests([ref.id])).get(ref.id);
+  const problem = storedDocumentProblem('request', ref.id, stored);
+  if (problem) return { errors: [problem] };
+
+  const merged = mergePatch(structuredClone(stored), body) as JsonObject;
+  return { request: withoutStoredRef(merged, namespace) };
+}
+
+async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: StoredDataFetcher): Promise<StoredResolution> {
+  const imps = request.imp;
+  if (!Array.isArray(imps)) return { request };
+
+  const refs = imps.map((imp: unknown, i) =>
+    isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined,
+  );
+  const refErrors = refs.flatMap((ref) => (ref && 'error' in ref ? [ref.error] : []));
+  if (refErrors.length > 0) return { errors: refErrors };
+
+  const ids = [...new Set(refs.flatMap((ref) => (ref && 'id' in ref ? [ref.id] : [])))];
+  if (ids.length === 0) return { request };
+
+  const storedImps = await fetcher.fetchImps(ids);
+  const problems = ids.flatMap((id) => storedDocumentProblem('imp', id, storedImps.get(id)) ?? []);
+  if (problems.length > 0) return { errors: problems };
+
+  const resolvedImps = imps.map((imp: unknown, i) => {
+    const ref = refs[i];
+    if (!ref || !('id' in ref)) return imp;
+    // A copy per use: two imps may name the same stored imp, and the cached document must stay as it was.
+    const merged = mergePatch(structuredClone(storedImps.get(ref.id)), imp) as JsonObject;
+    return withoutStoredRef(merged, namespace);
+  });
+  return { request: { ...request, imp: resolvedImps } };
+}
+
+/** Reads `<holder>.ext.<ns>.storedrequest`; undefined when there is none. */
+function readStoredRef(holder: JsonObject, namespace: string, idPath: string): StoredRef | undefined {
+  const ext = holder.ext;
+  if (!isJsonObject(ext)) return undefined;
+  const serviceExt = ext[namespace];
+  if (!isJsonObject(serviceExt)) return undefined;
+  const ref = serviceExt.storedrequest;
+  if (ref === undefined || ref === null) return undefined;
+  const id = isJsonObject(ref) ? ref.id : undefined;
+  return typeof id === 'string' ? { id } : { error: `${idPath} must be a string` };
+}
+
+function storedDocumentProblem(kind: 'request' | 'imp', id: string, document: unknown): string | undefined {
+  if (document === undefined) return `stored ${kind} with id "${id}" not found`;
+  if (!isJsonObject(document)) return `stored ${kind} with id "${id}" is not a JSON object`;
+  return undefined;
+}
+
+/** A copy of `holder` without `ext.<ns>.storedrequest` (and without `ext.<ns>` when that leaves it empty). */
+function withoutStoredRef(holder: JsonObject, namespace: string): JsonObject {
+  const ext = holder.ext as JsonObject;
+  const { storedrequest: _reference, ...serviceExt } = ext[namespace] as JsonObject;
+  const newExt: JsonObject = { ...ext };
+  if (Object.keys(serviceExt).length > 0) newExt[namespace] = serviceExt;
+  else delete newExt[namespace];
+  return { ...holder, ext: newExt };
+}

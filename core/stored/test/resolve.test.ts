@@ -1,0 +1,250 @@
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { StoredFetchError } from '../fetcher.js';
+import { FilesystemFetcher } from '../filesystem-fetcher.js';
+import { MemoryFetcher, type StoredDocuments } from '../memory-fetcher.js';
+import { resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
+
+/** Stored data in memory that logs each backend call, to check that ids are fetched in one call per kind. */
+class RecordingFetcher extends MemoryFetcher {
+  readonly calls: Array<{ kind: 'requests' | 'imps'; ids: string[] }> = [];
+
+  constructor(documents: StoredDocuments) {
+    super(documents);
+  }
+
+  override fetchRequests(ids: string[]): Promise<Map<string, unknown>> {
+    this.calls.push({ kind: 'requests', ids: [...ids] });
+    return super.fetchRequests(ids);
+  }
+
+  override fetchImps(ids: string[]): Promise<Map<string, unknown>> {
+    this.calls.push({ kind: 'imps', ids: [...ids] });
+    return super.fetchImps(ids);
+  }
+}
+
+function resolvedRequest(result: StoredResolution): JsonObject {
+  if ('errors' in result) throw new Error(`expected a request, got errors: ${result.errors.join('; ')}`);
+  return result.request;
+}
+
+function resolveErrors(result: StoredResolution): string[] {
+  if (!('errors' in result)) throw new Error(`expected errors, got ${JSON.stringify(result.request)}`);
+  return result.errors;
+}
+
+const storedRequest = {
+  id: 'stored-request-id',
+  tmax: 500,
+  site: { page: 'https://stored.example', publisher: { id: 'pub-1' } },
+  imp: [{ id: 'stored-imp', banner: { w: 300, h: 250 }, ext: { appnexus: { placementId: 1 } } }],
+  ext: { prebid: { targeting: { includewinners: true }, cache: { bids: {} } } },
+};
+
+const storedImp = {
+  id: 'from-store',
+  banner: { format: [{ w: 728, h: 90 }] },
+  bidfloor: 0.5,
+  ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 } },
+};
+
+describe('resolveStoredRequest', () => {
+  let fetcher: RecordingFetcher;
+
+  beforeEach(() => {
+    fetcher = new RecordingFetcher({
+      requests: { 'base-request': structuredClone(storedRequest), 'not-an-object': [1, 2] },
+      imps: { 'leaderboard': structuredClone(storedImp), 'other': { id: 'other', video: { mimes: ['video/mp4'] } } },
+    });
+  });
+
+  it('returns a request without references unchanged, fetching nothing', async () => {
+    const body = { id: 'r', imp: [{ id: '1', banner: { w: 1, h: 1 }, ext: { prebid: { bidder: { appnexus: {} } } } }] };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request).to.deep.equal(body);
+    expect(fetcher.calls).to.deep.equal([]);
+  });
+
+  it('merges the body over the stored request (RFC 7386) and drops the reference', async () => {
+    const body = {
+      id: 'body-id',
+      tmax: null,
+      site: { page: 'https://body.example' },
+      ext: { prebid: { storedrequest: { id: 'base-request' }, targeting: { includebidderkeys: false } } },
+    };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request).to.deep.equal({
+      id: 'body-id',
+      site: { page: 'https://body.example', publisher: { id: 'pub-1' } },
+      imp: [{ id: 'stored-imp', banner: { w: 300, h: 250 }, ext: { appnexus: { placementId: 1 } } }],
+      ext: { prebid: { targeting: { includewinners: true, includebidderkeys: false }, cache: { bids: {} } } },
+    });
+    expect(fetcher.calls).to.deep.equal([{ kind: 'requests', ids: ['base-request'] }]);
+  });
+
+  it('replaces the stored imp array whole when the body has one', async () => {
+    const body = { imp: [{ id: 'inline', native: { request: '{}' } }], ext: { prebid: { storedrequest: { id: 'base-request' } } } };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request.imp).to.deep.equal([{ id: 'inline', native: { request: '{}' } }]);
+  });
+
+  it('removes ext.<ns> when the reference was all it held', async () => {
+    fetcher = new RecordingFetcher({ requests: { plain: { id: 'p', imp: [] } } });
+    const body = { ext: { prebid: { storedrequest: { id: 'plain' } }, other: 1 } };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request).to.deep.equal({ id: 'p', imp: [], ext: { other: 1 } });
+  });
+
+  it('merges each inline imp over its stored imp and drops the reference', async () => {
+    const body = {
+      id: 'r',
+      imp: [
+        { id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } }, rubicon: null } },
+        { id: 'b', bidfloor: 2, ext: { prebid: { storedrequest: { id: 'leaderboard' }, is_rewarded_inventory: 1 } } },
+        { id: 'c', banner: { w: 320, h: 50 }, ext: { appnexus: { placementId: 3 } } },
+      ],
+    };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request.imp).to.deep.equal([
+      { id: 'a', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 } } },
+      {
+        id: 'b',
+        banner: { format: [{ w: 728, h: 90 }] },
+        bidfloor: 2,
+        ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 }, prebid: { is_rewarded_inventory: 1 } },
+      },
+      { id: 'c', banner: { w: 320, h: 50 }, ext: { appnexus: { placementId: 3 } } },
+    ]);
+    expect(fetcher.calls).to.deep.equal([{ kind: 'imps', ids: ['leaderboard'] }]);
+  });
+
+  it('fetches all stored imps in one call, including those named by the stored request', async () => {
+    fetcher = new RecordingFetcher({
+      requests: {
+        base: { imp: [{ id: 'x', ext: { svc: { storedrequest: { id: 'leaderboard' } } } }, { id: 'y', ext: { svc: { storedrequest: { id: 'other' } } } }] },
+      },
+      imps: { leaderboard: structuredClone(storedImp), other: { video: { mimes: ['video/mp4'] } } },
+    });
+    const body = { id: 'r', ext: { svc: { storedrequest: { id: 'base' } } } };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'svc', fetcher));
+    expect(request.imp).to.deep.equal([
+      { id: 'x', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 } } },
+      { id: 'y', video: { mimes: ['video/mp4'] }, ext: {} },
+    ]);
+    expect(fetcher.calls).to.deep.equal([
+      { kind: 'requests', ids: ['base'] },
+      { kind: 'imps', ids: ['leaderboard', 'other'] },
+    ]);
+  });
+
+  it('reads references only under the namespace it is given', async () => {
+    const body = { id: 'r', imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } }] };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'svc', fetcher));
+    expect(request).to.deep.equal(body);
+  });
+
+  it('rejects a request-level id that is not a string, naming the path', async () => {
+    const body = { id: 'r', ext: { prebid: { storedrequest: { id: 13 } } } };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'ext.prebid.storedrequest.id must be a string',
+    ]);
+    const svcBody = { id: 'r', ext: { svc: { storedrequest: {} } } };
+    expect(resolveErrors(await resolveStoredRequest(svcBody, 'svc', fetcher))).to.deep.equal([
+      'ext.svc.storedrequest.id must be a string',
+    ]);
+    expect(fetcher.calls).to.deep.equal([]);
+  });
+
+  it('rejects every imp-level id that is not a string before fetching anything', async () => {
+    const body = {
+      imp: [
+        { id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
+        { id: 'b', ext: { prebid: { storedrequest: { id: ['x'] } } } },
+        { id: 'c', ext: { prebid: { storedrequest: 'leaderboard' } } },
+      ],
+    };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'request.imp[1].ext.prebid.storedrequest.id must be a string',
+      'request.imp[2].ext.prebid.storedrequest.id must be a string',
+    ]);
+    expect(fetcher.calls).to.deep.equal([]);
+  });
+
+  it('names a stored request that is not found', async () => {
+    const body = { id: 'r', ext: { prebid: { storedrequest: { id: 'nope' } } } };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'stored request with id "nope" not found',
+    ]);
+  });
+
+  it('names each stored imp that is not found, once', async () => {
+    const body = {
+      imp: [
+        { id: 'a', ext: { prebid: { storedrequest: { id: 'gone' } } } },
+        { id: 'b', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
+        { id: 'c', ext: { prebid: { storedrequest: { id: 'gone' } } } },
+        { id: 'd', ext: { prebid: { storedrequest: { id: 'also-gone' } } } },
+      ],
+    };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'stored imp with id "gone" not found',
+      'stored imp with id "also-gone" not found',
+    ]);
+  });
+
+  it('rejects stored data that is not a JSON object', async () => {
+    const body = { ext: { prebid: { storedrequest: { id: 'not-an-object' } } } };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'stored request with id "not-an-object" is not a JSON object',
+    ]);
+  });
+
+  it('lets a backend failure through as thrown', async () => {
+    const failing = new RecordingFetcher({});
+    failing.fetchImps = async () => {
+      throw new StoredFetchError('database down');
+    };
+    const body = { imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'x' } } } }] };
+    const failure = await resolveStoredRequest(body, 'prebid', failing).then(() => undefined, (err: unknown) => err);
+    expect(failure).to.be.instanceOf(StoredFetchError);
+  });
+
+  it('never changes the stored documents or the body, and gives each imp its own copy', async () => {
+    const body = {
+      ext: { prebid: { storedrequest: { id: 'base-request' } } },
+      imp: [
+        { id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
+        { id: 'b', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
+      ],
+    };
+    const bodyBefore = structuredClone(body);
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    const imps = request.imp as Array<{ banner: { format: Array<{ w: number }> } }>;
+    expect(imps[0].banner).to.not.equal(imps[1].banner);
+    imps[0].banner.format[0].w = 1;
+    (request.site as { publisher: { id: string } }).publisher.id = 'changed';
+
+    expect(body).to.deep.equal(bodyBefore);
+    expect((await fetcher.fetchImps(['leaderboard'])).get('leaderboard')).to.deep.equal(storedImp);
+    expect((await fetcher.fetchRequests(['base-request'])).get('base-request')).to.deep.equal(storedRequest);
+  });
+
+  it('resolves a stored request and its stored imps from files', async () => {
+    const files = new FilesystemFetcher(fileURLToPath(new URL('./data/', import.meta.url)));
+    const body = { ext: { prebid: { storedrequest: { id: 'amp-tag-7' } } }, site: { page: 'https://news.example/other' } };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', files));
+    expect(request).to.deep.equal({
+      id: 'amp-tag-7',
+      site: { page: 'https://news.example/other' },
+      imp: [
+        {
+          id: 'slot-1',
+          banner: { format: [{ w: 300, h: 250 }] },
+          ext: { appnexus: { placementId: 12883451 }, prebid: { options: { keep: true } } },
+        },
+      ],
+      ext: { prebid: { targeting: { pricegranularity: 'med' } } },
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import { bootGavel, type BootOverrides, type GavelApp } from '../../core/app/boot.js';
+import { checkConfig, deepMerge, defaultConfig, type GavelConfig } from '../../core/config/index.js';
+
+export const silentLogger = pino({ level: 'silent' });
+
+/** A config for tests: the embedded defaults, quiet logs, and whatever the test adds. */
+export function testConfig(overrides: Record<string, unknown> = {}): GavelConfig {
+  const base = deepMerge(structuredClone(defaultConfig) as unknown as Record<string, unknown>, { logging: { level: 'silent' } });
+  return checkConfig(deepMerge(base, overrides), 'test');
+}
+
+export interface RunningGavel {
+  app: GavelApp;
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Boots Gavel on an ephemeral loopback port. */
+export async function startGavel(overrides: Record<string, unknown> = {}, boot: BootOverrides = {}): Promise<RunningGavel> {
+  const app = await bootGavel(testConfig(overrides), { logger: silentLogger, ...boot });
+  const server = await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { app, server, url, close: () => app.close() };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: any; headers: Headers; elapsedMs: number }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json, headers: response.headers, elapsedMs: performance.now() - started };
+}
+
+/** A minimal valid auction request offering one banner imp to the named bidders. */
+export function bannerRequest(bidders: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'req-1',
+    site: { page: 'https://publisher.example/article' },
+    imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] }, ext: bidders }],
+    tmax: 500,
+    ...extra,
+  };
+}
