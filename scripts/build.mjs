@@ -13,11 +13,12 @@ const assetPattern = /\.(json|ya?ml|xml|txt)$/;
 if (process.argv.includes('--clean')) rmSync(outDir, { recursive: true, force: true });
 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+let compiled = true;
 try {
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 } catch {
-  console.error("build failed: tsc reported the errors above");
-  process.exit(1);
+  // tsc still emitted what it could; copy the assets too, so one broken file doesn't break every plugin's load.
+  compiled = false;
 }
 
 function copyAssets(dir) {
@@ -33,4 +34,9 @@ function copyAssets(dir) {
 for (const assetRoot of assetRoots) {
   const dir = join(root, assetRoot);
   if (existsSync(dir)) copyAssets(dir);
+}
+
+if (!compiled) {
+  console.error('build failed: tsc reported the errors above');
+  process.exit(1);
 }

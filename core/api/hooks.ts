@@ -142,7 +142,7 @@ export interface ModuleDeps {
   /** Puts values in the bid cache; resolves to one uuid (or undefined on failure) per value. */
   cachePut(values: Array<{ type: 'json' | 'xml'; value: unknown; ttlseconds?: number }>, deadline: number): Promise<Array<string | undefined>>;
   /** The public address of the bid cache (for `hb_cache_host`/`hb_cache_path`), when configured. */
-  cachePublicUrl?: { host: string; path: string };
+  cachePublicUrl?: { host: string; path: string; scheme?: string };
 }
 
 export interface ModuleManifest<C = Record<string, unknown>> {

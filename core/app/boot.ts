@@ -68,7 +68,7 @@ function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger
       return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`).join('; ');
     },
     cachePut: (values, deadline) => cache.client.put(values, deadline),
-    cachePublicUrl: cache.publicUrl ? { host: cache.publicUrl.host, path: cache.publicUrl.path } : undefined,
+    cachePublicUrl: cache.publicUrl ? { host: cache.publicUrl.host, path: cache.publicUrl.path, scheme: cache.publicUrl.scheme } : undefined,
   };
 }
 

@@ -1,3 +1,5 @@
+import { ampRoutes } from '../amp/index.js';
+import { videoRoutes } from '../video/index.js';
 import type { AuctionPipeline } from '../auction/pipeline.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { CacheServices } from '../cache/index.js';
@@ -17,6 +19,6 @@ export interface EndpointServices {
 }
 
 /** The endpoints beyond /openrtb2/auction (AMP, video) add their routes here. */
-export function endpointContributions(_services: EndpointServices): { jsonPost: Record<string, EndpointHandler>; get: Record<string, EndpointHandler> } {
-  return { jsonPost: {}, get: {} };
+export function endpointContributions(services: EndpointServices): { jsonPost: Record<string, EndpointHandler>; get: Record<string, EndpointHandler> } {
+  return { jsonPost: { ...videoRoutes(services).jsonPost }, get: { ...ampRoutes(services).get } };
 }

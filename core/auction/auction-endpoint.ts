@@ -25,7 +25,7 @@ export async function prepareRequest(
   body: Record<string, unknown>,
   services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig },
 ): Promise<PreparedRequest | EndpointResponse> {
-  const namespace = detectNamespace(body as BidRequest);
+  const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   const tmax = effectiveTmax(body as BidRequest, services.config);
   const state = services.pipeline.newHookState(endpoint, namespace, input.receivedAt, tmax, input.secure, traceLevelOf(body as BidRequest, namespace));
   const entry = await services.pipeline.stage(endpoint, 'entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, state);

@@ -13,17 +13,19 @@ function mergeInto(base: Record<string, unknown>, over: Record<string, unknown>)
 }
 
 /**
- * The namespace the request speaks: `svc` when it uses `ext.svc` anywhere it matters, else `prebid` when it uses
- * that, else `svc` (the specification's own name).
+ * The namespace the request speaks: the first of `svc` or `prebid` it uses, looking at `request.ext`, then the imps,
+ * then `user`, `site`/`app` and their publishers; a request that uses neither gets the host's default.
  */
-export function detectNamespace(request: BidRequest): Namespace {
-  if (isObject(request.ext?.svc)) return 'svc';
-  if (isObject(request.ext?.prebid)) return 'prebid';
-  for (const imp of request.imp ?? []) {
-    if (isObject(imp?.ext?.svc)) return 'svc';
-    if (isObject(imp?.ext?.prebid)) return 'prebid';
+export function detectNamespace(request: BidRequest, fallback: Namespace = 'svc'): Namespace {
+  const places: unknown[] = [request.ext];
+  if (Array.isArray(request.imp)) for (const imp of request.imp) places.push(isObject(imp) ? imp.ext : undefined);
+  places.push(request.user?.ext, request.site?.ext, request.app?.ext, request.site?.publisher?.ext, request.app?.publisher?.ext, request.regs?.ext);
+  for (const ext of places) {
+    if (!isObject(ext)) continue;
+    if (isObject(ext.svc)) return 'svc';
+    if (isObject(ext.prebid)) return 'prebid';
   }
-  return 'svc';
+  return fallback;
 }
 
 /** Where a request may carry the namespace; when both spellings are present they merge, `svc` winning. */

@@ -13,7 +13,7 @@ export const defaultConfig: GavelConfig = {
     externalUrl: 'http://localhost:8000',
   },
   logging: { level: 'info' },
-  auction: { defaultTmaxMs: 1000, maxTmaxMs: 3000, networkBufferMs: 10, responsePrepMs: 15, minBidderTimeMs: 10, currency: 'USD' },
+  auction: { defaultTmaxMs: 1000, maxTmaxMs: 3000, networkBufferMs: 10, responsePrepMs: 15, minBidderTimeMs: 10, currency: 'USD', defaultNamespace: 'svc' },
   httpClient: { connectionsPerHost: 128, keepAliveTimeoutMs: 30000, maxResponseBytes: 1048576 },
   bidders: {},
   plugins: [],

@@ -59,6 +59,8 @@ export const configSchema = {
         /** A bidder whose share of time would be below this is skipped with a timeout error. */
         minBidderTimeMs: { type: 'integer', minimum: 0 },
         currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        /** Namespace of responses to requests that use neither `ext.svc` nor `ext.prebid`. */
+        defaultNamespace: { enum: ['svc', 'prebid'] },
       },
     },
     httpClient: {

@@ -19,7 +19,7 @@ export interface GavelConfig {
     adminPort: number; adminHost: string; externalUrl: string;
   };
   logging: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
-  auction: { defaultTmaxMs: number; maxTmaxMs: number; networkBufferMs: number; responsePrepMs: number; minBidderTimeMs: number; currency: string };
+  auction: { defaultTmaxMs: number; maxTmaxMs: number; networkBufferMs: number; responsePrepMs: number; minBidderTimeMs: number; currency: string; defaultNamespace: 'svc' | 'prebid' };
   httpClient: { connectionsPerHost: number; keepAliveTimeoutMs: number; maxResponseBytes: number };
   bidders: Record<string, BidderEntryConfig>;
   plugins: string[];

@@ -41,10 +41,11 @@ export class CachingFetcher implements StoredDataFetcher {
     this.now = options.now ?? Date.now;
     const fetchInnerAccount = inner.fetchAccount?.bind(inner);
     if (fetchInnerAccount) {
-      this.fetchAccount = async (id) => (await this.fetchThrough('account', [id], async ([only]) => {
-        const account = await fetchInnerAccount(only);
-        return account === undefined ? new Map() : new Map([[only, account]]);
-      })).get(id);
+      const fetchAccountAsMap = async ([id]: string[]) => {
+        const account = await fetchInnerAccount(id);
+        return new Map(account === undefined ? [] : [[id, account]]);
+      };
+      this.fetchAccount = async (id) => (await this.fetchThrough('account', [id], fetchAccountAsMap)).get(id);
     }
   }
 

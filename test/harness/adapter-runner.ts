@@ -146,10 +146,10 @@ function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: str
   const bidderName = manifest.name;
   if (typeof manifest.create !== 'function') throw new Error(`adapter "${bidderName}" has no create(); load aliases with loadAdapterManifest`);
 
-  const bidder = manifest.create(
-    { name: bidderName, endpoint: manifest.info.endpoint ?? '', extra: {}, ortbVersion: manifest.info.ortbVersion ?? '2.5' },
-    { logger: silentLogger },
-  );
+  const create = manifest.create;
+  const config = { name: bidderName, endpoint: manifest.info.endpoint ?? '', extra: {}, ortbVersion: manifest.info.ortbVersion ?? '2.5' } as const;
+  const bidder = guard('create', () => create(config, { logger: silentLogger }), diffs);
+  if (!bidder) return;
 
   const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: 'auction' }), diffs);
   const produced = made?.requests ?? [];
@@ -352,7 +352,7 @@ function diffTypedBid(expected: JsonObject, actual: TypedBid, bidderName: string
 function diffErrors(stage: string, expected: ExpectedError[], actual: BidderError[]): string[] {
   const diffs: string[] = [];
   if (expected.length !== actual.length) {
-    diffs.push(`${stage}: expected ${expected.length} errors, got ${actual.length}${actual.map((e) => `\n      [${e.code}] ${e.message}`).join('')}`);
+    diffs.push(`${stage}: expected ${expected.length} errors, got ${actual.length}`, ...actual.map((e) => `  [${e.code}] ${e.message}`));
   }
   const n = Math.min(expected.length, actual.length);
   for (let i = 0; i < n; i++) {

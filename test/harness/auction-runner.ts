@@ -1,6 +1,134 @@
-import type { FixtureOutcome } from './fixture-outcome.js';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Capabilities } from '../../core/api/index.js';
+import { bootGavel } from '../../core/app/boot.js';
+import { deepMerge } from '../../core/config/index.js';
+import { silentLogger, testConfig } from '../support/gavel.js';
+import { diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
-/** Placeholder until the auction fixture runner lands. */
+/** A Prebid Server endpoint fixture (see ../shared/conformance/README.md). */
+export interface AuctionFixture {
+  description?: string;
+  config?: {
+    mockBidders?: MockBidderSpec[];
+    aliases?: string;
+    disabledAdapters?: string[];
+    realParamsValidator?: boolean;
+    bidderInfoOverrides?: Record<string, unknown>;
+  };
+  mockBidRequest: unknown;
+  expectedReturnCode?: number;
+  expectedErrorMessage?: string;
+  expectedBidResponse?: ExpectedResponse;
+}
+
+interface ExpectedBid { id: string; impid?: string; price?: number; ext?: unknown }
+interface ExpectedResponse {
+  id?: string;
+  cur?: string;
+  seatbid?: Array<{ seat: string; bid: ExpectedBid[] }>;
+  ext?: { warnings?: { general?: Array<{ message: string }> } };
+}
+
+type Json = Record<string, any>;
+
+/** The public cache address Prebid Server's fixtures were recorded with. */
+export const FIXTURE_CACHE_URL = 'http://www.pbcserver.com/pbcache/endpoint';
+
+/** Compares an auction answer with a fixture's expectations, by the rules of the conformance README. */
+export function compareAuction(fixture: AuctionFixture, status: number, text: string): string[] {
+  const diffs: string[] = [];
+  const expectedStatus = fixture.expectedReturnCode ?? 200;
+  if (status !== expectedStatus) diffs.push(`status: expected ${expectedStatus}, got ${status}: ${text.slice(0, 300)}`);
+  if (fixture.expectedErrorMessage && !text.includes(fixture.expectedErrorMessage.trim())) {
+    diffs.push(`body: expected to contain ${JSON.stringify(fixture.expectedErrorMessage)}, got ${JSON.stringify(text.slice(0, 300))}`);
+  }
+  const expected = fixture.expectedBidResponse;
+  if (!expected || diffs.length > 0) return diffs;
+  let actual: Json;
+  try {
+    actual = JSON.parse(text) as Json;
+  } catch {
+    return [`body: not JSON: ${text.slice(0, 200)}`];
+  }
+  if (expected.id !== undefined && actual.id !== expected.id) diffs.push(`id: expected ${expected.id}, got ${actual.id}`);
+  if (expected.cur !== undefined && actual.cur !== expected.cur) diffs.push(`cur: expected ${expected.cur}, got ${actual.cur}`);
+  const actualSeats = new Map<string, Json>(((actual.seatbid ?? []) as Json[]).map((seat) => [seat.seat, seat]));
+  const expectedSeats = expected.seatbid ?? [];
+  if (actualSeats.size !== expectedSeats.length) diffs.push(`seatbid: expected seats ${expectedSeats.map((s) => s.seat)}, got ${[...actualSeats.keys()]}`);
+  for (const seat of expectedSeats) {
+    const found = actualSeats.get(seat.seat);
+    if (!found) {
+      diffs.push(`seatbid[${seat.seat}]: missing`);
+      continue;
+    }
+    const bids = new Map<string, Json>(((found.bid ?? []) as Json[]).map((bid) => [bid.id, bid]));
+    if (bids.size !== seat.bid.length) diffs.push(`seatbid[${seat.seat}]: expected ${seat.bid.length} bids, got ${bids.size}`);
+    for (const bid of seat.bid) {
+      const got = bids.get(bid.id);
+      if (!got) {
+        diffs.push(`seatbid[${seat.seat}].bid[${bid.id}]: missing`);
+        continue;
+      }
+      const where = `seatbid[${seat.seat}].bid[${bid.id}]`;
+      if (bid.impid !== undefined && got.impid !== bid.impid) diffs.push(`${where}.impid: expected ${bid.impid}, got ${got.impid}`);
+      if (bid.price !== undefined && Math.abs(got.price - bid.price) > 1e-9) diffs.push(`${where}.price: expected ${bid.price}, got ${got.price}`);
+      if (bid.ext !== undefined) diffs.push(...diffJson(bid.ext, got.ext, `${where}.ext`));
+    }
+  }
+  const expectedWarnings = expected.ext?.warnings?.general;
+  if (expectedWarnings) {
+    const actualWarnings = ((actual.ext?.warnings?.general ?? []) as Array<{ message: string }>);
+    if (actualWarnings.length !== expectedWarnings.length) diffs.push(`ext.warnings.general: expected ${expectedWarnings.length}, got ${actualWarnings.length}: ${JSON.stringify(actualWarnings)}`);
+    expectedWarnings.forEach((warning, i) => {
+      if (actualWarnings[i] && !actualWarnings[i]!.message.includes(warning.message)) diffs.push(`ext.warnings.general[${i}]: expected ${JSON.stringify(warning.message)}, got ${JSON.stringify(actualWarnings[i]!.message)}`);
+    });
+  }
+  return diffs;
+}
+
+/** Runs one endpoint fixture against an in-process Gavel whose adapters are replaced by mock bidders via DI. */
+export async function runAuctionFixture(fixture: AuctionFixture, name: string): Promise<FixtureOutcome> {
+  const config = fixture.config ?? {};
+  const bidders: Record<string, unknown> = {};
+  for (const disabled of config.disabledAdapters ?? []) bidders[disabled.toLowerCase()] = { enabled: false };
+  // Prebid Server's fixtures answer in `ext.prebid` when a request names no namespace, and show its cache address.
+  const hostConfig = testConfig({ bidders, auction: { defaultNamespace: 'prebid' }, cache: { publicUrl: FIXTURE_CACHE_URL } });
+  const overrides = mockBidderOverrides(config.mockBidders, {
+    realParamsValidator: config.realParamsValidator,
+    bidderInfoOverrides: config.bidderInfoOverrides as Record<string, { capabilities?: Capabilities }> | undefined,
+  });
+  const app = await bootGavel(hostConfig, { logger: silentLogger, ...overrides });
+  const server = await app.listen(0, '127.0.0.1');
+  try {
+    let body = fixture.mockBidRequest as Json;
+    if (config.aliases) body = deepMerge(JSON.parse(config.aliases) as Json, body);
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openrtb2/auction`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const diffs = compareAuction(fixture, response.status, await response.text());
+    return { name, ok: diffs.length === 0, diffs };
+  } finally {
+    await app.close();
+  }
+}
+
+/** `npm run conformance -- auction <dir> [<dir>...]` */
 export async function run(args: string[]): Promise<FixtureOutcome[]> {
-  return [{ name: 'auction runner', ok: false, diffs: ['the auction fixture runner is not built yet; args: ' + args.join(' ')] }];
+  const outcomes: FixtureOutcome[] = [];
+  for (const dir of args) {
+    for (const file of listFixtureFiles(dir)) {
+      const fixture = JSON.parse(readFileSync(file, 'utf8')) as AuctionFixture;
+      try {
+        outcomes.push(await runAuctionFixture(fixture, `${basename(dir)}/${basename(file)}`));
+      } catch (err) {
+        outcomes.push({ name: file, ok: false, diffs: [`runner error: ${(err as Error).stack}`] });
+      }
+    }
+  }
+  return outcomes;
 }

@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
+import { expect } from 'chai';
+import { BidderErrorCode, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
+import { listFixtureFiles } from '../../../test/harness/fixture-outcome.js';
+import { runAdapterFixture } from '../../../test/harness/adapter-runner.js';
+import manifest from '../index.js';
+
+const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function createBidder(extra: Record<string, unknown> = {}): Bidder {
+  if (!manifest.create) throw new Error('the ix manifest has no create()');
+  return manifest.create({ name: 'ix', endpoint: 'https://ix.example/pbs', extra, ortbVersion: '2.6' }, { logger: silentLogger });
+}
+
+function bannerRequest(siteId: string): BidRequest {
+  return { id: 'r1', imp: [{ id: 'i1', banner: { w: 300, h: 250 }, ext: { bidder: { siteId } } }], site: { page: 'https://a.example/' } };
+}
+
+const sentCall: RequestData = { method: 'POST', uri: 'https://ix.example/pbs', impIds: ['i1'] };
+
+describe('ix adapter', () => {
+  describe('fixtures', () => {
+    for (const file of listFixtureFiles(fixtureDir)) {
+      const name = file.slice(fixtureDir.length + 1);
+      it(name, () => {
+        const outcome = runAdapterFixture(manifest, JSON.parse(readFileSync(file, 'utf8')), name);
+        expect(outcome.diffs).to.deep.equal([]);
+        expect(outcome.ok).to.equal(true);
+      });
+    }
+  });
+
+  describe('params schema', () => {
+    let validate: ValidateFunction;
+    before(() => {
+      expect(manifest.paramsSchema, 'ix declares its own params schema').to.be.an('object');
+      validate = new Ajv.default({ allErrors: true }).compile(manifest.paramsSchema as AnySchema);
+    });
+
+    const valid: Array<[string, unknown]> = [
+      ['siteId', { siteId: '569749' }],
+      ['siteid spelling', { siteid: '569749' }],
+      ['siteID spelling', { siteID: '569749' }],
+      ['with a size', { siteId: '1', size: [300, 250] }],
+      ['with a slot id', { siteId: '1', sid: 'top-slot' }],
+      ['with an unknown extra field', { siteId: '1', note: 'kept' }],
+    ];
+    const invalid: Array<[string, unknown]> = [
+      ['no site id', {}],
+      ['only a slot id', { sid: 'top-slot' }],
+      ['empty site id', { siteId: '' }],
+      ['numeric site id', { siteId: 569749 }],
+      ['two spellings at once', { siteId: '1', siteid: '1' }],
+      ['all three spellings', { siteId: '1', siteid: '1', siteID: '1' }],
+      ['one-number size', { siteId: '1', size: [300] }],
+      ['three-number size', { siteId: '1', size: [300, 250, 1] }],
+      ['fractional size', { siteId: '1', size: [300.5, 250] }],
+      ['size as text', { siteId: '1', size: '300x250' }],
+      ['empty slot id', { siteId: '1', sid: '' }],
+      ['numeric slot id', { siteId: '1', sid: 7 }],
+      ['null', null],
+      ['a string', '569749'],
+      ['an array', [{ siteId: '1' }]],
+    ];
+
+    for (const [label, params] of valid) {
+      it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
+    }
+    for (const [label, params] of invalid) {
+      it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
+    }
+  });
+
+  describe('host settings', () => {
+    it('uses the configured endpoint and reports the configured platform and version without build suffix', () => {
+      const { requests } = createBidder({ pbsPlatform: 'java', pbsVersion: '2.3.1-3f9c2ab' }).makeRequests(bannerRequest('42'), {
+        bidder: 'ix',
+        endpoint: 'auction',
+      });
+      expect(requests).to.have.length(1);
+      expect(requests[0]!.uri).to.equal('https://ix.example/pbs');
+      const body = requests[0]!.body as BidRequest;
+      expect(body.ext?.ixdiag).to.deep.equal({ pbsp: 'java', pbsv: '2.3.1' });
+    });
+  });
+
+  describe('error codes', () => {
+    const bidder = createBidder();
+    const request = bannerRequest('42');
+
+    it('reports a 400 as bad input', () => {
+      const result = bidder.makeBids(request, sentCall, { status: 400, body: '', headers: {} });
+      expect(result.bids).to.deep.equal([]);
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+    });
+
+    it('reports other failures as bad server responses', () => {
+      for (const response of [
+        { status: 500, body: '', headers: {} },
+        { status: 200, body: '{', headers: {} },
+        { status: 200, body: '{"seatbid":[{"bid":[{"impid":"nowhere","price":1}]}]}', headers: {} },
+      ]) {
+        const result = bidder.makeBids(request, sentCall, response);
+        expect(result.errors?.map((e) => e.code), response.body).to.deep.equal([BidderErrorCode.BadServerResponse]);
+      }
+    });
+
+    it('reports params problems as bad input', () => {
+      const result = bidder.makeRequests({ id: 'r', imp: [{ id: 'x', ext: { bidder: [] } }] }, { bidder: 'ix', endpoint: 'auction' });
+      expect(result.requests).to.deep.equal([]);
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+    });
+  });
+
+  describe('odd input', () => {
+    const bidder = createBidder();
+
+    it('never throws on malformed requests', () => {
+      const oddRequests = [
+        { id: 'r' },
+        { id: 'r', imp: null },
+        { id: 'r', imp: [null, 5, 'imp', []] },
+        { id: 'r', imp: [{ id: 'a', ext: null }], site: 'not an object', ext: 'not an object' },
+        { id: 'r', imp: [{ id: 'a', banner: { format: 'wide' }, ext: { bidder: { siteId: '1' } } }], app: { publisher: 'x' } },
+        { id: 'r', imp: [{ id: 'a', banner: { format: [null] }, ext: { bidder: { siteId: '1' } } }], ext: { prebid: { channel: 7 } } },
+      ];
+      for (const request of oddRequests) {
+        expect(() => bidder.makeRequests(request as unknown as BidRequest, { bidder: 'ix', endpoint: 'auction' }), JSON.stringify(request)).not.to.throw();
+      }
+    });
+
+    it('never throws on malformed responses, and reports each', () => {
+      const request = bannerRequest('42');
+      const oddBodies = ['null', '[]', '"text"', '{"seatbid":[null]}', '{"seatbid":[{"bid":[null, 3]}]}', '{"seatbid":[{"bid":[{"impid":"i1","price":"1"}]}]}'];
+      for (const body of oddBodies) {
+        const run = () => bidder.makeBids(request, sentCall, { status: 200, body, headers: {} });
+        expect(run, body).not.to.throw();
+        expect(run().bids, body).to.deep.equal([]);
+        expect(run().errors, body).to.have.length.greaterThan(0);
+      }
+    });
+
+    it('leaves native markup it cannot read untouched', () => {
+      const request: BidRequest = { id: 'r', imp: [{ id: 'n', native: { request: '{}' }, ext: { bidder: { siteId: '1' } } }] };
+      for (const adm of ['<html/>', '[1,2]', '{"native":{"eventtrackers":[]}}', '{"eventtrackers":"none"}']) {
+        const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'n', price: 1, adm }] }] });
+        const result = bidder.makeBids(request, sentCall, { status: 200, body, headers: {} });
+        expect(result.bids.map((b) => b.bid.adm), adm).to.deep.equal([adm]);
+      }
+    });
+  });
+});

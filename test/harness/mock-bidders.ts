@@ -1,0 +1,68 @@
+import type { ValidateFunction } from 'ajv';
+import type { AdapterManifest, Bidder, Capabilities, TypedBid } from '../../core/api/index.js';
+import type { BootOverrides } from '../../core/app/boot.js';
+import type { BidderTransport } from '../../core/bidders/transport.js';
+import type { PluginCatalog } from '../../core/plugins/discover.js';
+
+/** A mock bidder as Prebid Server endpoint fixtures describe it under `config.mockBidders`. */
+export interface MockBidderSpec {
+  bidderName: string;
+  currency?: string;
+  price?: number;
+  dealid?: string;
+  seat?: string;
+}
+
+const acceptAnything = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
+
+function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec | undefined): Bidder {
+  return {
+    makeRequests: (request) => ({ requests: [{ method: 'POST', uri: endpoint, body: request, impIds: request.imp.map((imp) => imp.id) }] }),
+    makeBids(request) {
+      if (!spec) return { bids: [] };
+      const bids: TypedBid[] = request.imp.map((imp) => {
+        const typed: TypedBid = { bid: { id: `${adapterName}-bid`, impid: imp.id, price: spec.price ?? 0 }, type: 'banner' };
+        if (spec.dealid) typed.bid.dealid = spec.dealid;
+        if (spec.seat) typed.seat = spec.seat;
+        return typed;
+      });
+      return { currency: spec.currency ?? 'USD', bids };
+    },
+  };
+}
+
+/**
+ * Boot overrides that put mock bidders in place of every installed adapter, bound through the same DI seams the
+ * real ones use: each adapter keeps its name, info and capabilities, but its code answers every imp it is offered
+ * with one banner bid `<adapter>-bid` at the configured price. No network: the transport answers in-process.
+ */
+export function mockBidderOverrides(
+  specs: MockBidderSpec[] | undefined,
+  options: { realParamsValidator?: boolean; bidderInfoOverrides?: Record<string, { capabilities?: Capabilities }> } = {},
+): BootOverrides {
+  const byAdapter = new Map<string, MockBidderSpec>();
+  for (const spec of specs && specs.length > 0 ? specs : [{ bidderName: 'appnexus', price: 0 }]) byAdapter.set(spec.bidderName.toLowerCase(), spec);
+  const transport: BidderTransport = {
+    send: async () => ({ status: 200, body: '{}', headers: {} }),
+    close: async () => undefined,
+  };
+  return {
+    transport,
+    adjustPlugins(plugins: PluginCatalog) {
+      for (const [name, loaded] of plugins.adapters) {
+        if (loaded.manifest.info.aliasOf) continue;
+        const endpoint = `http://mock.invalid/${name}`;
+        const manifest: AdapterManifest = {
+          ...loaded.manifest,
+          info: {
+            ...loaded.manifest.info,
+            endpoint,
+            capabilities: { ...loaded.manifest.info.capabilities, ...options.bidderInfoOverrides?.[name]?.capabilities },
+          },
+          create: (config) => mockBidder(name, config.endpoint, byAdapter.get(name)),
+        };
+        plugins.adapters.set(name, { ...loaded, manifest, validateParams: options.realParamsValidator ? loaded.validateParams : acceptAnything });
+      }
+    },
+  };
+}
