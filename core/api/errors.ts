@@ -17,6 +17,7 @@ export const ErrorCode = {
   RequestTooLarge: 'GAVEL_E_REQUEST_TOO_LARGE',
   RequestMalformed: 'GAVEL_E_REQUEST_MALFORMED',
   StoredNotFound: 'GAVEL_E_STORED_NOT_FOUND',
+  StoredFetchFailed: 'GAVEL_E_STORED_FETCH_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

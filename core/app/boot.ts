@@ -95,7 +95,11 @@ function instantiateModules(config: GavelConfig, plugins: PluginCatalog, deps: M
 function storedFetcher(config: GavelConfig, logger: Logger) {
   const stored = config.storedRequests;
   const cache = stored.cacheTtlSeconds > 0 ? { ttlMs: stored.cacheTtlSeconds * 1000, maxEntries: stored.cacheMaxEntries } : undefined;
-  if (stored.postgres?.url) return createStoredDataFetcher({ backend: 'postgres', connectionString: stored.postgres.url, cache }, logger);
+  if (stored.postgres?.url) {
+    const { requestsQuery, impsQuery, accountsQuery } = stored.postgres;
+    const queries = { ...(requestsQuery && { requests: requestsQuery }), ...(impsQuery && { imps: impsQuery }), ...(accountsQuery && { account: accountsQuery }) };
+    return createStoredDataFetcher({ backend: 'postgres', connectionString: stored.postgres.url, queries, cache }, logger);
+  }
   if (stored.http?.url) return createStoredDataFetcher({ backend: 'http', url: stored.http.url, cache }, logger);
   return createStoredDataFetcher({ backend: 'filesystem', dir: stored.filesystem?.dir ?? 'stored', cache }, logger);
 }

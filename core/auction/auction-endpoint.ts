@@ -1,4 +1,4 @@
-import type { BidRequest, EndpointName } from '../api/index.js';
+import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
 import type { StoredDataFetcher } from '../stored/index.js';
 import { resolveStoredRequest } from '../stored/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
@@ -23,7 +23,7 @@ export async function prepareRequest(
   endpoint: EndpointName,
   input: EndpointRequest,
   body: Record<string, unknown>,
-  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig },
+  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig; logger: PluginLogger },
 ): Promise<PreparedRequest | EndpointResponse> {
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   const tmax = effectiveTmax(body as BidRequest, services.config);
@@ -35,7 +35,14 @@ export async function prepareRequest(
   if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
 
   unifyNamespaces(enteredBody as BidRequest, namespace);
-  const resolved = await resolveStoredRequest(enteredBody as Record<string, unknown>, namespace, services.stored);
+  let resolved;
+  try {
+    resolved = await resolveStoredRequest(enteredBody as Record<string, unknown>, namespace, services.stored);
+  } catch (err) {
+    // The backend failed, not the client: a 503 the caller may retry, never a 400.
+    services.logger.error({ err }, 'stored data backend failed');
+    return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Stored data is unavailable; try again.\n' };
+  }
   if ('errors' in resolved) return invalidRequest(resolved.errors);
   const request = resolved.request as BidRequest;
   unifyNamespaces(request, namespace);
@@ -51,7 +58,7 @@ export function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
 /** POST /openrtb2/auction. */
 export async function handleAuction(
   input: EndpointRequest,
-  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig },
+  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig; logger: PluginLogger },
 ): Promise<EndpointResponse> {
   const prepared = await prepareRequest('auction', input, input.body ?? {}, services);
   if ('status' in prepared) return prepared;

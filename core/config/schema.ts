@@ -156,7 +156,12 @@ export const configSchema = {
     amp: {
       type: 'object',
       additionalProperties: false,
-      properties: { defaultTimeoutMs: { type: 'integer', minimum: 1 } },
+      properties: {
+        /** Ceiling of an AMP auction's tmax: AMP's own RTC timeout (spec section 8). */
+        defaultTimeoutMs: { type: 'integer', minimum: 1 },
+        /** Kept back from an AMP tmax for the latency between the AMP runtime and us; the query's amp_timeout_adjustment_ms overrides it. */
+        timeoutAdjustmentMs: { type: 'integer', minimum: 0 },
+      },
     },
     cors: {
       type: 'object',

@@ -40,7 +40,7 @@ export interface GavelConfig {
     limits?: { maxValueBytes?: number; maxPutsPerRequest?: number; maxTtlSeconds?: number; defaultTtlSeconds?: number };
   };
   video: { categoryMappings: Record<string, string | Record<string, string>> };
-  amp: { defaultTimeoutMs: number };
+  amp: { defaultTimeoutMs: number; timeoutAdjustmentMs: number };
   cors: { allowedOrigins: string[] };
 }
 

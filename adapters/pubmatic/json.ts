@@ -1,0 +1,88 @@
+import type { BidRequest } from '../../core/api/index.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `request.ext.svc.<path>` or, from Prebid.js-style requests, `request.ext.prebid.<path>`. */
+export function namespaced(request: BidRequest, ...path: string[]): unknown {
+  const ext = isObject(request.ext) ? request.ext : {};
+  for (const namespace of ['svc', 'prebid']) {
+    let value: unknown = ext[namespace];
+    for (const key of path) value = isObject(value) ? value[key] : undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+export function trimmedString(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * Finds the raw text of a top-level member of a JSON object without re-serialising it, so escapes and spacing
+ * inside stay byte for byte as the bidder wrote them. Returns undefined when `text` is not an object with that key.
+ */
+export function rawMemberText(text: string, key: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed) || !(key in parsed)) return undefined;
+
+  // The text is valid JSON, so a scan that tracks strings and nesting depth finds each member's exact bounds.
+  let depth = 0;
+  let index = 0;
+  let found: string | undefined;
+  while (index < text.length) {
+    const char = text[index]!;
+    if (char === '"') {
+      const end = endOfString(text, index);
+      if (depth === 1 && JSON.parse(text.slice(index, end)) === key && text.slice(end).trimStart().startsWith(':')) {
+        const valueStart = text.indexOf(':', end) + 1;
+        found = text.slice(valueStart, endOfValue(text, valueStart)).trim();
+      }
+      index = end;
+      continue;
+    }
+    if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+    index++;
+  }
+  // Duplicate keys: JSON.parse keeps the last one, and so does this scan.
+  return found;
+}
+
+/** Index just past the string literal that starts at `start`. */
+function endOfString(text: string, start: number): number {
+  let index = start + 1;
+  while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1;
+  return index + 1;
+}
+
+/** Index just past the JSON value that starts at or after `start` (skipping leading whitespace). */
+function endOfValue(text: string, start: number): number {
+  let index = start;
+  while (/\s/.test(text[index] ?? '')) index++;
+  if (text[index] === '"') return endOfString(text, index);
+  let depth = 0;
+  while (index < text.length) {
+    const char = text[index]!;
+    if (char === '"') {
+      index = endOfString(text, index);
+      continue;
+    }
+    if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') {
+      if (depth === 0) return index;
+      depth--;
+      if (depth === 0) return index + 1;
+    } else if (char === ',' && depth === 0) return index;
+    index++;
+  }
+  return index;
+}

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
+import { expect } from 'chai';
+import type { BidRequest, Bidder } from '../../../core/api/index.js';
+import { listFixtureFiles } from '../../../test/harness/fixture-outcome.js';
+import { runAdapterFixture } from '../../../test/harness/adapter-runner.js';
+import { rawMemberText } from '../json.js';
+import manifest from '../index.js';
+
+const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function createBidder(endpoint: string): Bidder {
+  if (!manifest.create) throw new Error('the pubmatic manifest has no create()');
+  return manifest.create({ name: 'pubmatic', endpoint, extra: {}, ortbVersion: '2.6' }, { logger: silentLogger });
+}
+
+describe('pubmatic adapter', () => {
+  describe('fixtures', () => {
+    for (const file of listFixtureFiles(fixtureDir)) {
+      const name = file.slice(fixtureDir.length + 1);
+      it(name, () => {
+        const outcome = runAdapterFixture(manifest, JSON.parse(readFileSync(file, 'utf8')), name);
+        expect(outcome.diffs).to.deep.equal([]);
+        expect(outcome.ok).to.equal(true);
+      });
+    }
+  });
+
+  describe('params schema', () => {
+    let validate: ValidateFunction;
+    before(() => {
+      validate = new Ajv.default({ allErrors: true }).compile(manifest.paramsSchema as AnySchema);
+    });
+
+    const valid: Array<[string, unknown]> = [
+      ['only publisherId', { publisherId: '156209' }],
+      ['every param', {
+        publisherId: '156209', adSlot: 'slot@300x250', pmzoneid: 'drama,sport', kadfloor: '0.5', dctr: 'k=v1,v2|k2=v',
+        acat: ['IAB1'], wrapper: { profile: 5123, version: 1 }, keywords: [{ key: 'genre', value: ['rock'] }],
+      }],
+      ['a wrapper without version', { publisherId: '1', wrapper: { profile: 5 } }],
+      ['an empty acat', { publisherId: '1', acat: [] }],
+      ['an unknown extra field', { publisherId: '1', note: 'kept' }],
+    ];
+    const invalid: Array<[string, unknown]> = [
+      ['no publisherId', { adSlot: 'slot' }],
+      ['numeric publisherId', { publisherId: 156209 }],
+      ['numeric adSlot', { publisherId: '1', adSlot: 5 }],
+      ['numeric kadfloor', { publisherId: '1', kadfloor: 0.5 }],
+      ['numeric pmzoneid', { publisherId: '1', pmzoneid: 7 }],
+      ['dctr as an object', { publisherId: '1', dctr: { k: 'v' } }],
+      ['acat as text', { publisherId: '1', acat: 'IAB1' }],
+      ['acat with a number', { publisherId: '1', acat: ['IAB1', 2] }],
+      ['a wrapper without profile', { publisherId: '1', wrapper: { version: 1 } }],
+      ['a wrapper profile as text', { publisherId: '1', wrapper: { profile: '5' } }],
+      ['a fractional wrapper version', { publisherId: '1', wrapper: { profile: 5, version: 1.5 } }],
+      ['empty keywords', { publisherId: '1', keywords: [] }],
+      ['a keyword without value', { publisherId: '1', keywords: [{ key: 'k' }] }],
+      ['a keyword with no values', { publisherId: '1', keywords: [{ key: 'k', value: [] }] }],
+      ['a keyword with a numeric value', { publisherId: '1', keywords: [{ key: 'k', value: [1] }] }],
+      ['a keyword without key', { publisherId: '1', keywords: [{ value: ['v'] }] }],
+      ['null', null],
+      ['a string', '156209'],
+    ];
+
+    for (const [label, params] of valid) {
+      it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
+    }
+    for (const [label, params] of invalid) {
+      it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
+    }
+  });
+
+  describe('host settings', () => {
+    it('sends to the configured endpoint', () => {
+      const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1' } } }] };
+      const { requests } = createBidder('https://pubmatic.example/translator').makeRequests(request, { bidder: 'pubmatic', endpoint: 'auction' });
+      expect(requests.map((call) => call.uri)).to.deep.equal(['https://pubmatic.example/translator']);
+    });
+
+    it('names the bidder it runs under as the wrapper bidder code', () => {
+      const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', wrapper: { profile: 3 } } } }] };
+      const { requests } = createBidder('https://pubmatic.example/t').makeRequests(request, { bidder: 'pubmatic-alias', endpoint: 'auction' });
+      expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic-alias' } });
+    });
+  });
+
+  describe('robustness', () => {
+    const bidder = createBidder('https://pubmatic.example/t');
+
+    it('reports errors instead of throwing on odd requests', () => {
+      const odd = [{ id: 'x' }, { id: 'x', imp: [null, 5] }, { id: 'x', imp: [{ id: 'i', banner: { format: 'no' }, ext: { bidder: { publisherId: '1', keywords: 'k' } } }] }];
+      for (const request of odd as unknown as BidRequest[]) {
+        const result = bidder.makeRequests(request, { bidder: 'pubmatic', endpoint: 'auction' });
+        expect(result.requests).to.deep.equal([]);
+      }
+    });
+
+    it('answers odd bodies with no bids and never throws', () => {
+      const sent = { method: 'POST' as const, uri: 'https://pubmatic.example/t', impIds: ['i'] };
+      for (const body of ['null', '[]', '{"seatbid": {}}', '{"seatbid": [{"bid": [null, "x"]}]}', '{"seatbid":[{"bid":[{"impid":"i","price":1,"mtype":9}]}]}']) {
+        expect(bidder.makeBids({ id: 'r', imp: [] }, sent, { status: 200, body, headers: {} }).bids).to.deep.equal([]);
+      }
+    });
+  });
+
+  describe('rawMemberText', () => {
+    it('returns the exact text of a top-level member, escapes and spacing included', () => {
+      expect(rawMemberText('{"a": {"b": "x\\/y"} , "native" : [1, {"c": "}"}] }', 'native')).to.equal('[1, {"c": "}"}]');
+      expect(rawMemberText('{"a": "\\"native\\"", "native": 5}', 'native')).to.equal('5');
+    });
+
+    it('ignores nested members of the same name and non-objects', () => {
+      expect(rawMemberText('{"outer": {"native": 1}}', 'native')).to.equal(undefined);
+      expect(rawMemberText('["native"]', 'native')).to.equal(undefined);
+      expect(rawMemberText('{"native": ', 'native')).to.equal(undefined);
+    });
+  });
+});

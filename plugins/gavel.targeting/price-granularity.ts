@@ -1,0 +1,174 @@
+/**
+ * Price granularity: how a bid price becomes the price bucket sent to the ad server (`hb_pb`).
+ *
+ * Self-contained on purpose (it imports nothing): another module that needs buckets (video's `hb_pb_cat_dur`) can
+ * copy this file as it is.
+ *
+ * Arithmetic is exact. Prices, range bounds and increments are turned into whole numbers of the smallest decimal
+ * unit any of them uses (BigInt), so `0.3` in steps of `0.1` is bucket `0.30`, never `0.20` or
+ * `0.30000000000000004`.
+ */
+
+/** One range of a granularity. Its minimum is the previous range's max (0 for the first). */
+export interface PriceRange {
+  max: number;
+  increment: number;
+}
+
+export interface PriceGranularity {
+  /** Decimal places of the bucket string. */
+  precision: number;
+  /** In order of increasing `max`. */
+  ranges: PriceRange[];
+}
+
+const DEFAULT_PRECISION = 2;
+/** Beyond 15 decimals a double no longer carries the digits, so a bucket would print noise. */
+const MAX_PRECISION = 15;
+
+const legacy = (...ranges: Array<[max: number, increment: number]>): PriceGranularity =>
+  Object.freeze({
+    precision: DEFAULT_PRECISION,
+    ranges: Object.freeze(ranges.map(([max, increment]) => Object.freeze({ max, increment }))) as PriceRange[],
+  });
+const MEDIUM = legacy([20, 0.1]);
+
+/** The legacy names (reference behaviour, section 4). */
+export const LEGACY_PRICE_GRANULARITIES: Readonly<Record<string, PriceGranularity>> = Object.freeze({
+  low: legacy([5, 0.5]),
+  med: MEDIUM,
+  medium: MEDIUM,
+  high: legacy([20, 0.01]),
+  auto: legacy([5, 0.05], [10, 0.1], [20, 0.5]),
+  dense: legacy([3, 0.01], [8, 0.05], [20, 0.5]),
+});
+
+/** Used when targeting is requested without a granularity. */
+export const DEFAULT_PRICE_GRANULARITY: PriceGranularity = MEDIUM;
+
+export type GranularityParseResult = { granularity: PriceGranularity } | { error: string };
+
+/**
+ * Reads `targeting.pricegranularity`: absent means the default (`med`); a legacy name; or
+ * `{precision?, ranges: [{max, increment}]}`. Ranges in the Prebid.js form, with a `min`, are accepted too; the min
+ * is not used, since a range always starts where the previous one ended. Errors say what to fix, without a path
+ * (the caller knows where the value came from).
+ */
+export function parsePriceGranularity(value: unknown): GranularityParseResult {
+  if (value === undefined || value === null) return { granularity: DEFAULT_PRICE_GRANULARITY };
+  if (typeof value === 'string') {
+    const named = Object.hasOwn(LEGACY_PRICE_GRANULARITIES, value) ? LEGACY_PRICE_GRANULARITIES[value] : undefined;
+    if (named) return { granularity: named };
+    const names = Object.keys(LEGACY_PRICE_GRANULARITIES).join(', ');
+    return { error: `unknown price granularity "${value}"; use one of ${names} or {"precision": 2, "ranges": [...]}` };
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { error: 'price granularity must be a name such as "med" or an object {"precision": 2, "ranges": [...]}' };
+  }
+  return parseCustomGranularity(value as Record<string, unknown>);
+}
+
+function parseCustomGranularity(value: Record<string, unknown>): GranularityParseResult {
+  const precision = value.precision ?? DEFAULT_PRECISION;
+  if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < 0 || precision > MAX_PRECISION) {
+    return { error: `price granularity precision must be a whole number from 0 to ${MAX_PRECISION}` };
+  }
+  if (!Array.isArray(value.ranges) || value.ranges.length === 0) {
+    return { error: 'price granularity ranges must be a non-empty array of {"max", "increment"}' };
+  }
+  const ranges: PriceRange[] = [];
+  let previousMax = 0;
+  for (const [i, range] of value.ranges.entries()) {
+    const { max, increment } = (range ?? {}) as { max?: unknown; increment?: unknown };
+    if (typeof max !== 'number' || !Number.isFinite(max)) {
+      return { error: `price granularity ranges[${i}].max must be a number` };
+    }
+    if (max <= previousMax) {
+      return { error: 'price granularity ranges must be ordered by increasing "max", each above 0' };
+    }
+    if (typeof increment !== 'number' || !Number.isFinite(increment) || increment <= 0) {
+      return { error: `price granularity ranges[${i}].increment must be a positive number` };
+    }
+    ranges.push({ max, increment });
+    previousMax = max;
+  }
+  return { granularity: { precision, ranges } };
+}
+
+/**
+ * The price bucket of `cpm`: in the range with min <= cpm <= max, `min + floor((cpm - min) / increment) * increment`;
+ * above the last max, the last max; printed with `precision` decimals. A cpm that is not a positive number
+ * (negative, NaN, missing) is bucket 0.
+ * When increments are finer than the precision, the bucket is rounded half up to the precision when printed.
+ */
+export function priceBucket(cpm: number, granularity: PriceGranularity): string {
+  const scaled = scaledGranularity(granularity);
+  const price = !(cpm > 0) ? 0n : cpm === Infinity ? scaled.lastMax : toUnits(cpm, scaled.decimals);
+  let min = 0n;
+  for (const { max, increment } of scaled.ranges) {
+    if (price <= max) return formatUnits(min + ((price - min) / increment) * increment, scaled.decimals, granularity.precision);
+    min = max;
+  }
+  return formatUnits(scaled.lastMax, scaled.decimals, granularity.precision);
+}
+
+/** A granularity with every bound and increment in whole units of 10^-decimals. */
+interface ScaledGranularity {
+  decimals: number;
+  ranges: Array<{ max: bigint; increment: bigint }>;
+  lastMax: bigint;
+}
+
+// Granularities are few (the legacy ones, plus one per request at most) and immutable once parsed.
+const scaledCache = new WeakMap<PriceGranularity, ScaledGranularity>();
+
+function scaledGranularity(granularity: PriceGranularity): ScaledGranularity {
+  let scaled = scaledCache.get(granularity);
+  if (!scaled) {
+    const decimals = Math.max(
+      granularity.precision,
+      ...granularity.ranges.flatMap(({ max, increment }) => [decimalPlaces(max), decimalPlaces(increment)]),
+    );
+    const ranges = granularity.ranges.map(({ max, increment }) => ({
+      max: toUnits(max, decimals),
+      increment: toUnits(increment, decimals),
+    }));
+    scaled = { decimals, ranges, lastMax: ranges.length > 0 ? ranges[ranges.length - 1].max : 0n };
+    scaledCache.set(granularity, scaled);
+  }
+  return scaled;
+}
+
+/** A finite non-negative number as its decimal digits and power of ten: 1.87 is 187 x 10^-2. */
+function decimalParts(value: number): { digits: bigint; exponent: number } {
+  // Rounding to 15 significant digits drops the binary noise of earlier arithmetic (0.1 + 0.2, price x factor)
+  // while keeping every digit a price written in JSON can carry.
+  const text = Number(value.toPrecision(15)).toString();
+  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+  if (!match) return { digits: 0n, exponent: 0 };
+  const [, whole, fraction = '', exponent = '0'] = match;
+  return { digits: BigInt(whole + fraction), exponent: Number(exponent) - fraction.length };
+}
+
+function decimalPlaces(value: number): number {
+  return Math.max(0, -decimalParts(value).exponent);
+}
+
+/** `value` in whole units of 10^-decimals, rounded down. */
+function toUnits(value: number, decimals: number): bigint {
+  const { digits, exponent } = decimalParts(value);
+  const shift = exponent + decimals;
+  return shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift);
+}
+
+/** Prints units of 10^-decimals with `precision` decimals (precision <= decimals), rounding half up. */
+function formatUnits(units: bigint, decimals: number, precision: number): string {
+  let value = units;
+  if (decimals > precision) {
+    const divisor = 10n ** BigInt(decimals - precision);
+    value = (units + divisor / 2n) / divisor;
+  }
+  if (precision === 0) return value.toString();
+  const text = value.toString().padStart(precision + 1, '0');
+  return `${text.slice(0, -precision)}.${text.slice(-precision)}`;
+}

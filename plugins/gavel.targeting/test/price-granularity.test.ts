@@ -1,0 +1,252 @@
+import { expect } from 'chai';
+import {
+  DEFAULT_PRICE_GRANULARITY,
+  LEGACY_PRICE_GRANULARITIES,
+  parsePriceGranularity,
+  priceBucket,
+  type PriceGranularity,
+} from '../price-granularity.js';
+
+const { low, med, medium, high, auto, dense } = LEGACY_PRICE_GRANULARITIES;
+
+function parsed(value: unknown): PriceGranularity {
+  const result = parsePriceGranularity(value);
+  if ('error' in result) throw new Error(result.error);
+  return result.granularity;
+}
+
+function parseError(value: unknown): string {
+  const result = parsePriceGranularity(value);
+  if (!('error' in result)) throw new Error(`expected an error for ${JSON.stringify(value)}`);
+  return result.error;
+}
+
+/** Ranges in whole cents: [max, increment]. An oracle independent of the code under test: integers only. */
+const LEGACY_IN_CENTS: Record<string, Array<[number, number]>> = {
+  low: [[500, 50]],
+  med: [[2000, 10]],
+  high: [[2000, 1]],
+  auto: [[500, 5], [1000, 10], [2000, 50]],
+  dense: [[300, 1], [800, 5], [2000, 50]],
+};
+
+function expectedBucketInCents(cents: number, ranges: Array<[number, number]>): number {
+  let min = 0;
+  for (const [max, increment] of ranges) {
+    if (cents <= max) return min + Math.floor((cents - min) / increment) * increment;
+    min = max;
+  }
+  return ranges[ranges.length - 1][0];
+}
+
+function centsText(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+describe('price granularity', () => {
+  describe('the examples of the reference behaviour', () => {
+    it('buckets 1.87 as 1.80 (med), 1.85 (auto), 1.87 (dense), 1.50 (low)', () => {
+      expect(priceBucket(1.87, med)).to.equal('1.80');
+      expect(priceBucket(1.87, auto)).to.equal('1.85');
+      expect(priceBucket(1.87, dense)).to.equal('1.87');
+      expect(priceBucket(1.87, low)).to.equal('1.50');
+      expect(priceBucket(1.87, high)).to.equal('1.87');
+    });
+  });
+
+  describe('legacy granularities', () => {
+    it('defines low, med/medium, high, auto and dense with precision 2', () => {
+      expect(low).to.deep.equal({ precision: 2, ranges: [{ max: 5, increment: 0.5 }] });
+      expect(med).to.deep.equal({ precision: 2, ranges: [{ max: 20, increment: 0.1 }] });
+      expect(medium).to.equal(med);
+      expect(high).to.deep.equal({ precision: 2, ranges: [{ max: 20, increment: 0.01 }] });
+      expect(auto.ranges).to.deep.equal([{ max: 5, increment: 0.05 }, { max: 10, increment: 0.1 }, { max: 20, increment: 0.5 }]);
+      expect(dense.ranges).to.deep.equal([{ max: 3, increment: 0.01 }, { max: 8, increment: 0.05 }, { max: 20, increment: 0.5 }]);
+    });
+
+    for (const [name, ranges] of Object.entries(LEGACY_IN_CENTS)) {
+      it(`${name}: every whole-cent price from 0.00 to 25.00 lands in the integer-arithmetic bucket`, () => {
+        const granularity = LEGACY_PRICE_GRANULARITIES[name];
+        for (let cents = 0; cents <= 2500; cents++) {
+          expect(priceBucket(cents / 100, granularity), `${cents / 100}`).to.equal(
+            centsText(expectedBucketInCents(cents, ranges)),
+          );
+        }
+      });
+
+      it(`${name}: prices with extra decimals are rounded down, never up`, () => {
+        const granularity = LEGACY_PRICE_GRANULARITIES[name];
+        // Tenths of a cent: 1.879 is still 1.87 before bucketing.
+        for (let milli = 0; milli <= 21000; milli += 7) {
+          expect(priceBucket(milli / 1000, granularity), `${milli / 1000}`).to.equal(
+            centsText(expectedBucketInCents(Math.floor(milli / 10), ranges)),
+          );
+        }
+      });
+    }
+
+    it('puts prices on range edges in the lower range, and the next cent in the next range', () => {
+      expect(priceBucket(5, auto)).to.equal('5.00');
+      expect(priceBucket(5.01, auto)).to.equal('5.00');
+      expect(priceBucket(5.1, auto)).to.equal('5.10');
+      expect(priceBucket(10, auto)).to.equal('10.00');
+      expect(priceBucket(10.49, auto)).to.equal('10.00');
+      expect(priceBucket(10.5, auto)).to.equal('10.50');
+      expect(priceBucket(3, dense)).to.equal('3.00');
+      expect(priceBucket(3.04, dense)).to.equal('3.00');
+      expect(priceBucket(3.05, dense)).to.equal('3.05');
+      expect(priceBucket(8.49, dense)).to.equal('8.00');
+      expect(priceBucket(4.99, low)).to.equal('4.50');
+      expect(priceBucket(5, low)).to.equal('5.00');
+    });
+
+    it('puts prices above the last max in the max bucket', () => {
+      expect(priceBucket(20.01, med)).to.equal('20.00');
+      expect(priceBucket(5.01, low)).to.equal('5.00');
+      expect(priceBucket(1000, auto)).to.equal('20.00');
+      expect(priceBucket(1e21, dense)).to.equal('20.00');
+      expect(priceBucket(Infinity, high)).to.equal('20.00');
+    });
+  });
+
+  describe('floating point', () => {
+    it('never lets binary noise move a price into a lower bucket', () => {
+      expect(priceBucket(0.3, med)).to.equal('0.30'); // 0.3 / 0.1 is 2.9999999999999996 in doubles
+      expect(priceBucket(0.29, high)).to.equal('0.29'); // 0.29 * 100 is 28.999999999999996
+      expect(priceBucket(0.57, high)).to.equal('0.57'); // 0.57 * 100 is 56.99999999999999
+      expect(priceBucket(1.15, auto)).to.equal('1.15');
+      expect(priceBucket(4.35, auto)).to.equal('4.35');
+      expect(priceBucket(0.58 * 0.5, high)).to.equal('0.29');
+    });
+
+    it('reads computed prices as the decimals they stand for', () => {
+      expect(priceBucket(0.1 + 0.2, med)).to.equal('0.30'); // 0.30000000000000004
+      expect(priceBucket(1.1 * 1.1, high)).to.equal('1.21'); // 1.2100000000000002
+      expect(priceBucket(3 * 1.01, high)).to.equal('3.03');
+    });
+
+    it('never prints float noise', () => {
+      for (let cents = 0; cents <= 2000; cents++) {
+        expect(priceBucket(cents / 100 + 0.001, high)).to.match(/^\d+\.\d\d$/);
+      }
+    });
+  });
+
+  describe('odd prices', () => {
+    it('buckets 0, negative, NaN and missing prices as 0', () => {
+      expect(priceBucket(0, med)).to.equal('0.00');
+      expect(priceBucket(-3, med)).to.equal('0.00');
+      expect(priceBucket(Number.NaN, med)).to.equal('0.00');
+      expect(priceBucket(undefined as unknown as number, med)).to.equal('0.00');
+      expect(priceBucket(-Infinity, med)).to.equal('0.00');
+    });
+
+    it('buckets tiny prices as 0 and handles exponent notation', () => {
+      expect(priceBucket(1e-7, high)).to.equal('0.00');
+      expect(priceBucket(0.009999, high)).to.equal('0.00');
+      expect(priceBucket(1.5e1, med)).to.equal('15.00');
+    });
+  });
+
+  describe('custom granularities', () => {
+    it('uses the given precision', () => {
+      const whole = parsed({ precision: 0, ranges: [{ max: 10, increment: 1 }] });
+      expect(priceBucket(3.7, whole)).to.equal('3');
+      expect(priceBucket(12, whole)).to.equal('10');
+      const fine = parsed({ precision: 3, ranges: [{ max: 5, increment: 0.001 }] });
+      expect(priceBucket(1.2345, fine)).to.equal('1.234');
+      expect(priceBucket(0.001, fine)).to.equal('0.001');
+      const coarse = parsed({ precision: 1, ranges: [{ max: 50, increment: 5 }] });
+      expect(priceBucket(23.9, coarse)).to.equal('20.0');
+    });
+
+    it('defaults precision to 2', () => {
+      const granularity = parsed({ ranges: [{ max: 20, increment: 0.1 }] });
+      expect(granularity.precision).to.equal(2);
+      expect(priceBucket(2, granularity)).to.equal('2.00');
+    });
+
+    it('starts each range at the previous max, whatever the increments', () => {
+      const steps = parsed({ precision: 2, ranges: [{ max: 1, increment: 0.3 }, { max: 5, increment: 0.7 }] });
+      expect(priceBucket(0.95, steps)).to.equal('0.90');
+      expect(priceBucket(1, steps)).to.equal('0.90');
+      expect(priceBucket(1.69, steps)).to.equal('1.00');
+      expect(priceBucket(1.7, steps)).to.equal('1.70');
+      expect(priceBucket(2.5, steps)).to.equal('2.40');
+      expect(priceBucket(4.99, steps)).to.equal('4.50');
+      expect(priceBucket(9, steps)).to.equal('5.00');
+    });
+
+    it('accepts the Prebid.js form with "min" and starts ranges at the previous max anyway', () => {
+      const granularity = parsed({
+        precision: 2,
+        ranges: [{ min: 0, max: 5, increment: 0.25 }, { min: 5, max: 10, increment: 1 }],
+      });
+      expect(granularity.ranges).to.deep.equal([{ max: 5, increment: 0.25 }, { max: 10, increment: 1 }]);
+      expect(priceBucket(4.8, granularity)).to.equal('4.75');
+      expect(priceBucket(7.5, granularity)).to.equal('7.00');
+    });
+
+    it('rounds half up when the increment is finer than the precision', () => {
+      const granularity = parsed({ precision: 2, ranges: [{ max: 5, increment: 0.005 }] });
+      expect(priceBucket(1.237, granularity)).to.equal('1.24');
+      expect(priceBucket(1.234, granularity)).to.equal('1.23');
+    });
+
+    it('handles prices and steps far from cents exactly', () => {
+      const granularity = parsed({ precision: 6, ranges: [{ max: 1000000, increment: 0.000001 }] });
+      expect(priceBucket(123456.654321, granularity)).to.equal('123456.654321');
+      const big = parsed({ precision: 2, ranges: [{ max: 1e12, increment: 1000 }] });
+      expect(priceBucket(123456789.99, big)).to.equal('123456000.00');
+    });
+  });
+
+  describe('parsePriceGranularity', () => {
+    it('gives med when no granularity is named', () => {
+      expect(parsed(undefined)).to.equal(DEFAULT_PRICE_GRANULARITY);
+      expect(parsed(null)).to.equal(med);
+    });
+
+    it('knows every legacy name', () => {
+      for (const name of ['low', 'med', 'medium', 'high', 'auto', 'dense']) {
+        expect(parsed(name)).to.equal(LEGACY_PRICE_GRANULARITIES[name]);
+      }
+    });
+
+    it('refuses unknown names, inherited property names included', () => {
+      expect(parseError('ultra')).to.contain('"ultra"');
+      expect(parseError('toString')).to.contain('unknown price granularity');
+      expect(parseError('MED')).to.contain('unknown price granularity');
+    });
+
+    it('refuses a value that is neither a name nor an object', () => {
+      expect(parseError(5)).to.contain('must be a name');
+      expect(parseError([{ max: 5, increment: 1 }])).to.contain('must be a name');
+    });
+
+    it('refuses a negative, fractional or too large precision', () => {
+      for (const precision of [-1, 1.5, 16, '2']) {
+        expect(parseError({ precision, ranges: [{ max: 5, increment: 1 }] })).to.contain('precision');
+      }
+    });
+
+    it('refuses missing or empty ranges', () => {
+      expect(parseError({ precision: 2 })).to.contain('ranges');
+      expect(parseError({ precision: 2, ranges: [] })).to.contain('ranges');
+    });
+
+    it('refuses ranges not increasing by max', () => {
+      expect(parseError({ ranges: [{ max: 5, increment: 1 }, { max: 5, increment: 1 }] })).to.contain('increasing');
+      expect(parseError({ ranges: [{ max: 10, increment: 1 }, { max: 5, increment: 1 }] })).to.contain('increasing');
+      expect(parseError({ ranges: [{ max: 0, increment: 1 }] })).to.contain('increasing');
+    });
+
+    it('refuses an increment that is not positive, or a max that is not a number', () => {
+      expect(parseError({ ranges: [{ max: 5, increment: 0 }] })).to.contain('ranges[0].increment');
+      expect(parseError({ ranges: [{ max: 5, increment: 1 }, { max: 6, increment: -1 }] })).to.contain('ranges[1].increment');
+      expect(parseError({ ranges: [{ max: 5 }] })).to.contain('increment');
+      expect(parseError({ ranges: [{ max: '5', increment: 1 }] })).to.contain('ranges[0].max');
+      expect(parseError({ ranges: [null] })).to.contain('ranges[0].max');
+    });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Interstitial imps (`instl` = 1) of a request that sets `device.ext.<ns>.interstitial` get their banner sizes
+ * from the service: every standard ad size between the minimum share and the largest size the ad may take.
+ */
+import type { Format } from '../../../core/api/index.js';
+import type { InterstitialSettings } from './scope.js';
+import { isObject, type JsonObject } from './values.js';
+
+/** IAB standard display sizes, desktop and mobile. */
+const STANDARD_SIZES: ReadonlyArray<readonly [number, number]> = [
+  [1024, 768], [768, 1024], [970, 250], [970, 90], [300, 1050], [728, 90], [480, 320], [320, 480], [300, 600],
+  [336, 280], [300, 250], [250, 250], [240, 400], [160, 600], [120, 600], [468, 60], [320, 100], [300, 100],
+  [320, 50], [300, 50], [234, 60], [200, 200], [180, 150], [125, 125], [120, 240], [120, 90], [88, 31],
+];
+
+/** Largest first: an interstitial should fill as much of the screen as it is allowed to. */
+const SIZES_LARGEST_FIRST = [...STANDARD_SIZES].sort(([w1, h1], [w2, h2]) => w2 * h2 - w1 * h1 || w2 - w1);
+
+export const MAX_INTERSTITIAL_FORMATS = 10;
+
+type Size = { w: number; h: number };
+
+const sizeOf = (object: unknown): Size => {
+  const read = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
+  return isObject(object) ? { w: read(object.w), h: read(object.h) } : { w: 0, h: 0 };
+};
+
+/**
+ * The largest size comes from the banner's first format, else (when that is missing or 1x1) from the device screen.
+ * The message on failure is Prebid Server's, which its clients know.
+ */
+export function interstitialFormats(
+  banner: JsonObject, impId: unknown, device: unknown, settings: InterstitialSettings,
+): { formats: Format[] } | { error: string } {
+  const first = Array.isArray(banner.format) ? sizeOf(banner.format[0]) : { w: 0, h: 0 };
+  // 1x1 (or no size at all) asks for the device's screen size.
+  const max = first.w < 2 && first.h < 2 ? sizeOf(device) : first;
+  const min = {
+    w: Math.floor((max.w * settings.minWidthPercent) / 100),
+    h: Math.floor((max.h * settings.minHeightPercent) / 100),
+  };
+  const formats = SIZES_LARGEST_FIRST
+    .filter(([w, h]) => w >= min.w && w <= max.w && h >= min.h && h <= max.h)
+    .slice(0, MAX_INTERSTITIAL_FORMATS)
+    .map(([w, h]) => ({ w, h }));
+  if (formats.length > 0) return { formats };
+  return {
+    error: `Unable to set interstitial size list for Imp id=${String(impId)} `
+      + `(No valid sizes between ${min.w}x${min.h} and ${max.w}x${max.h})`,
+  };
+}

@@ -1,0 +1,70 @@
+/** Small, dependency-free readers for untrusted JSON: every check runs on whatever the client sent. */
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON `null` counts as absent, as it does for OpenRTB decoders. */
+export function isPresent(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+/** The first message of a chain of checks; each check yields a message or undefined. */
+export function firstError(messages: Iterable<string | undefined>): string | undefined {
+  for (const message of messages) if (message !== undefined) return message;
+  return undefined;
+}
+
+/**
+ * OpenRTB sizes, bitrates and counters are non-negative integers. The wording "must be a positive number" (although
+ * 0 is accepted) is the one Prebid Server clients already see, so it is kept.
+ */
+export function nonNegativeIntegerError(value: unknown, path: string): string | undefined {
+  if (!isPresent(value)) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${path} must be an integer`;
+  return value < 0 ? `${path} must be a positive number` : undefined;
+}
+
+export function nonNegativeIntegerFieldsError(object: JsonObject, fields: readonly string[], path: string): string | undefined {
+  return firstError(fields.map((field) => nonNegativeIntegerError(object[field], `${path}.${field}`)));
+}
+
+export type JsonKind = 'string' | 'object' | 'array' | 'number' | 'boolean';
+
+const KIND_NOUN: Record<JsonKind, string> = {
+  string: 'a string', object: 'an object', array: 'an array', number: 'a number', boolean: 'a boolean',
+};
+
+/**
+ * How a Go JSON decoder words a type mismatch. Clients written against Prebid Server match on the start of these
+ * lines, so type errors inside `ext` objects lead with them and follow with our own sentence.
+ */
+const DECODER_EXPECTATION: Record<JsonKind, string> = {
+  string: 'expects " or n', object: 'expect { or n', array: 'expect [ or n', number: 'expects number or n',
+  boolean: 'expects t, f or n',
+};
+
+function hasKind(value: unknown, kind: JsonKind): boolean {
+  switch (kind) {
+    case 'object': return isObject(value);
+    case 'array': return Array.isArray(value);
+    default: return typeof value === kind;
+  }
+}
+
+/**
+ * A present value of the wrong JSON kind: `request.user.ext.consent must be a string`, or, when a decoder context
+ * is given, `req.user.ext is invalid: expects " or n, but found 1 (request.user.ext.consent must be a string)`.
+ */
+export function kindError(value: unknown, kind: JsonKind, path: string, decoderContext?: string): string | undefined {
+  if (!isPresent(value) || hasKind(value, kind)) return undefined;
+  const sentence = `${path} must be ${KIND_NOUN[kind]}`;
+  if (decoderContext === undefined) return sentence;
+  const found = JSON.stringify(value)?.charAt(0) ?? '?';
+  return `${decoderContext}: ${DECODER_EXPECTATION[kind]}, but found ${found} (${sentence})`;
+}

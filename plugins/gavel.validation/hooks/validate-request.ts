@@ -1,0 +1,77 @@
+/**
+ * The core's request validation (reference behaviour section 2): one pass over the request that collects every
+ * 400 line, the warnings, and the normalisations validation implies (native asset ids, interstitial sizes,
+ * dropping unknown imp.ext keys).
+ */
+import type { Hook, HookContext, ModuleDeps } from '../../../core/api/index.js';
+import { BidderDirectory } from '../checks/bidder-directory.js';
+import { checkImps } from '../checks/imp.js';
+import { checkDevice, checkDistributionChannel, checkRegs, checkUser } from '../checks/parties.js';
+import { ValidationReport } from '../checks/report.js';
+import {
+  checkAliases, checkBidAdjustmentFactors, checkCache, checkStoredRequest, checkTargeting,
+} from '../checks/request-options.js';
+import { namespaceKeysIn, type Namespace, type ValidationScope } from '../checks/scope.js';
+import { isObject, isPresent, type JsonObject } from '../checks/values.js';
+
+type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
+
+export function createValidateRequestHook(deps: ValidationDeps): Hook<'validate-request'> {
+  return (payload, context: HookContext) => validateBidRequest(payload.request, context.namespace, deps).toHookResult();
+}
+
+export function validateBidRequest(request: unknown, namespace: Namespace, deps: ValidationDeps): ValidationReport {
+  const report = new ValidationReport();
+  if (!isObject(request)) {
+    report.addError('request body must be a JSON object');
+    return report;
+  }
+  const declaredNamespace = isObject(request.ext) ? namespaceKeysIn(request.ext, namespace)[0] : undefined;
+  const scope: ValidationScope = {
+    namespace,
+    declaredNamespace,
+    optionsPath: `request.ext.${declaredNamespace ?? namespace}`,
+    bidders: new BidderDirectory(deps.bidders),
+    validateBidderParams: deps.validateBidderParams,
+    report,
+  };
+  checkTopLevelFields(request, report);
+  const options = requestOptions(request, scope);
+  // Aliases come first: every later check resolves bidder names through them.
+  checkAliases(options, scope);
+  checkBidAdjustmentFactors(options, scope);
+  checkTargeting(options, scope);
+  checkCache(options, scope);
+  checkStoredRequest(options, scope);
+  checkDistributionChannel(request, scope);
+  // The device comes before the imps: it carries the interstitial settings they need.
+  checkDevice(request, scope);
+  checkRegs(request, scope);
+  checkUser(request, scope);
+  checkImps(request, scope);
+  return report;
+}
+
+/** `request.ext.<ns>`, or an empty object when the request has no (usable) options. */
+function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject {
+  const ext = scope.report.optionalObject(request.ext, 'request.ext must be an object');
+  if (ext === undefined || scope.declaredNamespace === undefined) return {};
+  return scope.report.optionalObject(ext[scope.declaredNamespace], `${scope.optionsPath} must be an object`) ?? {};
+}
+
+function checkTopLevelFields(request: JsonObject, report: ValidationReport): void {
+  const { id, tmax } = request;
+  if (!isPresent(id) || id === '') report.addError('request missing required field: "id"');
+  else if (typeof id !== 'string') report.addError('request.id must be a string');
+  if (isPresent(tmax)) {
+    if (typeof tmax !== 'number' || !Number.isInteger(tmax)) report.addError('request.tmax must be an integer');
+    else if (tmax < 0) report.addError(`request.tmax must be nonnegative. Got ${tmax}`);
+  }
+  // Specification 4.1: seat allow/block lists are not supported; bidders are chosen per imp.
+  if (isPresent(request.wseat)) {
+    report.addError('request.wseat is not supported. Remove it: the bidders of each imp are the ones named in request.imp[i].ext.');
+  }
+  if (isPresent(request.bseat)) {
+    report.addError('request.bseat is not supported. Remove it, and leave the bidders you want to block out of request.imp[i].ext.');
+  }
+}

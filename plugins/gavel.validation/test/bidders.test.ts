@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { applyChanges, expectAccepted, expectRejected, testDeps, validate, withRequest } from './support.js';
+import { WarningCode } from '../checks/report.js';
+
+describe('gavel.validation: imp bidders', () => {
+  it('requires at least one bidder per imp', () => {
+    expectRejected(withRequest((r) => { r.imp[0].ext = {}; }), 'request.imp[0].ext.prebid.bidder must contain at least one bidder');
+    expectRejected(withRequest((r) => { delete r.imp[0].ext; r.ext = { svc: {} }; }),
+      'request.imp[0].ext.svc.bidder must contain at least one bidder');
+  });
+
+  it('rejects an explicitly empty bidder map, whatever else imp.ext holds', () => {
+    expectRejected(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: {} }, appnexus: { placementId: 1 } }; }),
+      'request.imp[0].ext.prebid.bidder must contain at least one bidder', 'prebid');
+  });
+
+  it('accepts params in imp.ext.<bidder> and in imp.ext.<ns>.bidder.<bidder>', () => {
+    expectAccepted(withRequest((r) => { r.imp[0].ext = { appnexus: { placementId: 1 } }; }));
+    expectAccepted(withRequest((r) => { r.imp[0].ext = { svc: { bidder: { appnexus: { placementId: 1 } } } }; }));
+    expectAccepted(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { rubicon: {} } }, appnexus: { placementId: 1 } }; }), 'prebid');
+  });
+
+  it('matches bidder names case-insensitively', () => {
+    expectAccepted(withRequest((r) => { r.imp[0].ext = { APPNexus: { placementId: 1 } }; }));
+  });
+
+  it('rejects an unknown bidder in the bidder map', () => {
+    expectRejected(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { nobody: {} } } }; r.ext = { prebid: {} }; }),
+      'request.imp[0].ext.prebid.bidder contains unknown bidder: nobody. Did you forget an alias in request.ext.prebid.aliases?', 'prebid');
+  });
+
+  it('warns about an unknown key directly in imp.ext and drops it', () => {
+    const request = withRequest((r) => { r.imp[0].ext.mystery = { a: 1 }; r.imp[0].ext.gpid = '/slot/1'; });
+    const result = expectAccepted(request);
+    expect(result?.warnings?.general).to.deep.equal([{
+      code: WarningCode.UnknownImpExtKey,
+      message: 'request.imp[0].ext.mystery is not a known bidder or alias, so it was ignored. '
+        + 'If it is an alias, declare it in request.ext.svc.aliases.',
+    }]);
+    const changed = applyChanges(result, request);
+    expect(changed.imp[0].ext).to.deep.equal({ appnexus: { placementId: 42 }, gpid: '/slot/1' });
+  });
+
+  it('never treats reserved imp.ext keys as bidders', () => {
+    const result = expectAccepted(withRequest((r) => {
+      Object.assign(r.imp[0].ext, { context: {}, data: {}, gpid: 'g', skadn: {}, tid: 't', ae: 1, igs: {}, bidder: {} });
+    }));
+    expect(result).to.equal(undefined);
+  });
+
+  it('validates bidder params against the bidder schema', () => {
+    expectRejected(withRequest((r) => { r.imp[0].ext = { svc: { bidder: { appnexus: { placementId: 'x' } } } }; }),
+      'request.imp[0].ext.svc.bidder.appnexus failed validation.\nplacementId: must be a number');
+    expectRejected(withRequest((r) => { r.imp[0].ext = { AppNexus: {} }; }),
+      'request.imp[0].ext.svc.bidder.AppNexus failed validation.\nplacementId: must be a number');
+  });
+
+  it('validates an alias\'s params with its bidder\'s schema', () => {
+    expectRejected(withRequest((r) => { r.ext = { svc: { aliases: { districtm: 'appnexus' } } }; r.imp[0].ext.districtm = {}; }),
+      'request.imp[0].ext.svc.bidder.districtm failed validation.\nplacementId: must be a number');
+    expectAccepted(withRequest((r) => { r.ext = { svc: { aliases: { districtm: 'AppNexus' } } }; r.imp[0].ext.districtm = { placementId: 5 }; }));
+  });
+
+  it('knows the bidders of the host it runs on', () => {
+    const deps = testDeps(['appnexus', 'hostalias']);
+    expectAccepted(withRequest((r) => { r.imp[0].ext.hostalias = {}; }), 'svc', deps);
+    expect(validate(withRequest((r) => { r.imp[0].ext = { svc: { bidder: { rubicon: {} } } }; }), 'svc', deps)?.action).to.equal('reject');
+  });
+});
+
+describe('gavel.validation: aliases', () => {
+  it('rejects an alias of itself', () => {
+    expectRejected(withRequest((r) => { r.ext = { prebid: { aliases: { appnexus: 'appnexus' } } }; }),
+      'request.ext.prebid.aliases.appnexus defines a no-op alias. Choose a different alias, or remove this entry.', 'prebid');
+  });
+
+  it('rejects an alias of an unknown bidder', () => {
+    expectRejected(withRequest((r) => { r.ext = { svc: { aliases: { mine: 'nobody' } } }; }),
+      'request.ext.svc.aliases.mine refers to unknown bidder: nobody');
+    expectRejected(withRequest((r) => { r.ext = { svc: { aliases: { mine: 3 } } }; }),
+      'request.ext.svc.aliases.mine must be a string naming a known bidder');
+    expectAccepted(withRequest((r) => { r.ext = { svc: { aliases: { mine: 'rubicon' } } }; }));
+  });
+});
+
+describe('gavel.validation: bid adjustment factors', () => {
+  const withFactors = (factors: unknown, aliases?: Record<string, string>) =>
+    withRequest((r) => { r.ext = { svc: { bidadjustmentfactors: factors, ...(aliases ? { aliases } : {}) } }; });
+
+  it('requires positive factors', () => {
+    expectRejected(withFactors({ appnexus: -2 }), 'request.ext.svc.bidadjustmentfactors.appnexus must be a positive number. Got -2.000000');
+    expectRejected(withFactors({ appnexus: 0 }), 'request.ext.svc.bidadjustmentfactors.appnexus must be a positive number. Got 0.000000');
+    expectRejected(withFactors({ appnexus: '1' }), 'request.ext.svc.bidadjustmentfactors.appnexus must be a positive number. Got "1"');
+    expectAccepted(withFactors({ appnexus: 0.9 }));
+  });
+
+  it('requires factors to name known bidders or aliases, case-insensitively', () => {
+    expectRejected(withFactors({ nobody: 1.1 }), 'request.ext.svc.bidadjustmentfactors.nobody is not a known bidder or alias');
+    expectAccepted(withFactors({ APPNEXUS: 1.1, mine: 0.8 }, { mine: 'rubicon' }));
+  });
+
+  it('rejects two entries that differ only by case', () => {
+    expectRejected(withFactors({ APPNEXUS: 1.01, Appnexus: 2 }),
+      'cannot have multiple bidders that differ only in case style: request.ext.svc.bidadjustmentfactors names "APPNEXUS", "Appnexus". '
+      + 'Keep one entry per bidder.');
+  });
+
+  it('checks per-media-type factors the same way', () => {
+    expectRejected(withFactors({ mediatypes: { banner: { rubicon: -1 } } }),
+      'request.ext.svc.bidadjustmentfactors.mediatypes.banner.rubicon must be a positive number. Got -1.000000');
+    expectAccepted(withFactors({ appnexus: 1, mediatypes: { video: { rubicon: 0.5 } } }));
+  });
+});

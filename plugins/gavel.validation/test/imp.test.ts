@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import { applyChanges, expectAccepted, expectRejected, validate, withRequest, type Json } from './support.js';
+
+const withImp = (edit: (imp: Json) => void): Json => withRequest((r) => edit(r.imp[0]));
+
+describe('gavel.validation: imps', () => {
+  it('requires each imp to have an id', () => {
+    expectRejected(withImp((imp) => { delete imp.id; }), 'request.imp[0] missing required field: "id"');
+  });
+
+  it('requires imp ids to be unique', () => {
+    const request = withRequest((r) => { r.imp.push({ ...r.imp[0] }); });
+    expectRejected(request, 'request.imp[0].id and request.imp[1].id are both "imp-1". Imp IDs must be unique.');
+    request.imp[1].id = 'imp-2';
+    expectAccepted(request);
+  });
+
+  it('requires at least one media type', () => {
+    expectRejected(withImp((imp) => { delete imp.banner; }),
+      'request.imp[0] must contain at least one of "banner", "video", "audio", or "native"');
+    expectAccepted(withImp((imp) => { delete imp.banner; imp.audio = { mimes: ['audio/mp4'] }; }));
+  });
+
+  it('rejects deprecated size ranges directly on the imp', () => {
+    expectRejected(withImp((imp) => { imp.hmax = 90; }),
+      'request.imp[0] uses unsupported property: "hmax". Use the "banner.format" array instead.');
+  });
+
+  it('rejects imp.metric', () => {
+    expectRejected(withImp((imp) => { imp.metric = [{ type: 'viewability', value: 0.8 }]; }),
+      'request.imp[0].metric is not yet supported by prebid-server. Support may be added in the future');
+    expectAccepted(withImp((imp) => { imp.metric = []; }));
+  });
+
+  it('requires pmp deals to have an id', () => {
+    expectRejected(withImp((imp) => { imp.pmp = { deals: [{ id: 'd1' }, { bidfloor: 2 }] }; }),
+      'request.imp[0].pmp.deals[1] missing required field: "id"');
+    expectAccepted(withImp((imp) => { imp.pmp = { private_auction: 1, deals: [{ id: 'd1' }] }; }));
+  });
+});
+
+describe('gavel.validation: banner', () => {
+  for (const field of ['wmin', 'wmax', 'hmin', 'hmax']) {
+    it(`rejects the deprecated banner.${field}`, () => {
+      expectRejected(withImp((imp) => { imp.banner[field] = 50; }),
+        `request.imp[0].banner uses unsupported property: "${field}". Use the "format" array instead.`);
+    });
+  }
+
+  it('requires sizes, unless the imp is interstitial', () => {
+    const noSizes = 'request.imp[0].banner has no sizes. Define "w" and "h", or include "format" elements.';
+    expectRejected(withImp((imp) => { imp.banner = { h: 250 }; }), noSizes);
+    expectRejected(withImp((imp) => { imp.banner = { format: [] }; }), noSizes);
+    expectAccepted(withImp((imp) => { imp.banner = { w: 300, h: 250 }; }));
+    expectAccepted(withImp((imp) => { imp.banner = {}; imp.instl = 1; }));
+  });
+
+  it('requires non-negative banner sizes', () => {
+    expectRejected(withImp((imp) => { imp.banner = { w: -300, h: 250 }; }), 'request.imp[0].banner.w must be a positive number');
+  });
+
+  it('requires each format to be {w, h} or {wmin, wratio, hratio}, non-zero', () => {
+    expectRejected(withImp((imp) => { imp.banner.format = [{ w: 300, h: -1 }]; }),
+      'request.imp[0].banner.format[0].h must be a positive number');
+    expectRejected(withImp((imp) => { imp.banner.format = [{ w: 300, h: 250 }, { w: 320, h: 0 }]; }),
+      'Request imp[0].banner.format[1] must define non-zero "h" and "w" properties.');
+    expectRejected(withImp((imp) => { imp.banner.format = [{ w: 300, wratio: 16 }]; }),
+      'Request imp[0].banner.format[0] should define *either* {w, h} *or* {wmin, wratio, hratio}, but not both. '
+      + 'If both are valid, send two "format" objects in the request.');
+    expectRejected(withImp((imp) => { imp.banner.format = [{ wmin: 300, wratio: 16 }]; }),
+      'Request imp[0].banner.format[0] must define non-zero "wmin", "wratio", and "hratio" properties.');
+    expectRejected(withImp((imp) => { imp.banner.format = [{}]; }),
+      'Request imp[0].banner.format[0] should define *either* {w, h} (for static size requirements) *or* '
+      + '{wmin, wratio, hratio} (for flexible sizes) to be non-zero.');
+    expectAccepted(withImp((imp) => { imp.banner.format = [{ w: 300, h: 250 }, { wmin: 300, wratio: 16, hratio: 9 }]; }));
+  });
+});
+
+describe('gavel.validation: video and audio', () => {
+  it('requires video.mimes', () => {
+    expectRejected(withImp((imp) => { imp.video = {}; }), 'request.imp[0].video.mimes must contain at least one supported MIME type');
+    expectAccepted(withImp((imp) => { imp.video = { mimes: ['video/mp4'], w: 640, h: 480 }; }));
+  });
+
+  it('requires non-negative video counters', () => {
+    expectRejected(withImp((imp) => { imp.video = { mimes: ['video/mp4'], minbitrate: -1 }; }),
+      'request.imp[0].video.minbitrate must be a positive number');
+    expectRejected(withImp((imp) => { imp.video = { mimes: ['video/mp4'], maxbitrate: -1 }; }),
+      'request.imp[0].video.maxbitrate must be a positive number');
+  });
+
+  it('requires audio.mimes and non-negative audio counters', () => {
+    expectRejected(withImp((imp) => { imp.audio = { mimes: [] }; }), 'request.imp[0].audio.mimes must contain at least one supported MIME type');
+    expectRejected(withImp((imp) => { imp.audio = { mimes: ['audio/mp4'], sequence: -1 }; }),
+      'request.imp[0].audio.sequence must be a positive number');
+    expectAccepted(withImp((imp) => { imp.audio = { mimes: ['audio/mp4'], sequence: 1, maxbitrate: 128 }; }));
+  });
+});
+
+describe('gavel.validation: native', () => {
+  const nativeImp = (request: unknown): (imp: Json) => void => (imp) => {
+    delete imp.banner;
+    imp.native = { ver: '1.2', request: typeof request === 'string' ? request : JSON.stringify(request) };
+  };
+
+  it('requires native.request', () => {
+    expectRejected(withImp((imp) => { delete imp.banner; imp.native = {}; }), 'request.imp[0].native missing required property "request"');
+  });
+
+  it('requires native.request to be a JSON object string', () => {
+    expectRejected(withImp(nativeImp('{not json')),
+      'request.imp[0].native.request must be a JSON encoded string conforming to the openrtb 1.2 Native spec');
+  });
+
+  it('requires at least one asset, each of exactly one kind', () => {
+    expectRejected(withImp(nativeImp({ assets: [] })),
+      'request.imp[0].native.request.assets must be an array containing at least one object');
+    expectRejected(withImp(nativeImp({ assets: [{ title: { len: 90 }, img: { type: 3 } }] })),
+      'request.imp[0].native.request.assets[0] must define exactly one of {title, img, video, data}');
+  });
+
+  it('rejects asset ids: the service numbers assets itself', () => {
+    expectRejected(withImp(nativeImp({ assets: [{ title: { len: 90 } }, { id: 7, img: { type: 3 } }] })),
+      "request.imp[0].native.request.assets[1].id must not be defined: the service sets each asset's id to its index in the array. Remove it.");
+  });
+
+  it('numbers the assets by index and re-serialises the request', () => {
+    const request = withImp(nativeImp({ context: 1, assets: [{ title: { len: 90 } }, { img: { type: 3, w: 300 } }] }));
+    const result = expectAccepted(request);
+    expect(result?.action).to.equal('update');
+    const changed = applyChanges(result, request);
+    expect(JSON.parse(changed.imp[0].native.request)).to.deep.equal({
+      context: 1, assets: [{ id: 0, title: { len: 90 } }, { id: 1, img: { type: 3, w: 300 } }],
+    });
+    expect(request.imp[0].native.request, 'the hook itself never edits the payload').to.not.include('"id"');
+  });
+
+  it('keeps the Native 1.0 wrapper when numbering assets', () => {
+    const request = withImp(nativeImp({ native: { assets: [{ data: { type: 1 } }] } }));
+    const changed = applyChanges(expectAccepted(request), request);
+    expect(JSON.parse(changed.imp[0].native.request)).to.deep.equal({ native: { assets: [{ id: 0, data: { type: 1 } }] } });
+  });
+});
+
+describe('gavel.validation: interstitial sizes', () => {
+  const interstitialRequest = (banner: Json, device: Json): Json => withRequest((r) => {
+    r.imp[0].instl = 1;
+    r.imp[0].banner = banner;
+    r.device = { ...device, ext: { svc: { interstitial: { minwidthperc: 50, minheightperc: 60 } } } };
+  });
+
+  it('fills the banner with the standard sizes between the minimum share and the device size', () => {
+    const request = interstitialRequest({}, { w: 400, h: 700 });
+    const changed = applyChanges(expectAccepted(request), request);
+    const formats: Array<{ w: number; h: number }> = changed.imp[0].banner.format;
+    expect(formats).to.deep.include({ w: 320, h: 480 });
+    expect(formats.length).to.be.within(1, 10);
+    for (const { w, h } of formats) {
+      expect(w).to.be.within(200, 400);
+      expect(h).to.be.within(420, 700);
+    }
+  });
+
+  it('takes the largest size from the first format when there is one', () => {
+    const request = interstitialRequest({ format: [{ w: 300, h: 250 }] }, { w: 1024, h: 768 });
+    const changed = applyChanges(validate(request), request);
+    expect(changed.imp[0].banner.format[0]).to.deep.equal({ w: 300, h: 250 });
+  });
+
+  it('rejects an interstitial imp for which no size fits', () => {
+    expectRejected(interstitialRequest({}, {}),
+      'Unable to set interstitial size list for Imp id=imp-1 (No valid sizes between 0x0 and 0x0)');
+  });
+});

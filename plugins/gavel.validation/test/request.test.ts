@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { expectAccepted, expectRejected, validate, withRequest } from './support.js';
+
+describe('gavel.validation: request-level checks', () => {
+  it('accepts the baseline request without comment', () => {
+    expect(validate(withRequest(() => {}))).to.equal(undefined);
+  });
+
+  it('requires the body to be a JSON object', () => {
+    expectRejected(['not', 'an', 'object'], 'request body must be a JSON object');
+  });
+
+  it('requires an id', () => {
+    expectRejected(withRequest((r) => { delete r.id; }), 'request missing required field: "id"');
+    expectRejected(withRequest((r) => { r.id = 7; }), 'request.id must be a string');
+    expectAccepted(withRequest((r) => { r.id = 'some-id'; }));
+  });
+
+  it('requires tmax to be a non-negative integer', () => {
+    expectRejected(withRequest((r) => { r.tmax = -1; }), 'request.tmax must be nonnegative. Got -1');
+    expectRejected(withRequest((r) => { r.tmax = '500'; }), 'request.tmax must be an integer');
+    expectAccepted(withRequest((r) => { r.tmax = 0; }));
+  });
+
+  it('requires at least one imp', () => {
+    expectRejected(withRequest((r) => { r.imp = []; }), 'request.imp must contain at least one element.');
+    expectRejected(withRequest((r) => { delete r.imp; }), 'request.imp must contain at least one element.');
+  });
+
+  it('rejects wseat and bseat (specification 4.1)', () => {
+    expectRejected(withRequest((r) => { r.wseat = ['appnexus']; }),
+      'request.wseat is not supported. Remove it: the bidders of each imp are the ones named in request.imp[i].ext.');
+    expectRejected(withRequest((r) => { r.bseat = []; }),
+      'request.bseat is not supported. Remove it, and leave the bidders you want to block out of request.imp[i].ext.');
+  });
+
+  it('requires request.ext and its namespace to be objects', () => {
+    expectRejected(withRequest((r) => { r.ext = 'x'; }), 'request.ext must be an object');
+    expectRejected(withRequest((r) => { r.ext = { svc: 3 }; }), 'request.ext.svc must be an object');
+    expectAccepted(withRequest((r) => { r.ext = { svc: {} }; }));
+  });
+
+  it('reports every problem it finds, one line each', () => {
+    const result = validate(withRequest((r) => { r.tmax = -5; r.device = { w: -1 }; r.imp[0].id = ''; }));
+    expect(result?.invalid).to.deep.equal([
+      'request.tmax must be nonnegative. Got -5',
+      'request.device.w must be a positive number',
+      'request.imp[0] missing required field: "id"',
+    ]);
+  });
+});
+
+describe('gavel.validation: site, app and dooh', () => {
+  it('requires exactly one of site, app or dooh', () => {
+    expectRejected(withRequest((r) => { r.app = { id: 'app' }; }),
+      'No more than one of request.site or request.app or request.dooh can be defined');
+    expectRejected(withRequest((r) => { delete r.site; }),
+      'request.site should include at least one of request.site.id or request.site.page.');
+    expectAccepted(withRequest((r) => { delete r.site; r.app = { bundle: 'com.example' }; }));
+    expectAccepted(withRequest((r) => { delete r.site; r.dooh = { id: 'screen-9' }; }));
+  });
+
+  it('requires site.id or site.page', () => {
+    expectRejected(withRequest((r) => { r.site = { domain: 'example.com' }; }),
+      'request.site should include at least one of request.site.id or request.site.page.');
+    expectAccepted(withRequest((r) => { r.site = { id: 'site-1' }; }));
+  });
+
+  it('requires dooh.id or dooh.venuetype', () => {
+    expectRejected(withRequest((r) => { delete r.site; r.dooh = { name: 'lobby' }; }),
+      'request.dooh should include at least one of request.dooh.id or request.dooh.venuetype.');
+    expectAccepted(withRequest((r) => { delete r.site; r.dooh = { venuetype: ['mall'] }; }));
+  });
+
+  it('requires app.ext.<ns>.source and version to be strings', () => {
+    expectRejected(withRequest((r) => { delete r.site; r.app = { id: 'a', ext: { prebid: { source: { x: 1 } } } }; }),
+      'cannot unmarshal openrtb_ext.ExtAppPrebid.Source: expects " or n, but found { (request.app.ext.prebid.source must be a string)');
+    expectRejected(withRequest((r) => { delete r.site; r.app = { id: 'a', ext: { svc: { version: 2 } } }; }),
+      'cannot unmarshal openrtb_ext.ExtAppPrebid.Version: expects " or n, but found 2 (request.app.ext.svc.version must be a string)');
+    expectAccepted(withRequest((r) => { delete r.site; r.app = { id: 'a', ext: { svc: { source: 'sdk', version: '2.1' } } }; }));
+  });
+});
+
+describe('gavel.validation: device', () => {
+  for (const field of ['w', 'h', 'ppi']) {
+    it(`requires device.${field} to be non-negative`, () => {
+      expectRejected(withRequest((r) => { r.device = { [field]: -1 }; }), `request.device.${field} must be a positive number`);
+      expectAccepted(withRequest((r) => { r.device = { [field]: 0 }; }));
+    });
+  }
+
+  it('requires interstitial percentages between 0 and 100', () => {
+    expectRejected(withRequest((r) => { r.device = { ext: { svc: { interstitial: { minwidthperc: 120 } } } }; }),
+      'request.device.ext.svc.interstitial.minwidthperc must be a number between 0 and 100');
+    expectAccepted(withRequest((r) => { r.device = { ext: { svc: { interstitial: { minwidthperc: 50, minheightperc: 40 } } } }; }));
+  });
+});
+
+describe('gavel.validation: regs', () => {
+  it('requires regs.ext to be an object', () => {
+    expectRejected(withRequest((r) => { r.regs = { ext: 'malformed' }; }),
+      'req.regs.ext is invalid: expect { or n, but found " (request.regs.ext must be an object)');
+  });
+
+  it('requires gdpr to be 0 or 1, in regs.ext and in regs', () => {
+    expectRejected(withRequest((r) => { r.regs = { ext: { gdpr: 2 } }; }), 'request.regs.ext.gdpr must be either 0 or 1');
+    expectRejected(withRequest((r) => { r.regs = { gdpr: '1' }; }), 'request.regs.gdpr must be either 0 or 1');
+    expectAccepted(withRequest((r) => { r.regs = { gdpr: 0, ext: { gdpr: 1, us_privacy: '1YNN' } }; }));
+  });
+
+  it('requires us_privacy to be a string', () => {
+    expectRejected(withRequest((r) => { r.regs = { ext: { us_privacy: 1 } }; }),
+      'req.regs.ext is invalid: expects " or n, but found 1 (request.regs.ext.us_privacy must be a string)');
+  });
+});
+
+describe('gavel.validation: user', () => {
+  it('requires user.ext.consent to be a string', () => {
+    expectRejected(withRequest((r) => { r.user = { ext: { consent: 1 } }; }),
+      'req.user.ext is invalid: expects " or n, but found 1 (request.user.ext.consent must be a string)');
+    expectAccepted(withRequest((r) => { r.user = { consent: 'CO-abc', ext: { consent: 'CO-abc' } }; }));
+  });
+
+  it('requires buyeruids keys to be known bidders or aliases, case-insensitively', () => {
+    expectRejected(withRequest((r) => { r.user = { ext: { prebid: { buyeruids: { nobody: 'u1' } } } }; }),
+      'request.user.ext.nobody is neither a known bidder name nor an alias in request.ext.prebid.aliases', 'prebid');
+    expectAccepted(withRequest((r) => {
+      r.user = { ext: { svc: { buyeruids: { AppNexus: 'u1', mine: 'u2' } } } };
+      r.ext = { svc: { aliases: { mine: 'rubicon' } } };
+    }));
+  });
+
+  it('requires buyeruids to be non-empty', () => {
+    expectRejected(withRequest((r) => { r.user = { ext: { svc: { buyeruids: {} } } }; }),
+      "request.user.ext.svc.buyeruids must contain at least one bidder's user id. Leave it out when there is none.");
+  });
+});

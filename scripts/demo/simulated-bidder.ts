@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A simulated OpenRTB bidder on loopback, for the demo and for end-to-end tests. Its behaviour comes from the query string of the URL it is
+ * called on, so one server plays many bidders:
+ *   price=1.5     bid this CPM on every imp (default 1)
+ *   delayMs=200   answer after this long
+ *   hang=1        never answer
+ *   status=500    answer this status with no bid
+ *   cur=EUR       answer in this currency
+ *   dur=18&cat=IAB1-1&mtype=2   video bid facts
+ *   adm=...       creative markup
+ * Every request body it receives is kept in `received`, per path+query.
+ */
+export interface MockBidder {
+  url: string;
+  received: Array<{ url: string; body: Record<string, unknown>; headers: IncomingMessage['headers'] }>;
+  close(): Promise<void>;
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, query: URLSearchParams): void {
+  const status = Number(query.get('status') ?? 200);
+  if (status !== 200) {
+    res.writeHead(status, { 'content-type': 'text/plain' }).end('server trouble');
+    return;
+  }
+  const imps = Array.isArray(body.imp) ? (body.imp as Array<Record<string, any>>) : [];
+  const price = Number(query.get('price') ?? 1);
+  const bids = imps.map((imp, index) => {
+    const format = imp.banner?.format?.[0] ?? imp.banner ?? imp.video ?? {};
+    const bid: Record<string, unknown> = {
+      id: `${query.get('name') ?? 'mock'}-bid-${index}`,
+      impid: imp.id,
+      price,
+      adm: query.get('adm') ?? '<div>ad</div>',
+      crid: `creative-${index}`,
+      adomain: ['advertiser.example'],
+      w: format.w ?? 300,
+      h: format.h ?? 250,
+    };
+    if (query.get('mtype')) bid.mtype = Number(query.get('mtype'));
+    if (query.get('dur')) bid.dur = Number(query.get('dur'));
+    if (query.get('cat')) bid.cat = [query.get('cat')];
+    if (query.get('dealid')) bid.dealid = query.get('dealid');
+    return bid;
+  });
+  const response = bids.length === 0 ? null : { id: body.id, cur: query.get('cur') ?? 'USD', seatbid: [{ seat: query.get('name') ?? 'mock', bid: bids }] };
+  if (!response) {
+    res.writeHead(204).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+}
+
+export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
+  const received: MockBidder['received'] = [];
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://mock');
+      let body: Record<string, unknown> = {};
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      received.push({ url: req.url ?? '/', body, headers: req.headers });
+      if (url.searchParams.get('hang') === '1') {
+        hanging.add(res);
+        return;
+      }
+      const delay = Number(url.searchParams.get('delayMs') ?? 0);
+      if (delay > 0) setTimeout(() => answer(req, res, body, url.searchParams), delay);
+      else answer(req, res, body, url.searchParams);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { listFixtureFiles } from './fixture-outcome.js';
+import { runAuctionFixture, type AuctionFixture } from './auction-runner.js';
+
+const ownFixtures = fileURLToPath(new URL('../fixtures/auction/', import.meta.url));
+const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as AuctionFixture;
+
+describe('endpoint fixtures of our own, through the auction runner', () => {
+  for (const file of listFixtureFiles(ownFixtures)) {
+    it(file.slice(ownFixtures.length), async () => {
+      const outcome = await runAuctionFixture(load(file), file);
+      expect(outcome.diffs).to.deep.equal([]);
+    });
+  }
+});
+
+describe('the auction runner catches a wrong expectation', () => {
+  const base = () => load(`${ownFixtures}two-bidders-winner.json`);
+
+  it('a fixture edited to expect a wrong price fails', async () => {
+    const fixture = base();
+    fixture.expectedBidResponse!.seatbid![0]!.bid[0]!.price = 1.25;
+    const outcome = await runAuctionFixture(fixture, 'wrong-price');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs.join('\n')).to.contain('price: expected 1.25, got 1.2');
+  });
+
+  it('a fixture edited to expect a wrong status fails', async () => {
+    const fixture = base();
+    fixture.expectedReturnCode = 400;
+    const outcome = await runAuctionFixture(fixture, 'wrong-status');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs[0]).to.match(/^status: expected 400, got 200/);
+  });
+
+  it('a fixture edited to expect a wrong targeting bucket fails', async () => {
+    const fixture = base();
+    (fixture.expectedBidResponse!.seatbid![1]!.bid[0]!.ext as any).prebid.targeting.hb_pb = '1.75';
+    const outcome = await runAuctionFixture(fixture, 'wrong-bucket');
+    expect(outcome.ok).to.equal(false);
+  });
+});
