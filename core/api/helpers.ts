@@ -46,3 +46,53 @@ export function bidMediaType(bid: Bid, imp: Imp | undefined): MediaType | undefi
 export function cloneJson<T>(value: T): T {
   return structuredClone(value);
 }
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a request option the service keeps in its namespace: `request.ext.svc.<path>`, else
+ * `request.ext.prebid.<path>` (the core has already folded both into the one the request used).
+ */
+export function requestOption(request: { ext?: unknown }, ...path: string[]): unknown {
+  const ext = isJsonObject(request.ext) ? request.ext : {};
+  for (const namespace of ['svc', 'prebid']) {
+    let value: unknown = ext[namespace];
+    for (const key of path) value = isJsonObject(value) ? value[key] : undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** What `readBidResponse` found: the response object, or the result to return as it is (no bid, or an error). */
+export type BidResponseRead = { body: JsonObject & { seatbid?: unknown; cur?: unknown } } | { result: { bids: []; errors?: BidderError[] } };
+
+/**
+ * The checks every OpenRTB-speaking adapter makes on an answer: 204 or an empty body is a no-bid; 400 means the
+ * bidder rejected our request (bad input, code 2); any other non-2xx, an unparseable body, or a body that is not a
+ * JSON object is a bad server response (code 3).
+ */
+export function readBidResponse(response: ResponseData): BidResponseRead {
+  if (response.status === 400) {
+    return { result: { bids: [], errors: [{ code: 2, message: 'Unexpected status code: 400. Run with request.debug = 1 for more info' }] } };
+  }
+  const read = readJsonResponse<unknown>(response);
+  if (read.error) return { result: { bids: [], errors: [read.error] } };
+  if (read.noBid) return { result: { bids: [] } };
+  if (!isJsonObject(read.value)) return { result: { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] } };
+  return { body: read.value };
+}
+
+/** Every entry of `seatbid[].bid[]` with the seat it came in, skipping seatbids that are not objects with a bid array. */
+export function seatBids(body: { seatbid?: unknown }): Array<{ bid: unknown; seat?: string }> {
+  const found: Array<{ bid: unknown; seat?: string }> = [];
+  for (const seatbid of Array.isArray(body.seatbid) ? body.seatbid : []) {
+    if (!isJsonObject(seatbid) || !Array.isArray(seatbid.bid)) continue;
+    const seat = typeof seatbid.seat === 'string' ? seatbid.seat : undefined;
+    for (const bid of seatbid.bid) found.push({ bid, seat });
+  }
+  return found;
+}

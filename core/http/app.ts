@@ -99,12 +99,15 @@ export function createHttpApp(routes: HttpRoutes): Koa {
 /** Stops accepting, lets in-flight requests finish within `drainMs`, then drops whatever is left. */
 export async function closeServer(server: Server, drainMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections become idle as their last response is written; close each as soon as it does.
   server.closeIdleConnections();
+  const sweeper = setInterval(() => server.closeIdleConnections(), 50);
   let timer: NodeJS.Timeout | undefined;
   const drained = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), drainMs);
   });
   const result = await Promise.race([closed, drained]);
   clearTimeout(timer);
+  clearInterval(sweeper);
   if (result === 'timeout') server.closeAllConnections();
 }

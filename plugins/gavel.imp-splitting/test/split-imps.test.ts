@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import type { BidRequest, Capabilities, HookContext, ModuleDeps, SplitPayload } from '../../../core/api/index.js';
+import { splitImps } from '../hooks/split-imps.js';
+
+const everything: Capabilities = { site: { mediaTypes: ['banner', 'video', 'audio', 'native'] }, app: { mediaTypes: ['banner', 'video', 'audio', 'native'] } };
+const bannerOnSite: Capabilities = { site: { mediaTypes: ['banner'] }, app: { mediaTypes: ['banner', 'video'] } };
+
+function deps(): ModuleDeps {
+  return {
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    bidders: new Map([
+      ['alpha', { adapter: 'ortb', capabilities: everything, enabled: true }],
+      ['beta', { adapter: 'ortb', capabilities: bannerOnSite, enabled: true }],
+      ['off', { adapter: 'ortb', capabilities: everything, enabled: false }],
+    ]),
+    validateBidderParams: () => undefined,
+    cachePut: async (values) => values.map(() => undefined),
+  };
+}
+
+function context(secure = false, namespace: 'svc' | 'prebid' = 'prebid'): HookContext {
+  return { endpoint: 'auction', namespace, deadline: Date.now() + 1000, secure, moduleContext: {}, logger: deps().logger };
+}
+
+function split(request: BidRequest, ctx = context()) {
+  const payload: SplitPayload = { request, bidderRequests: [] };
+  const result = splitImps(payload, ctx, deps());
+  for (const change of result.changes ?? []) change(payload);
+  return { shares: payload.bidderRequests, result };
+}
+
+const request = (imps: BidRequest['imp'], extra: Partial<BidRequest> = {}): BidRequest => ({ id: 'r', site: { page: 'p' }, imp: imps, ...extra });
+
+describe('gavel.imp-splitting', () => {
+  it('offers an imp only to the bidders in its ext, each with only its own params', () => {
+    const { shares } = split(request([
+      { id: 'i1', banner: { w: 1, h: 1 }, ext: { alpha: { a: 1 }, beta: { b: 2 }, gpid: '/slot' } },
+      { id: 'i2', banner: { w: 1, h: 1 }, ext: { prebid: { bidder: { alpha: { a: 3 } } } } },
+    ]));
+    expect(shares.map((share) => [share.bidder, share.request.imp.map((imp) => imp.id)])).to.deep.equal([['alpha', ['i1', 'i2']], ['beta', ['i1']]]);
+    expect(shares[0]!.request.imp[0]!.ext).to.deep.equal({ bidder: { a: 1 }, gpid: '/slot' });
+    expect(shares[0]!.request.imp[1]!.ext).to.deep.equal({ bidder: { a: 3 } });
+    expect(JSON.stringify(shares[1]!.request)).to.not.contain('"a":1');
+  });
+
+  it('removes media types a bidder cannot take, with error code 2, and drops an imp left with none', () => {
+    const { shares, result } = split(request([
+      { id: 'i1', banner: { w: 1, h: 1 }, video: { mimes: ['video/mp4'] }, ext: { beta: {} } },
+      { id: 'i2', video: { mimes: ['video/mp4'] }, ext: { beta: {} } },
+    ]));
+    expect(shares).to.have.length(1);
+    expect(shares[0]!.request.imp.map((imp) => imp.id)).to.deep.equal(['i1']);
+    expect(shares[0]!.request.imp[0]).to.not.have.property('video');
+    expect(result.errors!.beta).to.deep.equal([
+      { code: 2, message: "request.imp[0] uses video, but this bidder doesn't support it" },
+      { code: 2, message: "request.imp[1] uses video, but this bidder doesn't support it" },
+    ]);
+  });
+
+  it('reads capabilities for the kind of inventory: app requests use the app list', () => {
+    const { shares } = split(request([{ id: 'i1', video: { mimes: ['video/mp4'] }, ext: { beta: {} } }], { site: undefined, app: { bundle: 'b' } }));
+    expect(shares[0]!.request.imp[0]!.video).to.deep.equal({ mimes: ['video/mp4'] });
+  });
+
+  it('sets imp.secure = 1 over https unless the publisher set it', () => {
+    const { shares } = split(request([
+      { id: 'i1', banner: { w: 1, h: 1 }, ext: { alpha: {} } },
+      { id: 'i2', banner: { w: 1, h: 1 }, secure: 0, ext: { alpha: {} } },
+    ]), context(true));
+    expect(shares[0]!.request.imp.map((imp) => imp.secure)).to.deep.equal([1, 0]);
+  });
+
+  it('resolves aliases and bidder names case-insensitively, keeping the name as written for the seat', () => {
+    const { shares } = split(request([{ id: 'i1', banner: { w: 1, h: 1 }, ext: { ALPHA: {}, fast: {} } }], { ext: { prebid: { aliases: { fast: 'beta' } } } }));
+    expect(shares.map((share) => [share.bidder, share.adapter])).to.deep.equal([['ALPHA', 'alpha'], ['fast', 'beta']]);
+  });
+
+  it('skips a disabled bidder with a warning', () => {
+    const { shares, result } = split(request([{ id: 'i1', banner: { w: 1, h: 1 }, ext: { off: {}, alpha: {} } }]));
+    expect(shares.map((share) => share.bidder)).to.deep.equal(['alpha']);
+    expect(result.warnings!.general![0]!.message).to.contain('off');
+  });
+
+  it('never changes the request it was given', () => {
+    const original = request([{ id: 'i1', banner: { w: 1, h: 1 }, ext: { alpha: { a: 1 } } }], { user: { ext: { prebid: { buyeruids: { alpha: 'u' } } } } });
+    const before = JSON.stringify(original);
+    split(original, context(true));
+    expect(JSON.stringify(original)).to.equal(before);
+  });
+});
