@@ -3,12 +3,13 @@ import {
   badServerResponse,
   bidMediaType,
   compileEndpoint,
+  isJsonObject,
+  readBidResponse,
   readJsonBeside,
-  readJsonResponse,
+  seatBids,
   type Banner,
   type Bid,
   type BidRequest,
-  type BidResponse,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -99,25 +100,17 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      if (response.status === 400) {
-        return { bids: [], errors: [badInput('Unexpected status code: 400. Run with request.debug = 1 for more info')] };
-      }
-      const parsed = readJsonResponse<BidResponse>(response);
-      if (parsed.error) return { bids: [], errors: [parsed.error] };
-      if (parsed.noBid) return { bids: [] };
-      const body = parsed.value;
-      if (!isObject(body)) return { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] };
+      const read = readBidResponse(response);
+      if ('result' in read) return read.result;
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const seatbid of arrayOf(body.seatbid)) {
-        for (const bid of arrayOf(isObject(seatbid) ? seatbid.bid : undefined)) {
-          const typed = typeBid(bid, request);
-          if ('error' in typed) errors.push(typed.error);
-          else bids.push(typed);
-        }
+      for (const { bid } of seatBids(read.body)) {
+        const typed = typeBid(bid, request);
+        if ('error' in typed) errors.push(typed.error);
+        else bids.push(typed);
       }
-      return { currency: typeof body.cur === 'string' && body.cur !== '' ? body.cur : 'USD', bids, errors };
+      return { currency: typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : 'USD', bids, errors };
     },
   };
 }
@@ -165,7 +158,7 @@ function impExtension(params: AppnexusParams, incoming: Ext | undefined): Ext {
 /** `<source>-<version>` of the Prebid SDK that sent an app request, when it says both. */
 function displayManagerVersion(request: BidRequest): string | undefined {
   const prebid = request.app?.ext?.prebid;
-  if (!isObject(prebid)) return undefined;
+  if (!isJsonObject(prebid)) return undefined;
   const { source, version } = prebid;
   return typeof source === 'string' && source && typeof version === 'string' && version ? `${source}-${version}` : undefined;
 }
@@ -184,8 +177,8 @@ function requestExtension(request: BidRequest, info: RequestInfo, platformId: nu
 function wantsBrandCategory(request: BidRequest): boolean {
   return ['prebid', 'svc'].some((ns) => {
     const options = request.ext?.[ns];
-    const targeting = isObject(options) ? options.targeting : undefined;
-    return isObject(targeting) && targeting.includebrandcategory !== undefined && targeting.includebrandcategory !== null;
+    const targeting = isJsonObject(options) ? options.targeting : undefined;
+    return isJsonObject(targeting) && targeting.includebrandcategory !== undefined && targeting.includebrandcategory !== null;
   });
 }
 
@@ -196,7 +189,7 @@ function wantsBrandCategory(request: BidRequest): boolean {
 function moveSupplyChainToExt(request: BidRequest): BidRequest & { ext: Ext } {
   const ext: Ext = { ...request.ext };
   const source = request.source;
-  const sourceExt = isObject(source?.ext) ? source.ext : undefined;
+  const sourceExt = isJsonObject(source?.ext) ? source.ext : undefined;
   const schain = source?.schain ?? sourceExt?.schain;
   if (!source || schain === undefined) return { ...request, ext };
 
@@ -234,11 +227,11 @@ function appendQuery(endpoint: string, query: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 
 function typeBid(candidate: unknown, request: BidRequest): TypedBid | { error: BidderError } {
-  if (!isObject(candidate) || typeof candidate.impid !== 'string') {
+  if (!isJsonObject(candidate) || typeof candidate.impid !== 'string') {
     return { error: badServerResponse('Bad server response: a bid is not an object with an impid') };
   }
   const bid = { ...candidate } as Bid;
-  const bidExt: AppnexusBidExt = isObject(bid.ext?.appnexus) ? (bid.ext.appnexus as AppnexusBidExt) : {};
+  const bidExt: AppnexusBidExt = isJsonObject(bid.ext?.appnexus) ? (bid.ext.appnexus as AppnexusBidExt) : {};
 
   const type = mediaTypeOf(bid, bidExt, request);
   if ('error' in type) return type;
@@ -268,12 +261,8 @@ function mediaTypeOf(bid: Bid, bidExt: AppnexusBidExt, request: BidRequest): { m
 // Small helpers
 // ---------------------------------------------------------------------------------------------------------------
 
-function isObject(value: unknown): value is Record<string, any> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function isImp(value: unknown): value is Imp {
-  return isObject(value) && typeof value.id === 'string';
+  return isJsonObject(value) && typeof value.id === 'string';
 }
 
 function arrayOf(value: unknown): unknown[] {

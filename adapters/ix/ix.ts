@@ -4,7 +4,8 @@ import {
   badInput,
   badServerResponse,
   cloneJson,
-  readJsonResponse,
+  isJsonObject,
+  readBidResponse,
   type App,
   type Banner,
   type Bid,
@@ -14,6 +15,7 @@ import {
   type BidderError,
   type Ext,
   type Imp,
+  type JsonObject,
   type MakeBidsResult,
   type MakeRequestsResult,
   type MediaType,
@@ -23,8 +25,6 @@ import {
   type TypedBid,
 } from '../../core/api/index.js';
 import { mergeNativeImpressionTrackers } from './native-trackers.js';
-
-type JsonObject = Record<string, unknown>;
 
 /** How this host describes itself to Index Exchange in `ext.ixdiag`. */
 export interface IxSettings {
@@ -69,10 +69,6 @@ export function createIxBidder(settings: IxSettings): Bidder {
   };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Requests: every imp goes to the exchange in one call.
 // ---------------------------------------------------------------------------------------------------------------
@@ -91,7 +87,7 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   const siteIds = new Set<string>();
 
   for (const imp of outgoing.imp as unknown[]) {
-    const params = isObject(imp) ? readImpParams(imp as Imp) : { error: badInput('every imp must be an object') };
+    const params = isJsonObject(imp) ? readImpParams(imp as Imp) : { error: badInput('every imp must be an object') };
     if ('error' in params) {
       errors.push(params.error);
       continue;
@@ -104,8 +100,8 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   outgoing.imp = imps;
   const sortedSiteIds = [...siteIds].sort();
   const publisherId = sortedSiteIds.length === 1 ? sortedSiteIds[0] : undefined;
-  if (isObject(outgoing.site)) outgoing.site = withPublisher(outgoing.site, publisherId);
-  if (isObject(outgoing.app)) outgoing.app = withPublisher(outgoing.app, publisherId);
+  if (isJsonObject(outgoing.site)) outgoing.site = withPublisher(outgoing.site, publisherId);
+  if (isJsonObject(outgoing.app)) outgoing.app = withPublisher(outgoing.app, publisherId);
   outgoing.ext = withIxDiag(outgoing.ext, sortedSiteIds, settings);
 
   const call: RequestData = {
@@ -120,8 +116,8 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
 
 function readImpParams(imp: Imp): IxImpParams | { error: BidderError } {
   const label = `imp ${JSON.stringify(imp.id)}`;
-  const params = isObject(imp.ext) ? imp.ext.bidder : undefined;
-  if (!isObject(params)) return { error: badInput(`${label}: ext.bidder must be an object holding the ix params`) };
+  const params = isJsonObject(imp.ext) ? imp.ext.bidder : undefined;
+  if (!isJsonObject(params)) return { error: badInput(`${label}: ext.bidder must be an object holding the ix params`) };
 
   const siteIdKey = SITE_ID_KEYS.find((key) => params[key] !== undefined);
   const siteId = siteIdKey === undefined ? undefined : params[siteIdKey];
@@ -137,7 +133,7 @@ function readImpParams(imp: Imp): IxImpParams | { error: BidderError } {
 function prepareImp(imp: Imp, params: IxImpParams): Imp {
   // The exchange reads the slot id at imp.ext.sid, not among the bidder params.
   if (params.sid) imp.ext = { ...imp.ext, sid: params.sid };
-  if (isObject(imp.banner)) normaliseBannerSizes(imp.banner);
+  if (isJsonObject(imp.banner)) normaliseBannerSizes(imp.banner);
   return imp;
 }
 
@@ -148,7 +144,7 @@ function normaliseBannerSizes(banner: Banner): void {
     banner.format = [{ w: banner.w, h: banner.h }];
   }
   const onlyFormat = Array.isArray(banner.format) && banner.format.length === 1 ? banner.format[0] : undefined;
-  if (isObject(onlyFormat) && typeof onlyFormat.w === 'number' && typeof onlyFormat.h === 'number') {
+  if (isJsonObject(onlyFormat) && typeof onlyFormat.w === 'number' && typeof onlyFormat.h === 'number') {
     banner.w = onlyFormat.w;
     banner.h = onlyFormat.h;
   }
@@ -159,15 +155,15 @@ function normaliseBannerSizes(banner: Banner): void {
  * request none of them is the publisher, so the ids go to `ixdiag.multipleSiteIds` instead.
  */
 function withPublisher<T extends Site | App>(inventory: T, publisherId: string | undefined): T {
-  const publisher = isObject(inventory.publisher) ? { ...inventory.publisher } : {};
+  const publisher = isJsonObject(inventory.publisher) ? { ...inventory.publisher } : {};
   if (publisherId !== undefined) publisher.id = publisherId;
   return { ...inventory, publisher };
 }
 
 /** Diagnostics Index Exchange asks for: host platform and version, Prebid.js version, and ambiguous site ids. */
 function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings): Ext {
-  const requestExt: Ext = isObject(ext) ? { ...ext } : {};
-  const ixdiag: JsonObject = isObject(requestExt.ixdiag) ? { ...requestExt.ixdiag } : {};
+  const requestExt: Ext = isJsonObject(ext) ? { ...ext } : {};
+  const ixdiag: JsonObject = isJsonObject(requestExt.ixdiag) ? { ...requestExt.ixdiag } : {};
 
   const prebidJsVersion = channelVersion(requestExt.prebid);
   if (prebidJsVersion) ixdiag.pbjsv = prebidJsVersion;
@@ -181,7 +177,7 @@ function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings)
 }
 
 function channelVersion(prebidExt: unknown): string | undefined {
-  if (!isObject(prebidExt) || !isObject(prebidExt.channel)) return undefined;
+  if (!isJsonObject(prebidExt) || !isJsonObject(prebidExt.channel)) return undefined;
   const version = prebidExt.channel.version;
   return typeof version === 'string' && version !== '' ? version : undefined;
 }
@@ -191,15 +187,11 @@ function channelVersion(prebidExt: unknown): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 
 function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
-  if (response.status === 400) {
-    return { bids: [], errors: [badInput(`Unexpected status code: 400. Run with request.debug = 1 for more info`)] };
-  }
-  const read = readJsonResponse<unknown>(response);
-  if (read.error) return { bids: [], errors: [read.error] };
-  if (read.noBid) return { bids: [] };
+  const read = readBidResponse(response);
+  if ('result' in read) return read.result;
 
-  const body = read.value;
-  if (!isObject(body)) return { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] };
+  const body = read.body;
+  // Stricter than the SDK's seatBids(): a malformed seatbid is reported, not skipped.
   const seatBids = body.seatbid ?? [];
   if (!Array.isArray(seatBids)) return { bids: [], errors: [badServerResponse('Bad server response: seatbid is not an array')] };
 
@@ -207,7 +199,7 @@ function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
   for (const seatBid of seatBids) {
-    const seatBidBids = isObject(seatBid) ? seatBid.bid : undefined;
+    const seatBidBids = isJsonObject(seatBid) ? seatBid.bid : undefined;
     if (!Array.isArray(seatBidBids)) {
       errors.push(badServerResponse('Bad server response: a seatbid has no bid array'));
       continue;
@@ -226,7 +218,7 @@ function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
 function impMediaTypesById(request: BidRequest): Map<string, MediaType> {
   const types = new Map<string, MediaType>();
   for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-    if (!isObject(imp)) continue;
+    if (!isJsonObject(imp)) continue;
     const type = IMP_TYPE_PRECEDENCE.find((mediaType) => imp[mediaType] !== undefined && imp[mediaType] !== null);
     if (type) types.set(String(imp.id), type);
   }
@@ -234,7 +226,7 @@ function impMediaTypesById(request: BidRequest): Map<string, MediaType> {
 }
 
 function isWellFormedBid(value: unknown): value is Bid {
-  return isObject(value) && typeof value.impid === 'string' && typeof value.price === 'number';
+  return isJsonObject(value) && typeof value.impid === 'string' && typeof value.price === 'number';
 }
 
 function typeBid(candidate: unknown, impTypes: Map<string, MediaType>): TypedBid | BidderError {
@@ -261,8 +253,8 @@ function bidMediaType(bid: Bid, impTypes: Map<string, MediaType>): MediaType | B
   const declared = typeof bid.mtype === 'number' ? MTYPE_TO_MEDIA_TYPE[bid.mtype] : undefined;
   if (declared) return declared;
 
-  const prebidExt = isObject(bid.ext) ? bid.ext.prebid : undefined;
-  const extType = isObject(prebidExt) ? prebidExt.type : undefined;
+  const prebidExt = isJsonObject(bid.ext) ? bid.ext.prebid : undefined;
+  const extType = isJsonObject(prebidExt) ? prebidExt.type : undefined;
   if (typeof extType === 'string' && extType !== '') {
     return (MEDIA_TYPES as readonly string[]).includes(extType)
       ? (extType as MediaType)
@@ -273,9 +265,9 @@ function bidMediaType(bid: Bid, impTypes: Map<string, MediaType>): MediaType | B
 }
 
 function prebidVideoExt(bid: Bid): TypedBid['video'] | undefined {
-  const prebidExt = isObject(bid.ext) ? bid.ext.prebid : undefined;
-  const video = isObject(prebidExt) ? prebidExt.video : undefined;
-  if (!isObject(video)) return undefined;
+  const prebidExt = isJsonObject(bid.ext) ? bid.ext.prebid : undefined;
+  const video = isJsonObject(prebidExt) ? prebidExt.video : undefined;
+  if (!isJsonObject(video)) return undefined;
   const info: NonNullable<TypedBid['video']> = {};
   if (typeof video.duration === 'number') info.duration = video.duration;
   if (typeof video.primary_category === 'string' && video.primary_category !== '') info.primaryCategory = video.primary_category;

@@ -3,8 +3,7 @@
  * `eventtrackers`. Older renderers read `imptrackers` alone, so every image impression tracker is copied into
  * `imptrackers` (deduplicated, sorted) and the markup is written back in the field order of the Native spec.
  */
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../../core/api/index.js';
 
 /** Native 1.2 event type "impression" and tracking method "image pixel". */
 const IMPRESSION_EVENT = 1;
@@ -34,14 +33,10 @@ const NATIVE_RESPONSE: Shape = {
 /** Native 1.1 markup wraps the response in a `native` object. */
 const NATIVE_WRAPPER: Shape = { keys: ['native'], children: { native: NATIVE_RESPONSE } };
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Rebuilds `value` with the shape's known keys first, in spec order; keys the spec does not name follow as they were. */
 function arrange(value: unknown, shape: Shape): unknown {
   if (Array.isArray(value)) return value.map((item) => arrange(item, shape));
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const knownKeys = shape.keys.filter((key) => key in value);
   const otherKeys = Object.keys(value).filter((key) => !shape.keys.includes(key));
   const arranged: JsonObject = {};
@@ -62,7 +57,7 @@ function impressionPixelUrls(native: JsonObject): string[] {
     if (typeof url === 'string') urls.add(url);
   }
   for (const tracker of native.eventtrackers as unknown[]) {
-    if (isObject(tracker) && tracker.event === IMPRESSION_EVENT && tracker.method === IMAGE_PIXEL_METHOD && typeof tracker.url === 'string') {
+    if (isJsonObject(tracker) && tracker.event === IMPRESSION_EVENT && tracker.method === IMAGE_PIXEL_METHOD && typeof tracker.url === 'string') {
       urls.add(tracker.url);
     }
   }
@@ -85,10 +80,10 @@ export function mergeNativeImpressionTrackers(adm: string): string {
   } catch {
     return adm;
   }
-  if (!isObject(markup)) return adm;
+  if (!isJsonObject(markup)) return adm;
 
   let rewritten: JsonObject | undefined;
-  if (isObject(markup.native) && hasEventTrackers(markup.native)) {
+  if (isJsonObject(markup.native) && hasEventTrackers(markup.native)) {
     rewritten = arrange({ ...markup, native: withMergedImpressionTrackers(markup.native) }, NATIVE_WRAPPER) as JsonObject;
   }
   const document = rewritten ?? markup;

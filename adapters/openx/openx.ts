@@ -2,10 +2,11 @@ import {
   badInput,
   badServerResponse,
   bidMediaType,
-  readJsonResponse,
+  isJsonObject,
+  readBidResponse,
+  seatBids,
   type Bid,
   type BidRequest,
-  type BidResponse,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -57,24 +58,16 @@ export function createOpenxBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      if (response.status === 400) {
-        return { bids: [], errors: [badInput('Unexpected status code: 400. Run with request.debug = 1 for more info')] };
-      }
-      const parsed = readJsonResponse<BidResponse>(response);
-      if (parsed.error) return { bids: [], errors: [parsed.error] };
-      if (parsed.noBid) return { bids: [] };
-      const body = parsed.value;
-      if (!isObject(body)) return { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] };
+      const read = readBidResponse(response);
+      if ('result' in read) return read.result;
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const seatbid of arrayOf(body.seatbid)) {
-        for (const bid of arrayOf(isObject(seatbid) ? seatbid.bid : undefined)) {
-          if (isBid(bid)) bids.push(typeBid(bid, request));
-          else errors.push(badServerResponse('Bad server response: a bid is not an object with an impid'));
-        }
+      for (const { bid } of seatBids(read.body)) {
+        if (isBid(bid)) bids.push(typeBid(bid, request));
+        else errors.push(badServerResponse('Bad server response: a bid is not an object with an impid'));
       }
-      return { currency: typeof body.cur === 'string' && body.cur !== '' ? body.cur : 'USD', bids, errors };
+      return { currency: typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : 'USD', bids, errors };
     },
   };
 }
@@ -141,12 +134,12 @@ function isRewarded(imp: Imp): boolean {
   if (imp.rwdd === 1) return true;
   return SERVICE_NAMESPACES.some((namespace) => {
     const options = imp.ext?.[namespace];
-    return isObject(options) && options.is_rewarded_inventory === 1;
+    return isJsonObject(options) && options.is_rewarded_inventory === 1;
   });
 }
 
 function readOpenxParams(bidderParams: unknown): { params: OpenxParams } | { error: string } {
-  if (!isObject(bidderParams)) return { error: 'imp.ext.bidder must hold the openx params object' };
+  if (!isJsonObject(bidderParams)) return { error: 'imp.ext.bidder must hold the openx params object' };
   const { unit, delDomain, platform, customFloor, customParams } = bidderParams;
   const unitText = typeof unit === 'number' && Number.isFinite(unit) ? String(unit) : typeof unit === 'string' ? unit.trim() : '';
   if (unitText === '') return { error: 'unit is required' };
@@ -158,7 +151,7 @@ function readOpenxParams(bidderParams: unknown): { params: OpenxParams } | { err
       delDomain: typeof delDomain === 'string' && delDomain !== '' ? delDomain : undefined,
       platform: typeof platform === 'string' && platform !== '' ? platform : undefined,
       customFloor: floor,
-      customParams: isObject(customParams) ? customParams : undefined,
+      customParams: isJsonObject(customParams) ? customParams : undefined,
     },
   };
 }
@@ -189,16 +182,12 @@ function typeBid(bid: Bid, request: BidRequest): TypedBid {
 // Small helpers
 // ---------------------------------------------------------------------------------------------------------------
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function isImp(value: unknown): value is Imp {
-  return isObject(value) && typeof value.id === 'string';
+  return isJsonObject(value) && typeof value.id === 'string';
 }
 
 function isBid(value: unknown): value is Bid {
-  return isObject(value) && typeof value.impid === 'string';
+  return isJsonObject(value) && typeof value.impid === 'string';
 }
 
 function arrayOf(value: unknown): unknown[] {

@@ -3,19 +3,20 @@ import {
   badServerResponse,
   bidMediaType,
   compileEndpoint,
+  isJsonObject,
   readJsonResponse,
+  seatBids,
+  type Bid,
   type Bidder,
   type BidderConfig,
   type BidderError,
   type BidRequest,
   type BidResponse,
   type Imp,
+  type JsonObject,
   type MakeBidsResult,
   type TypedBid,
 } from '../../core/api/index.js';
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Fields OpenRTB 2.6 promoted out of `ext`: [object, field]. */
 const PROMOTED_FIELDS: Array<[keyof BidRequest & string, string]> = [
@@ -35,15 +36,15 @@ const PROMOTED_FIELDS: Array<[keyof BidRequest & string, string]> = [
 export function convertVersion(request: BidRequest, version: '2.5' | '2.6'): BidRequest {
   let converted = request;
   for (const [objectName, field] of PROMOTED_FIELDS) {
-    const object = request[objectName];
-    if (!isObject(object)) continue;
-    const ext = isObject(object.ext) ? object.ext : undefined;
+    const object = converted[objectName];
+    if (!isJsonObject(object)) continue;
+    const ext = isJsonObject(object.ext) ? object.ext : undefined;
     if (version === '2.5' && object[field] !== undefined) {
       const { [field]: value, ...rest } = object;
       converted = { ...converted, [objectName]: { ...rest, ext: { ...ext, [field]: ext?.[field] ?? value } } };
     } else if (version === '2.6' && ext?.[field] !== undefined) {
       const { [field]: value, ...restExt } = ext;
-      const updated: Json = { ...object, [field]: object[field] ?? value };
+      const updated: JsonObject = { ...object, [field]: object[field] ?? value };
       if (Object.keys(restExt).length > 0) updated.ext = restExt;
       else delete updated.ext;
       converted = { ...converted, [objectName]: updated };
@@ -54,7 +55,7 @@ export function convertVersion(request: BidRequest, version: '2.5' | '2.6'): Bid
 
 /** Values an endpoint template may use: every scalar of the first imp's params. */
 function macroValues(imp: Imp | undefined): Record<string, string | number | undefined> {
-  const params = isObject(imp?.ext?.bidder) ? (imp!.ext!.bidder as Json) : {};
+  const params = isJsonObject(imp?.ext?.bidder) ? (imp!.ext!.bidder as JsonObject) : {};
   const values: Record<string, string | number | undefined> = {};
   for (const [key, value] of Object.entries(params)) if (typeof value === 'string' || typeof value === 'number') values[key] = value;
   return values;
@@ -87,32 +88,31 @@ export function createOrtbBidder(config: BidderConfig): Bidder {
       if (read.error) return { bids: [], errors: [read.error] };
       if (read.noBid || !read.value) return { bids: [] };
       const answer = read.value;
-      if (!isObject(answer) || (answer.seatbid !== undefined && !Array.isArray(answer.seatbid))) {
+      if (!isJsonObject(answer) || (answer.seatbid !== undefined && !Array.isArray(answer.seatbid))) {
         return { bids: [], errors: [badServerResponse('Bad server response: not an OpenRTB BidResponse')] };
       }
       const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const seatbid of answer.seatbid ?? []) {
-        for (const bid of Array.isArray(seatbid?.bid) ? seatbid.bid : []) {
-          if (!isObject(bid) || typeof bid.price !== 'number' || typeof bid.impid !== 'string') {
-            errors.push(badServerResponse('Bad server response: a bid lacks a numeric price or an impid'));
-            continue;
-          }
-          const imp = impsById.get(bid.impid);
-          if (!imp) {
-            errors.push(badServerResponse(`bid ${bid.id} is for imp "${bid.impid}", which was not offered`));
-            continue;
-          }
-          const type = bidMediaType(bid, imp);
-          if (!type) {
-            errors.push(badServerResponse(`bid ${bid.id}: cannot tell its media type (set bid.mtype; imp "${bid.impid}" offers several)`));
-            continue;
-          }
-          const typed: TypedBid = { bid, type };
-          if (type === 'video') typed.video = { duration: typeof bid.dur === 'number' ? bid.dur : undefined, primaryCategory: bid.cat?.[0] };
-          bids.push(typed);
+      for (const { bid: candidate } of seatBids(answer)) {
+        if (!isJsonObject(candidate) || typeof candidate.price !== 'number' || typeof candidate.impid !== 'string') {
+          errors.push(badServerResponse('Bad server response: a bid lacks a numeric price or an impid'));
+          continue;
         }
+        const bid = candidate as Bid;
+        const imp = impsById.get(bid.impid);
+        if (!imp) {
+          errors.push(badServerResponse(`bid ${bid.id} is for imp "${bid.impid}", which was not offered`));
+          continue;
+        }
+        const type = bidMediaType(bid, imp);
+        if (!type) {
+          errors.push(badServerResponse(`bid ${bid.id}: cannot tell its media type (set bid.mtype; imp "${bid.impid}" offers several)`));
+          continue;
+        }
+        const typed: TypedBid = { bid, type };
+        if (type === 'video') typed.video = { duration: typeof bid.dur === 'number' ? bid.dur : undefined, primaryCategory: bid.cat?.[0] };
+        bids.push(typed);
       }
       return { currency: answer.cur || 'USD', bids, errors };
     },

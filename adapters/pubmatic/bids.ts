@@ -1,51 +1,44 @@
 /** Reads a PubMatic translator response into typed bids. */
 import {
-  badInput,
   badServerResponse,
+  isJsonObject,
   MTYPE_TO_MEDIA_TYPE,
-  readJsonResponse,
+  readBidResponse,
+  seatBids,
   type Bid,
   type BidderError,
+  type JsonObject,
   type MakeBidsResult,
   type MediaType,
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { isObject, rawMemberText, type JsonObject } from './json.js';
+import { rawMemberText } from './json.js';
 
 /** PubMatic's older bid typing, `bid.ext.bidtype`, for bids without `mtype`. */
 const LEGACY_BID_TYPES: Readonly<Record<number, MediaType>> = { 0: 'banner', 1: 'video', 2: 'native' };
 
 export function readPubmaticBids(response: ResponseData): MakeBidsResult {
-  if (response.status === 400) {
-    return { bids: [], errors: [badInput('Unexpected status code: 400. Run with request.debug = 1 for more info')] };
-  }
-  const read = readJsonResponse<unknown>(response);
-  if (read.error) return { bids: [], errors: [read.error] };
-  if (read.noBid) return { bids: [] };
-  if (!isObject(read.value)) return { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] };
-  const body = read.value;
+  const read = readBidResponse(response);
+  if ('result' in read) return read.result;
 
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
-  for (const seatBid of Array.isArray(body.seatbid) ? body.seatbid : []) {
-    if (!isObject(seatBid) || !Array.isArray(seatBid.bid)) continue;
-    for (const raw of seatBid.bid) {
-      if (!isObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
-        errors.push(badServerResponse('Bad server response: a bid lacks impid or a numeric price'));
-        continue;
-      }
-      const typed = toTypedBid(raw, errors);
-      if (typed) bids.push(typed);
+  for (const { bid: raw } of seatBids(read.body)) {
+    if (!isJsonObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
+      errors.push(badServerResponse('Bad server response: a bid lacks impid or a numeric price'));
+      continue;
     }
+    const typed = toTypedBid(raw, errors);
+    if (typed) bids.push(typed);
   }
-  const currency = typeof body.cur === 'string' && body.cur !== '' ? body.cur : undefined;
+  const currency = typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : undefined;
   return { currency, bids, errors: errors.length > 0 ? errors : undefined };
 }
 
 function toTypedBid(raw: JsonObject, errors: BidderError[]): TypedBid | undefined {
   const bid = { ...raw } as Bid;
-  const bidExt = isObject(raw.ext) ? raw.ext : {};
+  const bidExt = isJsonObject(raw.ext) ? raw.ext : {};
   const type = mediaTypeOf(raw, bidExt);
   if (!type) {
     errors.push(badServerResponse(`bid ${String(raw.id)} for imp ${raw.impid}: no media type (mtype ${String(raw.mtype)})`));
@@ -53,7 +46,7 @@ function toTypedBid(raw: JsonObject, errors: BidderError[]): TypedBid | undefine
   }
   // The ad server keys on a single category.
   if (Array.isArray(bid.cat) && bid.cat.length > 1) bid.cat = bid.cat.slice(0, 1);
-  if (isObject(raw.ext)) bid.ext = withDsaParamsRenamed(raw.ext);
+  if (isJsonObject(raw.ext)) bid.ext = withDsaParamsRenamed(raw.ext);
   if (type === 'native' && typeof bid.adm === 'string') {
     const adm = unwrapNativeAdm(bid.adm);
     if (adm === undefined) errors.push(badServerResponse(`bid ${String(raw.id)}: native adm is not a JSON object`));
@@ -63,7 +56,7 @@ function toTypedBid(raw: JsonObject, errors: BidderError[]): TypedBid | undefine
   const typed: TypedBid = { bid, type };
   if (typeof bidExt.marketplace === 'string' && bidExt.marketplace !== '') typed.seat = bidExt.marketplace;
   if (typeof bidExt.prebiddealpriority === 'number' && bidExt.prebiddealpriority > 0) typed.dealPriority = bidExt.prebiddealpriority;
-  const duration = isObject(bidExt.video) ? bidExt.video.duration : undefined;
+  const duration = isJsonObject(bidExt.video) ? bidExt.video.duration : undefined;
   if (typeof duration === 'number') typed.video = { duration };
   return typed;
 }
@@ -85,17 +78,17 @@ function unwrapNativeAdm(adm: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(parsed)) return undefined;
+  if (!isJsonObject(parsed)) return undefined;
   if (!('native' in parsed)) return adm;
-  return isObject(parsed.native) ? rawMemberText(adm, 'native') : undefined;
+  return isJsonObject(parsed.native) ? rawMemberText(adm, 'native') : undefined;
 }
 
 /** PubMatic names the DSA transparency params `dsaparams`; OpenRTB's DSA extension calls them `params`. */
 function withDsaParamsRenamed(ext: JsonObject): JsonObject {
   const dsa = ext.dsa;
-  if (!isObject(dsa) || !Array.isArray(dsa.transparency)) return ext;
+  if (!isJsonObject(dsa) || !Array.isArray(dsa.transparency)) return ext;
   const transparency = dsa.transparency.map((entry: unknown) => {
-    if (!isObject(entry) || !('dsaparams' in entry)) return entry;
+    if (!isJsonObject(entry) || !('dsaparams' in entry)) return entry;
     const { dsaparams, ...rest } = entry;
     return { ...rest, params: dsaparams };
   });

@@ -2,8 +2,8 @@
  * Turns one auction imp into the imp PubMatic's translator expects: ad slot name and size, floor, and the
  * targeting keys PubMatic reads from `imp.ext`.
  */
-import { badInput, type Banner, type BidderError, type Imp } from '../../core/api/index.js';
-import { isObject, trimmedString, type JsonObject } from './json.js';
+import { badInput, isJsonObject, type Banner, type BidderError, type Imp, type JsonObject } from '../../core/api/index.js';
+import { trimmedString } from './json.js';
 
 export interface Wrapper {
   profile?: number;
@@ -31,9 +31,9 @@ export function parseImp(imp: Imp, displayManager: DisplayManager | undefined): 
   if (!imp.banner && !imp.video && !imp.native) {
     return { error: badInput(`imp ${imp.id}: pubmatic bids on banner, video and native only`) };
   }
-  const impExt = isObject(imp.ext) ? imp.ext : {};
+  const impExt = isJsonObject(imp.ext) ? imp.ext : {};
   const params = impExt.bidder;
-  if (!isObject(params)) return { error: badInput(`imp ${imp.id}: missing pubmatic params in imp.ext.bidder`) };
+  if (!isJsonObject(params)) return { error: badInput(`imp ${imp.id}: missing pubmatic params in imp.ext.bidder`) };
   if (params.publisherId !== undefined && typeof params.publisherId !== 'string') {
     return { error: badInput(`imp ${imp.id}: publisherId must be a string`) };
   }
@@ -69,7 +69,7 @@ export function parseImp(imp: Imp, displayManager: DisplayManager | undefined): 
 /** `undefined` when absent, `null` when malformed. */
 function readWrapper(value: unknown): Wrapper | undefined | null {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return null;
+  if (!isJsonObject(value)) return null;
   const wrapper: Wrapper = {};
   for (const key of ['profile', 'version'] as const) {
     const field = value[key];
@@ -108,14 +108,14 @@ function applyAdSlot(imp: Imp, adSlot: string): BidderError | undefined {
 function withBannerSize(banner: Banner): Banner | undefined {
   if (banner.w !== undefined && banner.h !== undefined) return banner;
   const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
-  if (!isObject(first)) return undefined;
+  if (!isJsonObject(first)) return undefined;
   return { ...banner, w: first.w, h: first.h };
 }
 
 function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
   const ext: JsonObject = {};
   for (const keyword of Array.isArray(params.keywords) ? params.keywords : []) {
-    if (!isObject(keyword) || typeof keyword.key !== 'string' || !Array.isArray(keyword.value) || keyword.value.length === 0) continue;
+    if (!isJsonObject(keyword) || typeof keyword.key !== 'string' || !Array.isArray(keyword.value) || keyword.value.length === 0) continue;
     ext[keyword.key === LEGACY_ZONE_KEY ? ZONE_KEY : keyword.key] = keyword.value.join(',');
   }
   // The dedicated params win over keywords of the same name.
@@ -123,9 +123,9 @@ function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
   if (trimmedString(params.pmzoneid) !== '') ext[ZONE_KEY] = params.pmzoneid;
 
   if (impExt.skadn !== undefined) ext.skadn = impExt.skadn;
-  const prebid = isObject(impExt.prebid) ? impExt.prebid : {};
+  const prebid = isJsonObject(impExt.prebid) ? impExt.prebid : {};
   if (prebid.is_rewarded_inventory === 1) ext.reward = 1;
-  if (isObject(impExt.data)) addImpFirstPartyData(impExt.data, ext);
+  if (isJsonObject(impExt.data)) addImpFirstPartyData(impExt.data, ext);
   if (typeof impExt.ae === 'number' && impExt.ae !== 0) ext.ae = impExt.ae;
   if (typeof impExt.gpid === 'string' && impExt.gpid !== '') ext.gpid = impExt.gpid;
   return ext;
@@ -136,7 +136,7 @@ function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
  * attribute becomes a `key=value` pair of `key_val`, pairs separated by `|`, list values joined by `,`.
  */
 function addImpFirstPartyData(data: JsonObject, ext: JsonObject): void {
-  const adserver = isObject(data.adserver) ? data.adserver : {};
+  const adserver = isJsonObject(data.adserver) ? data.adserver : {};
   if (adserver.name === 'gam' && typeof adserver.adslot === 'string' && adserver.adslot !== '') ext[AD_UNIT_KEY] = adserver.adslot;
   else if (typeof data.pbadslot === 'string') ext[AD_UNIT_KEY] = data.pbadslot;
 

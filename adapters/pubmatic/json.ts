@@ -1,21 +1,4 @@
-import type { BidRequest } from '../../core/api/index.js';
-
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `request.ext.svc.<path>` or, from Prebid.js-style requests, `request.ext.prebid.<path>`. */
-export function namespaced(request: BidRequest, ...path: string[]): unknown {
-  const ext = isObject(request.ext) ? request.ext : {};
-  for (const namespace of ['svc', 'prebid']) {
-    let value: unknown = ext[namespace];
-    for (const key of path) value = isObject(value) ? value[key] : undefined;
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
+import { isJsonObject } from '../../core/api/index.js';
 
 export function trimmedString(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
@@ -32,7 +15,7 @@ export function rawMemberText(text: string, key: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(parsed) || !(key in parsed)) return undefined;
+  if (!isJsonObject(parsed) || !(key in parsed)) return undefined;
 
   // The text is valid JSON, so a scan that tracks strings and nesting depth finds each member's exact bounds.
   let depth = 0;

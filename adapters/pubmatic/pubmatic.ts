@@ -1,10 +1,9 @@
 /**
  * PubMatic bidder: every valid imp of the auction goes in one call to PubMatic's OpenRTB translator.
  */
-import { badInput, type Bidder, type BidderError, type BidRequest, type Imp, type User } from '../../core/api/index.js';
+import { badInput, isJsonObject, type Bidder, type BidderError, type BidRequest, type Imp, type User } from '../../core/api/index.js';
 import { readPubmaticBids } from './bids.js';
 import { parseImp, type Wrapper } from './imp.js';
-import { isObject } from './json.js';
 import { appDisplayManager, buildRequestExt, mergeWrapper, readRequestSettings } from './request-ext.js';
 
 const HEADERS: Readonly<Record<string, string>> = {
@@ -24,7 +23,7 @@ export function createPubmaticBidder(endpoint: string): Bidder {
       let wrapper: Wrapper | undefined = settings.wrapper;
       let publisherId = '';
       for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-        const parsed = isObject(imp) ? parseImp(imp, displayManager) : { error: badInput('request.imp holds something that is not an imp object') };
+        const parsed = isJsonObject(imp) ? parseImp(imp, displayManager) : { error: badInput('request.imp holds something that is not an imp object') };
         if ('error' in parsed) {
           errors.push(parsed.error);
           continue;
@@ -52,7 +51,7 @@ export function createPubmaticBidder(endpoint: string): Bidder {
 }
 
 function withPublisherId(publisher: unknown, publisherId: string): Record<string, unknown> {
-  const copy: Record<string, unknown> = isObject(publisher) ? { ...publisher } : {};
+  const copy: Record<string, unknown> = isJsonObject(publisher) ? { ...publisher } : {};
   if (publisherId !== '') copy.id = publisherId;
   else delete copy.id;
   return copy;
@@ -60,7 +59,7 @@ function withPublisherId(publisher: unknown, publisherId: string): Record<string
 
 /** PubMatic reads extended ids from `user.eids` (OpenRTB 2.6), not from the 2.5 home `user.ext.eids`. */
 function withEidsAtTop(user: User): User {
-  if (!isObject(user.ext) || !Array.isArray(user.ext.eids)) return user;
+  if (!isJsonObject(user.ext) || !Array.isArray(user.ext.eids)) return user;
   const { eids, ...ext } = user.ext;
   const moved: User = { ...user, eids: eids as unknown[] };
   if (Object.keys(ext).length > 0) moved.ext = ext;

@@ -1,7 +1,6 @@
 /** The request-level `ext` PubMatic's translator reads: OpenWrap wrapper, allowed categories, marketplace. */
-import { badInput, type App, type BidderError, type BidRequest } from '../../core/api/index.js';
+import { badInput, isJsonObject, requestOption, type App, type BidderError, type BidRequest, type JsonObject } from '../../core/api/index.js';
 import type { DisplayManager, Wrapper } from './imp.js';
-import { isObject, namespaced, type JsonObject } from './json.js';
 
 export interface RequestSettings {
   wrapper?: Wrapper;
@@ -16,13 +15,13 @@ export interface RequestSettings {
  * keyed by the bidder's name).
  */
 export function readRequestSettings(request: BidRequest, bidder: string): RequestSettings | { error: BidderError } {
-  const all = namespaced(request, 'bidderparams');
-  const params = isObject(all) && isObject(all[bidder]) ? all[bidder] : isObject(all) ? all : {};
+  const all = requestOption(request, 'bidderparams');
+  const params = isJsonObject(all) && isJsonObject(all[bidder]) ? all[bidder] : isJsonObject(all) ? all : {};
   const settings: RequestSettings = {};
 
   if (params.wrapper !== undefined) {
     const wrapper = params.wrapper;
-    if (!isObject(wrapper) || !isOptionalInteger(wrapper.profile) || !isOptionalInteger(wrapper.version)) {
+    if (!isJsonObject(wrapper) || !isOptionalInteger(wrapper.profile) || !isOptionalInteger(wrapper.version)) {
       return { error: badInput('ext.bidderparams.wrapper must be an object with numeric profile and version') };
     }
     settings.wrapper = { profile: wrapper.profile as number | undefined, version: wrapper.version as number | undefined };
@@ -33,7 +32,7 @@ export function readRequestSettings(request: BidRequest, bidder: string): Reques
     }
     settings.acat = params.acat.map((category: string) => category.trim());
   }
-  settings.allowedBidders = allowedBidderCodes(namespaced(request, 'alternatebiddercodes'), bidder);
+  settings.allowedBidders = allowedBidderCodes(requestOption(request, 'alternatebiddercodes'), bidder);
   return settings;
 }
 
@@ -63,9 +62,9 @@ export function buildRequestExt(settings: RequestSettings, wrapper: Wrapper | un
 
 /** The SDK that built an app request, from `app.ext.<ns>` or `app.ext` (`source` and `version`). */
 export function appDisplayManager(app: App | undefined): DisplayManager | undefined {
-  if (!app || !isObject(app.ext)) return undefined;
+  if (!app || !isJsonObject(app.ext)) return undefined;
   for (const holder of [app.ext.prebid, app.ext.svc, app.ext]) {
-    if (!isObject(holder)) continue;
+    if (!isJsonObject(holder)) continue;
     const { source, version } = holder;
     if (typeof source === 'string' && source !== '' && typeof version === 'string' && version !== '') return { name: source, version };
   }
@@ -73,11 +72,11 @@ export function appDisplayManager(app: App | undefined): DisplayManager | undefi
 }
 
 function allowedBidderCodes(config: unknown, bidder: string): string[] | undefined {
-  if (!isObject(config)) return undefined;
+  if (!isJsonObject(config)) return undefined;
   const allowed = [bidder];
   if (config.enabled !== true) return allowed;
-  const own = isObject(config.bidders) ? config.bidders[bidder] : undefined;
-  if (!isObject(own) || own.enabled !== true) return allowed;
+  const own = isJsonObject(config.bidders) ? config.bidders[bidder] : undefined;
+  if (!isJsonObject(own) || own.enabled !== true) return allowed;
   const codes = own.allowedbiddercodes;
   if (!Array.isArray(codes) || codes.includes('*')) return ['all'];
   return [...allowed, ...codes.filter((code): code is string => typeof code === 'string')];

@@ -2,7 +2,7 @@
  * Rubicon's XAPI takes first-party data as targeting maps (`imp.ext.rp.target`, `user.ext.rp.target`,
  * `site.ext.rp.target`) whose values are lists of strings. These helpers turn OpenRTB first-party data into them.
  */
-import { isObject, type JsonObject } from './json.js';
+import { isJsonObject, type JsonObject } from '../../core/api/index.js';
 
 /**
  * Copies the attributes of a first-party data object into a targeting map. Strings, whole numbers and booleans
@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from './json.js';
  * (fractions, objects, mixed or numeric lists) has no targeting form and is left out.
  */
 export function addFirstPartyAttributes(source: unknown, target: JsonObject): void {
-  if (!isObject(source)) return;
+  if (!isJsonObject(source)) return;
   for (const [key, value] of Object.entries(source)) {
     const converted = toTargetingValues(value);
     if (converted !== undefined) target[key] = converted;
@@ -36,11 +36,11 @@ export function iabSegmentIds(data: unknown, taxonomies: readonly number[]): str
   if (!Array.isArray(data)) return [];
   const ids: string[] = [];
   for (const entry of data) {
-    if (!isObject(entry) || !isObject(entry.ext)) continue;
+    if (!isJsonObject(entry) || !isJsonObject(entry.ext)) continue;
     const segtax = entry.ext.segtax;
     if (typeof segtax !== 'number' || !taxonomies.includes(segtax) || !Array.isArray(entry.segment)) continue;
     for (const segment of entry.segment) {
-      if (isObject(segment) && typeof segment.id === 'string' && segment.id !== '') ids.push(segment.id);
+      if (isJsonObject(segment) && typeof segment.id === 'string' && segment.id !== '') ids.push(segment.id);
     }
   }
   return ids;

@@ -1,5 +1,4 @@
-import type { BidderConfig, PluginLogger } from '../../core/api/index.js';
-import { isObject } from './json.js';
+import { isJsonObject, type BidderConfig, type PluginLogger } from '../../core/api/index.js';
 
 /**
  * What a host must arrange with Magnite before Rubicon bids: XAPI credentials (sent as HTTP basic auth), a tracker
@@ -35,7 +34,7 @@ export const PLACEHOLDER_HOST = {
 
 export function readHostSettings(config: BidderConfig, logger: PluginLogger): RubiconHostSettings {
   const extra = config.extra ?? {};
-  const xapi = isObject(extra.xapi) ? extra.xapi : {};
+  const xapi = isJsonObject(extra.xapi) ? extra.xapi : {};
   const username = nonEmptyString(xapi.username);
   if (username === undefined) {
     logger.warn({ bidder: config.name }, 'rubicon: no extra.xapi.username configured; using placeholder XAPI settings');

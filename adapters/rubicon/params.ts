@@ -1,5 +1,4 @@
-import { badInput, type BidderError, type Imp } from '../../core/api/index.js';
-import { isObject } from './json.js';
+import { badInput, isJsonObject, type BidderError, type Imp } from '../../core/api/index.js';
 
 /** The bidder params of one imp (`imp.ext.bidder`), read into the shapes the XAPI request needs. */
 export interface RubiconParams {
@@ -21,8 +20,8 @@ export interface RubiconParams {
 export type ParamsResult = { params: RubiconParams } | { error: BidderError };
 
 export function readRubiconParams(imp: Imp): ParamsResult {
-  const bidder = isObject(imp.ext) ? imp.ext.bidder : undefined;
-  if (!isObject(bidder)) return { error: badInput(`imp ${imp.id}: missing rubicon params in imp.ext.bidder`) };
+  const bidder = isJsonObject(imp.ext) ? imp.ext.bidder : undefined;
+  if (!isJsonObject(bidder)) return { error: badInput(`imp ${imp.id}: missing rubicon params in imp.ext.bidder`) };
 
   const ids = { accountId: readId(bidder.accountId), siteId: readId(bidder.siteId), zoneId: readId(bidder.zoneId) };
   const unreadable = Object.entries(ids).filter(([, value]) => value === undefined).map(([name]) => name);
@@ -30,8 +29,8 @@ export function readRubiconParams(imp: Imp): ParamsResult {
     return { error: badInput(`imp ${imp.id}: ${unreadable.join(', ')} must be a whole number or a string of digits`) };
   }
 
-  const video = isObject(bidder.video) ? bidder.video : {};
-  const debug = isObject(bidder.debug) ? bidder.debug : {};
+  const video = isJsonObject(bidder.video) ? bidder.video : {};
+  const debug = isJsonObject(bidder.debug) ? bidder.debug : {};
   return {
     params: {
       accountId: ids.accountId!,

@@ -1,9 +1,8 @@
 /**
  * Rubicon Project (Magnite) bidder: one XAPI call per imp, or per imp and media type with `bidonmultiformat`.
  */
-import { badInput, type Bidder, type BidderError, type BidRequest, type RequestData } from '../../core/api/index.js';
+import { badInput, isJsonObject, requestOption, type Bidder, type BidderError, type BidRequest, type RequestData } from '../../core/api/index.js';
 import { basicAuthorization, type RubiconHostSettings } from './host-settings.js';
-import { isObject, namespaced } from './json.js';
 import { readRubiconParams } from './params.js';
 import { priceOverrides, readXapiBids } from './xapi-bids.js';
 import { buildXapiBody, splitByMediaType, type CallContext } from './xapi-request.js';
@@ -22,7 +21,7 @@ export function createRubiconBidder(host: RubiconHostSettings, bidderName: strin
       const errors: BidderError[] = [];
       const context: CallContext = { host, maxBids: multibidLimit(request, info.bidder) };
       for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-        if (!isObject(imp)) {
+        if (!isJsonObject(imp)) {
           errors.push(badInput('request.imp holds something that is not an imp object'));
           continue;
         }
@@ -49,10 +48,10 @@ export function createRubiconBidder(host: RubiconHostSettings, bidderName: strin
 
 /** The publisher's multibid limit for this bidder (`ext.<ns>.multibid[]`), passed on to XAPI as `maxbids`. */
 function multibidLimit(request: BidRequest, bidder: string): number | undefined {
-  const entries = namespaced(request, 'multibid');
+  const entries = requestOption(request, 'multibid');
   if (!Array.isArray(entries)) return undefined;
   for (const entry of entries) {
-    if (!isObject(entry)) continue;
+    if (!isJsonObject(entry)) continue;
     const names = [entry.bidder, ...(Array.isArray(entry.bidders) ? entry.bidders : [])];
     const maxBids = entry.maxbids;
     if (names.includes(bidder) && typeof maxBids === 'number' && Number.isInteger(maxBids) && maxBids > 0) return maxBids;

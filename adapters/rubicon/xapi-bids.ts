@@ -1,19 +1,20 @@
 /** Reads an XAPI response into typed bids. */
 import {
-  badInput,
   badServerResponse,
-  readJsonResponse,
+  isJsonObject,
+  readBidResponse,
+  requestOption,
   type Bid,
   type BidderError,
   type BidRequest,
   type Imp,
+  type JsonObject,
   type MakeBidsResult,
   type MediaType,
   type RequestData,
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { isObject, namespaced, type JsonObject } from './json.js';
 import { chooseMediaType } from './xapi-request.js';
 import { readRubiconParams } from './params.js';
 
@@ -25,25 +26,21 @@ export interface PriceOverrides {
 }
 
 export function readXapiBids(sent: RequestData, response: ResponseData, overrides: PriceOverrides): MakeBidsResult {
-  if (response.status === 400) {
-    return { bids: [], errors: [badInput('Unexpected status code: 400. Run with request.debug = 1 for more info')] };
-  }
-  const read = readJsonResponse<unknown>(response);
-  if (read.error) return { bids: [], errors: [read.error] };
-  if (read.noBid) return { bids: [] };
-  if (!isObject(read.value)) return { bids: [], errors: [badServerResponse('Bad server response: the body is not a JSON object')] };
-  const body = read.value;
+  const read = readBidResponse(response);
+  if ('result' in read) return read.result;
+  const body = read.body;
 
   // Each call carries one imp of one media type, so every bid in the answer is of that type.
   const mediaType = sentMediaType(sent) ?? 'banner';
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
+  // XAPI names the buyer on the seatbid, which the SDK's seatBids() does not carry, so the seatbids are walked here.
   for (const seatBid of Array.isArray(body.seatbid) ? body.seatbid : []) {
-    if (!isObject(seatBid) || !Array.isArray(seatBid.bid)) continue;
+    if (!isJsonObject(seatBid) || !Array.isArray(seatBid.bid)) continue;
     const buyer = parseBuyer(seatBid.buyer);
     const seat = typeof seatBid.seat === 'string' ? seatBid.seat : '';
     for (const raw of seatBid.bid) {
-      if (!isObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
+      if (!isJsonObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
         errors.push(badServerResponse('Bad server response: a bid lacks impid or a numeric price'));
         continue;
       }
@@ -59,11 +56,11 @@ export function readXapiBids(sent: RequestData, response: ResponseData, override
 export function priceOverrides(request: BidRequest, bidder: string): PriceOverrides {
   const byImp = new Map<string, number>();
   for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-    const read = isObject(imp) ? readRubiconParams(imp) : undefined;
+    const read = isJsonObject(imp) ? readRubiconParams(imp) : undefined;
     if (read && 'params' in read && read.params.cpmOverride !== undefined) byImp.set(imp.id, read.params.cpmOverride);
   }
-  const debug = namespaced(request, 'bidders', bidder, 'debug');
-  const forRequest = isObject(debug) && typeof debug.cpmoverride === 'number' && debug.cpmoverride > 0 ? debug.cpmoverride : undefined;
+  const debug = requestOption(request, 'bidders', bidder, 'debug');
+  const forRequest = isJsonObject(debug) && typeof debug.cpmoverride === 'number' && debug.cpmoverride > 0 ? debug.cpmoverride : undefined;
   return { byImp, forRequest };
 }
 
@@ -93,9 +90,9 @@ function resolveAdm(raw: JsonObject): string | undefined {
 /** Records the buyer network and the seat in `bid.ext.prebid.meta`, where the auction reports them. */
 function withMeta(ext: unknown, buyer: number, seat: string): JsonObject | undefined {
   if (buyer === 0 && seat === '') return undefined;
-  const bidExt = isObject(ext) ? ext : {};
-  const prebid = isObject(bidExt.prebid) ? bidExt.prebid : {};
-  const meta: JsonObject = isObject(prebid.meta) ? { ...prebid.meta } : {};
+  const bidExt = isJsonObject(ext) ? ext : {};
+  const prebid = isJsonObject(bidExt.prebid) ? bidExt.prebid : {};
+  const meta: JsonObject = isJsonObject(prebid.meta) ? { ...prebid.meta } : {};
   if (buyer !== 0) meta.networkId = buyer;
   if (seat !== '') meta.seat = seat;
   return { ...bidExt, prebid: { ...prebid, meta } };
@@ -119,6 +116,6 @@ function sentMediaType(sent: RequestData): MediaType | undefined {
       return undefined;
     }
   }
-  const imp = isObject(body) && Array.isArray(body.imp) ? body.imp[0] : undefined;
-  return isObject(imp) ? chooseMediaType(imp as Imp) : undefined;
+  const imp = isJsonObject(body) && Array.isArray(body.imp) ? body.imp[0] : undefined;
+  return isJsonObject(imp) ? chooseMediaType(imp as Imp) : undefined;
 }

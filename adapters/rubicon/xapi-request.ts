@@ -4,10 +4,12 @@
  */
 import {
   badInput,
+  isJsonObject,
   type App,
   type BidderError,
   type BidRequest,
   type Imp,
+  type JsonObject,
   type MediaType,
   type Native,
   type Regs,
@@ -16,7 +18,6 @@ import {
   type User,
 } from '../../core/api/index.js';
 import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds } from './first-party-data.js';
-import { isObject, type JsonObject } from './json.js';
 import type { RubiconHostSettings } from './host-settings.js';
 import type { RubiconParams } from './params.js';
 
@@ -48,7 +49,7 @@ export function buildXapiBody(request: BidRequest, imp: Imp, params: RubiconPara
   else return { error: badInput('rubicon needs request.site or request.app') };
 
   if (request.device) {
-    const deviceExt = isObject(request.device.ext) ? request.device.ext : {};
+    const deviceExt = isJsonObject(request.device.ext) ? request.device.ext : {};
     body.device = { ...request.device, ext: { ...deviceExt, rp: { pixelratio: numberOr(request.device.pxratio, 0) } } };
   }
   if (request.user) body.user = buildUser(request.user, params.visitor);
@@ -117,7 +118,7 @@ function buildImp(
 }
 
 function buildImpExt(request: BidRequest, imp: Imp, params: RubiconParams, context: CallContext): JsonObject {
-  const impExt = isObject(imp.ext) ? imp.ext : {};
+  const impExt = isJsonObject(imp.ext) ? imp.ext : {};
   const ext: JsonObject = {
     rp: {
       zone_id: params.zoneId,
@@ -137,17 +138,17 @@ function buildImpTargeting(request: BidRequest, impExt: JsonObject, params: Rubi
   const target: JsonObject = {};
   addFirstPartyAttributes(params.inventory, target);
   if (request.site) {
-    addFirstPartyAttributes(isObject(request.site.ext) ? request.site.ext.data : undefined, target);
+    addFirstPartyAttributes(isJsonObject(request.site.ext) ? request.site.ext.data : undefined, target);
     if (typeof request.site.page === 'string' && request.site.page !== '') target.page = [request.site.page];
   } else if (request.app) {
-    addFirstPartyAttributes(isObject(request.app.ext) ? request.app.ext.data : undefined, target);
+    addFirstPartyAttributes(isJsonObject(request.app.ext) ? request.app.ext.data : undefined, target);
   }
 
-  const data = isObject(impExt.data) ? impExt.data : {};
+  const data = isJsonObject(impExt.data) ? impExt.data : {};
   addFirstPartyAttributes(data, target);
   if (typeof data.pbadslot === 'string' && data.pbadslot !== '') target.pbadslot = data.pbadslot;
   const adserver = data.adserver;
-  if (isObject(adserver) && adserver.name === 'gam' && typeof adserver.adslot === 'string' && adserver.adslot !== '') {
+  if (isJsonObject(adserver) && adserver.name === 'gam' && typeof adserver.adslot === 'string' && adserver.adslot !== '') {
     target.dfp_ad_unit_code = adserver.adslot;
   }
 
@@ -166,7 +167,7 @@ function buildVideoExt(imp: Imp, params: RubiconParams): JsonObject {
 }
 
 function isRewarded(imp: Imp): boolean {
-  const prebid = isObject(imp.ext) && isObject(imp.ext.prebid) ? imp.ext.prebid : {};
+  const prebid = isJsonObject(imp.ext) && isJsonObject(imp.ext.prebid) ? imp.ext.prebid : {};
   return imp.rwdd === 1 || prebid.is_rewarded_inventory === 1;
 }
 
@@ -189,7 +190,7 @@ function withParsedNativeRequest(native: Native, impId: string): { native: Nativ
   } catch {
     parsed = undefined;
   }
-  if (!isObject(parsed)) return { error: badInput(`imp ${impId}: native.request is not a JSON object`) };
+  if (!isJsonObject(parsed)) return { error: badInput(`imp ${impId}: native.request is not a JSON object`) };
   if (!Array.isArray(parsed.eventtrackers)) return { error: badInput(`imp ${impId}: native request needs an eventtrackers array`) };
   if (parsed.context !== undefined && typeof parsed.context !== 'number') {
     return { error: badInput(`imp ${impId}: native request context must be a number`) };
@@ -201,7 +202,7 @@ function withParsedNativeRequest(native: Native, impId: string): { native: Nativ
 /** Site or app with the Magnite site and account ids, and the content segments XAPI targets on. */
 function withMagniteIds<T extends Site | App>(inventory: T, params: RubiconParams): T {
   const rp: JsonObject = { site_id: params.siteId };
-  const content = isObject(inventory.content) ? inventory.content : {};
+  const content = isJsonObject(inventory.content) ? inventory.content : {};
   const iab = iabSegmentIds(content.data, CONTENT_TAXONOMIES);
   if (iab.length > 0) rp.target = { iab };
   return { ...inventory, ext: { rp }, publisher: { ext: { rp: { account_id: params.accountId } } } };
@@ -212,9 +213,9 @@ function withMagniteIds<T extends Site | App>(inventory: T, params: RubiconParam
  * eids moved to their OpenRTB 2.5 homes. Demographics stay with the host.
  */
 function buildUser(user: User, visitor: unknown): User {
-  const userExt = isObject(user.ext) ? user.ext : {};
-  const existingRp = isObject(userExt.rp) ? userExt.rp : {};
-  const target: JsonObject = isObject(existingRp.target) ? { ...existingRp.target } : {};
+  const userExt = isJsonObject(user.ext) ? user.ext : {};
+  const existingRp = isJsonObject(userExt.rp) ? userExt.rp : {};
+  const target: JsonObject = isJsonObject(existingRp.target) ? { ...existingRp.target } : {};
   addFirstPartyAttributes(visitor, target);
   addFirstPartyAttributes(userExt.data, target);
   const iab = iabSegmentIds(user.data, AUDIENCE_TAXONOMIES);
@@ -236,10 +237,10 @@ function buildUser(user: User, visitor: unknown): User {
 /** Magnite's own id for this user, when a publisher-provided or other Magnite uid is among the eids. */
 function magniteIdFromEids(eids: unknown[] | undefined): string | undefined {
   for (const eid of eids ?? []) {
-    if (!isObject(eid) || eid.source !== 'rubiconproject.com' || !Array.isArray(eid.uids)) continue;
+    if (!isJsonObject(eid) || eid.source !== 'rubiconproject.com' || !Array.isArray(eid.uids)) continue;
     for (const uid of eid.uids) {
-      const stype = isObject(uid) && isObject(uid.ext) ? uid.ext.stype : undefined;
-      if ((stype === 'ppuid' || stype === 'other') && isObject(uid) && nonEmptyString(uid.id)) return uid.id as string;
+      const stype = isJsonObject(uid) && isJsonObject(uid.ext) ? uid.ext.stype : undefined;
+      if ((stype === 'ppuid' || stype === 'other') && isJsonObject(uid) && nonEmptyString(uid.id)) return uid.id as string;
     }
   }
   return undefined;
@@ -249,7 +250,7 @@ function buildSource(source: Source | undefined, pchain: string | undefined): So
   if (!source && pchain === undefined) return undefined;
   const built: Source = { ...source };
   if (built.schain !== undefined) {
-    built.ext = { ...(isObject(built.ext) ? built.ext : {}), schain: built.schain };
+    built.ext = { ...(isJsonObject(built.ext) ? built.ext : {}), schain: built.schain };
     delete built.schain;
   }
   if (pchain !== undefined) built.pchain = pchain;
@@ -258,7 +259,7 @@ function buildSource(source: Source | undefined, pchain: string | undefined): So
 
 function buildRegs(regs: Regs): Regs {
   const built: Regs = { ...regs };
-  const ext: JsonObject = isObject(regs.ext) ? { ...regs.ext } : {};
+  const ext: JsonObject = isJsonObject(regs.ext) ? { ...regs.ext } : {};
   if (regs.gdpr !== undefined) ext.gdpr = regs.gdpr;
   if (nonEmptyString(regs.us_privacy) !== undefined) ext.us_privacy = regs.us_privacy;
   delete built.gdpr;

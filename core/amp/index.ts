@@ -1,7 +1,94 @@
 import type { EndpointServices } from '../app/endpoints.js';
+import { finish, prepareRequest } from '../auction/auction-endpoint.js';
+import { parseUidsCookie } from '../auction/buyer-ids.js';
+import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import { detectNamespace, unifyNamespaces } from '../auction/namespace.js';
 import type { EndpointHandler } from '../http/app.js';
+import { ampAnswer, criticalError, emptyAmpAnswer, encodeAmpBody } from './amp-answer.js';
+import { applyAmpParams } from './amp-request.js';
+import { AMP_CRITICAL_ERROR_CODE, responseErrors } from './messages.js';
+import { readAmpParams, type AmpParams } from './params.js';
+import { loadAmpRequest } from './stored-request.js';
 
-/** GET /openrtb2/amp (placeholder until the AMP endpoint lands). */
-export function ampRoutes(_services: EndpointServices): { get: Record<string, EndpointHandler> } {
-  return { get: {} };
+export { readAmpParams, parseMultiSize, type AmpParams, type AmpSizes } from './params.js';
+export { resolveBannerFormats } from './sizes.js';
+export { loadingErrors, responseErrors } from './messages.js';
+
+export const AMP_PATH = '/openrtb2/amp';
+
+/** GET /openrtb2/amp. */
+export function ampRoutes(services: EndpointServices): { get: Record<string, EndpointHandler> } {
+  return { get: { [AMP_PATH]: (request) => handleAmp(request, services) } };
+}
+
+/**
+ * GET /openrtb2/amp (spec 4.3, reference behaviour 10): the stored request named by `tag_id`, adjusted by the
+ * query, runs through the ordinary auction pipeline; the answer is the targeting of its bids. Every answer, errors
+ * included, carries AMP's CORS header so the AMP runtime may read it.
+ */
+export async function handleAmp(input: EndpointRequest, services: EndpointServices): Promise<EndpointResponse> {
+  const params = readAmpParams(input.query);
+  let answer: EndpointResponse;
+  try {
+    answer = await runAmpAuction(input, params, services);
+  } catch (err) {
+    services.logger.error({ err, code: AMP_CRITICAL_ERROR_CODE, tagId: params.tagId }, responseErrors.auctionData);
+    answer = criticalError(responseErrors.auctionData);
+  }
+  const origin = params.sourceOrigin ?? headerValue(input.headers.origin);
+  return withAmpCors(encodeAmpBody(answer, services.logger), origin, services.config.cors.allowedOrigins);
+}
+
+async function runAmpAuction(input: EndpointRequest, params: AmpParams, services: EndpointServices): Promise<EndpointResponse> {
+  const loaded = await loadAmpRequest(params.tagId, services.stored);
+  if ('error' in loaded) return invalidRequest([loaded.error]);
+  const request = loaded.request;
+  // The namespace must be known before the endpoint writes `ext.<ns>.targeting` into the request.
+  const namespace = detectNamespace(request);
+  unifyNamespaces(request, namespace);
+  const built = applyAmpParams(request, params, namespace, services.config.amp);
+  if ('invalid' in built) return invalidRequest(built.invalid);
+
+  const prepared = await prepareRequest('amp', input, request as Record<string, unknown>, services);
+  if ('status' in prepared) return prepared.status === 200 ? emptyAmpAnswer(built.warnings) : prepared;
+  const outcome = await services.pipeline.run({
+    endpoint: 'amp',
+    request: prepared.request,
+    namespace: prepared.namespace,
+    receivedAt: input.receivedAt,
+    secure: input.secure,
+    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
+    hookState: prepared.state,
+  });
+  const answer = ampAnswer(outcome, {
+    namespace: prepared.namespace,
+    debugRequested: params.debug,
+    warnings: built.warnings,
+    logger: services.logger,
+    tagId: params.tagId ?? '',
+  });
+  return finish('amp', answer, prepared.state, services.pipeline);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/**
+ * AMP's CORS (reference behaviour 10): the edge already echoes `Origin` with credentials; AMP also wants the page's
+ * own origin named in `AMP-Access-Control-Allow-Source-Origin`, exposed to its script. With a host allow-list,
+ * only listed origins are named.
+ */
+function withAmpCors(answer: EndpointResponse, sourceOrigin: string | undefined, allowedOrigins: string[]): EndpointResponse {
+  if (sourceOrigin === undefined) return answer;
+  if (allowedOrigins.length > 0 && !allowedOrigins.includes(sourceOrigin)) return answer;
+  return {
+    ...answer,
+    headers: {
+      ...answer.headers,
+      'AMP-Access-Control-Allow-Source-Origin': sourceOrigin,
+      'Access-Control-Expose-Headers': 'AMP-Access-Control-Allow-Source-Origin',
+    },
+  };
 }

@@ -40,8 +40,10 @@ export function compileEndpoint(template: string): EndpointTemplate {
     throw new GavelError(ErrorCode.EndpointUnsafe, `endpoint "${template}" has an invalid host`);
   }
   // The authority with each macro replaced by "one DNS label fragment": what a finished URL's host must match.
+  // URL parsing drops a scheme's default port, so the pattern must not require it either.
+  const comparableAuthority = authority.replace(protocol === 'https' ? /:443$/ : /:80$/, '');
   const authorityPattern = new RegExp(
-    '^' + authority.split(MACRO).map((part, i) => (i % 2 === 1 ? '[A-Za-z0-9-]+' : escapeRegExp(part.toLowerCase()))).join('') + '$',
+    '^' + comparableAuthority.split(MACRO).map((part, i) => (i % 2 === 1 ? '[A-Za-z0-9-]+' : escapeRegExp(part.toLowerCase()))).join('') + '$',
   );
 
   return {

@@ -96,3 +96,17 @@ export function seatBids(body: { seatbid?: unknown }): Array<{ bid: unknown; sea
   }
   return found;
 }
+
+/** Keys of `imp.ext` that are never bidder names (reference-behaviour section 1). */
+export const RESERVED_IMP_EXT_KEYS: ReadonlySet<string> = new Set(['prebid', 'svc', 'context', 'data', 'gpid', 'skadn', 'tid', 'ae', 'igs', 'bidder']);
+
+/** A VAST 3.0 wrapper pointing at `adTagUri`, for video bids that carry a `nurl` but no markup. */
+export function vastWrapper(adTagUri: string): string {
+  // "]]>" would end the CDATA section early; split it across two sections.
+  const cdata = adTagUri.replaceAll(']]>', ']]]]><![CDATA[>');
+  return (
+    '<VAST version="3.0"><Ad><Wrapper><AdSystem>Gavel</AdSystem>' +
+    `<VASTAdTagURI><![CDATA[${cdata}]]></VASTAdTagURI><Impression></Impression><Creatives></Creatives>` +
+    '</Wrapper></Ad></VAST>'
+  );
+}

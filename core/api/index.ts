@@ -8,3 +8,4 @@ export * from './adapter.js';
 export * from './hooks.js';
 export * from './endpoint.js';
 export * from './helpers.js';
+export * from './price-granularity.js';

@@ -21,7 +21,7 @@ export const defaultConfig: GavelConfig = {
   hooks: { defaultGroupTimeoutMs: 200, plans: {} },
   storedRequests: { filesystem: { dir: 'stored' }, cacheTtlSeconds: 300, cacheMaxEntries: 10000 },
   cache: { memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
-  video: { categoryMappings: {} },
+  video: { categoryMappings: {}, requireStoredRequest: false, maxImpsPerRequest: 200 },
   amp: { defaultTimeoutMs: 1000, timeoutAdjustmentMs: 0 },
   cors: { allowedOrigins: [] },
 };

@@ -150,7 +150,21 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        categoryMappings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] } },
+        /** Category mapping files (paths relative to the working directory), per primary ad server and publisher. */
+        categoryMappings: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            freewheel: { type: 'string', minLength: 1 },
+            dfp: { type: 'string', minLength: 1 },
+            freewheelPublishers: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+            dfpPublishers: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+          },
+        },
+        /** Refuse video requests without `storedrequestid` (hosted deployments keep the whole request stored). */
+        requireStoredRequest: { type: 'boolean' },
+        /** Most imps one video request may expand into, across its pods; a pod beyond it is dropped with an error. */
+        maxImpsPerRequest: { type: 'integer', minimum: 1 },
       },
     },
     amp: {

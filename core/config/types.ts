@@ -39,7 +39,11 @@ export interface GavelConfig {
     memory?: { maxBytes?: number };
     limits?: { maxValueBytes?: number; maxPutsPerRequest?: number; maxTtlSeconds?: number; defaultTtlSeconds?: number };
   };
-  video: { categoryMappings: Record<string, string | Record<string, string>> };
+  video: {
+    categoryMappings: { freewheel?: string; dfp?: string; freewheelPublishers?: Record<string, string>; dfpPublishers?: Record<string, string> };
+    requireStoredRequest: boolean;
+    maxImpsPerRequest: number;
+  };
   amp: { defaultTimeoutMs: number; timeoutAdjustmentMs: number };
   cors: { allowedOrigins: string[] };
 }

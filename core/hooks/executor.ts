@@ -28,7 +28,7 @@ export class HookRequestState {
   readonly trace: HookTraceEntry[] | undefined;
   readonly warnings: Record<string, Warning[]> = {};
   readonly errors: Record<string, BidderError[]> = {};
-  private readonly moduleContexts = new Map<string, Record<string, unknown>>();
+  private readonly contexts = new Map<string, HookContext>();
 
   constructor(
     readonly base: Omit<HookContext, 'moduleContext'>,
@@ -37,10 +37,11 @@ export class HookRequestState {
     this.trace = traceLevel ? [] : undefined;
   }
 
+  /** The context a module's hooks see; one per module per request, so its `moduleContext` persists across stages. */
   contextFor(module: string): HookContext {
-    let moduleContext = this.moduleContexts.get(module);
-    if (!moduleContext) this.moduleContexts.set(module, (moduleContext = {}));
-    return { ...this.base, moduleContext };
+    let context = this.contexts.get(module);
+    if (!context) this.contexts.set(module, (context = { ...this.base, moduleContext: {} }));
+    return context;
   }
 }
 

@@ -100,8 +100,11 @@ function pluginFolders(root: string): string[] {
 function resolvePackage(name: string, cwd: string): string {
   if (name.startsWith('.') || isAbsolute(name)) {
     const folder = resolve(cwd, name);
-    const require = createRequire(join(folder, 'package.json'));
-    return require.resolve(folder);
+    try {
+      return createRequire(join(folder, 'package.json')).resolve(folder);
+    } catch (err) {
+      throw new GavelError(ErrorCode.PluginNotFound, `plugin package "${name}" named in config "plugins" cannot be loaded from ${folder}: ${(err as Error).message.split('\n')[0]}`, { plugin: name });
+    }
   }
   try {
     return createRequire(join(cwd, 'package.json')).resolve(name);

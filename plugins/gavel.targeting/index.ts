@@ -9,7 +9,7 @@ export {
   type GranularityParseResult,
   type PriceGranularity,
   type PriceRange,
-} from './price-granularity.js';
+} from '../../core/api/index.js';
 
 /**
  * Built-in: sets the ad-server targeting keys (`hb_pb`, `hb_bidder`, `hb_size`, `hb_deal`, `hb_format`, `hb_env`,

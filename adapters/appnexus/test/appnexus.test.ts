@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { describeParamsTable } from '../../../test/harness/params-table.js';
 import appnexus from '../index.js';
 
 const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -13,11 +13,8 @@ describe('appnexus adapter', () => {
     }
   });
 
-  describe('params schema', () => {
-    // The options the host compiles plugin schemas with (core/plugins/discover.ts).
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(appnexus.paramsSchema ?? {});
-
-    const valid: Array<[string, unknown]> = [
+  describeParamsTable(appnexus, {
+    valid: [
       ['placement_id as a number', { placement_id: 123 }],
       ['placement_id as a string', { placement_id: '123' }],
       ['the old placementId', { placementId: 123 }],
@@ -31,8 +28,8 @@ describe('appnexus adapter', () => {
         generate_ad_pod_id: true, private_sizes: [{ w: 300, h: 250 }], ext_inv_code: 'x', external_imp_id: 'y',
       }],
       ['placement plus inventory code spelled the other way (one identity each side)', { placement_id: 1, inv_code: 'a', invCode: 'b', member: 2 }],
-    ];
-    const invalid: Array<[string, unknown]> = [
+    ],
+    invalid: [
       ['no identity at all', { keywords: 'a=b' }],
       ['inv_code without member', { inv_code: 'abc' }],
       ['both placement spellings', { placement_id: 1, placementId: 1 }],
@@ -49,10 +46,7 @@ describe('appnexus adapter', () => {
       ['a string reserve', { placement_id: 1, reserve: '0.5' }],
       ['a private size without h', { placement_id: 1, private_sizes: [{ w: 300 }] }],
       ['a non-object', 'placement 1'],
-    ];
-
-    for (const [label, params] of valid) it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
-    for (const [label, params] of invalid) it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
+    ],
   });
 
   describe('behaviour outside the auction endpoint', () => {

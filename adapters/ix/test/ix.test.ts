@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import { BidderErrorCode, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
-import { listFixtureFiles } from '../../../test/harness/fixture-outcome.js';
-import { runAdapterFixture } from '../../../test/harness/adapter-runner.js';
+import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { describeParamsTable } from '../../../test/harness/params-table.js';
 import manifest from '../index.js';
 
 const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -23,32 +21,21 @@ const sentCall: RequestData = { method: 'POST', uri: 'https://ix.example/pbs', i
 
 describe('ix adapter', () => {
   describe('fixtures', () => {
-    for (const file of listFixtureFiles(fixtureDir)) {
-      const name = file.slice(fixtureDir.length + 1);
-      it(name, () => {
-        const outcome = runAdapterFixture(manifest, JSON.parse(readFileSync(file, 'utf8')), name);
-        expect(outcome.diffs).to.deep.equal([]);
-        expect(outcome.ok).to.equal(true);
-      });
+    for (const outcome of runFixturesWith(manifest, fixtureDir)) {
+      it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
     }
   });
 
-  describe('params schema', () => {
-    let validate: ValidateFunction;
-    before(() => {
-      expect(manifest.paramsSchema, 'ix declares its own params schema').to.be.an('object');
-      validate = new Ajv.default({ allErrors: true }).compile(manifest.paramsSchema as AnySchema);
-    });
-
-    const valid: Array<[string, unknown]> = [
+  describeParamsTable(manifest, {
+    valid: [
       ['siteId', { siteId: '569749' }],
       ['siteid spelling', { siteid: '569749' }],
       ['siteID spelling', { siteID: '569749' }],
       ['with a size', { siteId: '1', size: [300, 250] }],
       ['with a slot id', { siteId: '1', sid: 'top-slot' }],
       ['with an unknown extra field', { siteId: '1', note: 'kept' }],
-    ];
-    const invalid: Array<[string, unknown]> = [
+    ],
+    invalid: [
       ['no site id', {}],
       ['only a slot id', { sid: 'top-slot' }],
       ['empty site id', { siteId: '' }],
@@ -64,14 +51,7 @@ describe('ix adapter', () => {
       ['null', null],
       ['a string', '569749'],
       ['an array', [{ siteId: '1' }]],
-    ];
-
-    for (const [label, params] of valid) {
-      it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
-    }
-    for (const [label, params] of invalid) {
-      it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
-    }
+    ],
   });
 
   describe('host settings', () => {

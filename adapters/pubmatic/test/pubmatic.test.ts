@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import type { BidRequest, Bidder } from '../../../core/api/index.js';
-import { listFixtureFiles } from '../../../test/harness/fixture-outcome.js';
-import { runAdapterFixture } from '../../../test/harness/adapter-runner.js';
+import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { describeParamsTable } from '../../../test/harness/params-table.js';
 import { rawMemberText } from '../json.js';
 import manifest from '../index.js';
 
@@ -18,23 +16,13 @@ function createBidder(endpoint: string): Bidder {
 
 describe('pubmatic adapter', () => {
   describe('fixtures', () => {
-    for (const file of listFixtureFiles(fixtureDir)) {
-      const name = file.slice(fixtureDir.length + 1);
-      it(name, () => {
-        const outcome = runAdapterFixture(manifest, JSON.parse(readFileSync(file, 'utf8')), name);
-        expect(outcome.diffs).to.deep.equal([]);
-        expect(outcome.ok).to.equal(true);
-      });
+    for (const outcome of runFixturesWith(manifest, fixtureDir)) {
+      it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
     }
   });
 
-  describe('params schema', () => {
-    let validate: ValidateFunction;
-    before(() => {
-      validate = new Ajv.default({ allErrors: true }).compile(manifest.paramsSchema as AnySchema);
-    });
-
-    const valid: Array<[string, unknown]> = [
+  describeParamsTable(manifest, {
+    valid: [
       ['only publisherId', { publisherId: '156209' }],
       ['every param', {
         publisherId: '156209', adSlot: 'slot@300x250', pmzoneid: 'drama,sport', kadfloor: '0.5', dctr: 'k=v1,v2|k2=v',
@@ -43,8 +31,8 @@ describe('pubmatic adapter', () => {
       ['a wrapper without version', { publisherId: '1', wrapper: { profile: 5 } }],
       ['an empty acat', { publisherId: '1', acat: [] }],
       ['an unknown extra field', { publisherId: '1', note: 'kept' }],
-    ];
-    const invalid: Array<[string, unknown]> = [
+    ],
+    invalid: [
       ['no publisherId', { adSlot: 'slot' }],
       ['numeric publisherId', { publisherId: 156209 }],
       ['numeric adSlot', { publisherId: '1', adSlot: 5 }],
@@ -63,14 +51,7 @@ describe('pubmatic adapter', () => {
       ['a keyword without key', { publisherId: '1', keywords: [{ value: ['v'] }] }],
       ['null', null],
       ['a string', '156209'],
-    ];
-
-    for (const [label, params] of valid) {
-      it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
-    }
-    for (const [label, params] of invalid) {
-      it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
-    }
+    ],
   });
 
   describe('host settings', () => {

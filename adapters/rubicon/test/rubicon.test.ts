@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import {
   BidderErrorCode,
@@ -11,8 +10,8 @@ import {
   type Bidder,
   type RequestData,
 } from '../../../core/api/index.js';
-import { listFixtureFiles } from '../../../test/harness/fixture-outcome.js';
-import { runAdapterFixture } from '../../../test/harness/adapter-runner.js';
+import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { describeParamsTable } from '../../../test/harness/params-table.js';
 import manifest from '../index.js';
 
 const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -21,10 +20,8 @@ const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
  * The host our own fixtures are written for: a real regional endpoint and XAPI credentials, as a host configures
  * them (the fixture runner itself creates bidders with `extra: {}`).
  */
-const TEST_HOST = {
-  endpoint: 'https://exapi-us-east.rubiconproject.com/a/api/exchange',
-  extra: { xapi: { username: 'gavel-test', password: 'secret' }, externalUrl: 'https://gavel.example', hostVersion: '0.1.0' },
-};
+/** The host our own fixtures were written for (shared with the registry-wide checks). */
+const TEST_HOST = JSON.parse(readFileSync(new URL('./host-config.json', import.meta.url), 'utf8')) as { endpoint: string; extra: Record<string, unknown> };
 
 function createFromManifest(config: BidderConfig, deps: AdapterDeps): Bidder {
   if (!manifest.create) throw new Error('the rubicon manifest has no create()');
@@ -73,24 +70,14 @@ function impTarget(call: RequestData): Record<string, unknown> {
 
 describe('rubicon adapter', () => {
   describe('fixtures (test host configuration)', () => {
-    for (const file of listFixtureFiles(fixtureDir)) {
-      const name = file.slice(fixtureDir.length + 1);
-      it(name, () => {
-        const outcome = runAdapterFixture(configuredManifest, JSON.parse(readFileSync(file, 'utf8')), name);
-        expect(outcome.diffs).to.deep.equal([]);
-        expect(outcome.ok).to.equal(true);
-      });
+    for (const outcome of runFixturesWith(configuredManifest, fixtureDir)) {
+      it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
     }
   });
 
-  describe('params schema', () => {
-    let validate: ValidateFunction;
-    before(() => {
-      validate = new Ajv.default({ allErrors: true }).compile(manifest.paramsSchema as AnySchema);
-    });
-
-    const ids = { accountId: 1001, siteId: 113932, zoneId: 535510 };
-    const valid: Array<[string, unknown]> = [
+  const ids = { accountId: 1001, siteId: 113932, zoneId: 535510 };
+  describeParamsTable(manifest, {
+    valid: [
       ['numeric ids', ids],
       ['ids as digit strings', { accountId: '1001', siteId: '113932', zoneId: '535510' }],
       ['a zero-padded digit string', { ...ids, zoneId: '0' }],
@@ -99,8 +86,8 @@ describe('rubicon adapter', () => {
       ['pchain', { ...ids, pchain: 'chain' }],
       ['video settings', { ...ids, video: { language: 'en', playerWidth: '640', playerHeight: 360, size_id: 201, skip: 1, skipdelay: 5 } }],
       ['an unknown extra field', { ...ids, note: 'kept' }],
-    ];
-    const invalid: Array<[string, unknown]> = [
+    ],
+    invalid: [
       ['no ids', {}],
       ['no zoneId', { accountId: 1, siteId: 2 }],
       ['no siteId', { accountId: 1, zoneId: 3 }],
@@ -120,14 +107,7 @@ describe('rubicon adapter', () => {
       ['playerWidth as a boolean', { ...ids, video: { playerWidth: true } }],
       ['null', null],
       ['an array', [ids]],
-    ];
-
-    for (const [label, params] of valid) {
-      it(`accepts ${label}`, () => expect(validate(params), JSON.stringify(validate.errors)).to.equal(true));
-    }
-    for (const [label, params] of invalid) {
-      it(`rejects ${label}`, () => expect(validate(params)).to.equal(false));
-    }
+    ],
   });
 
   describe('host settings', () => {

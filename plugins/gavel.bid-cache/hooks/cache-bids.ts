@@ -1,3 +1,4 @@
+import { vastWrapper } from '../../../core/api/index.js';
 import type {
   AllBidsPayload,
   AuctionBid,
@@ -138,16 +139,6 @@ function vastValue({ bid, type }: AuctionBid): CachePutValue | undefined {
   if (typeof bid.adm === 'string' && bid.adm !== '') return { type: 'xml', value: bid.adm };
   if (typeof bid.nurl === 'string' && bid.nurl !== '') return { type: 'xml', value: vastWrapper(bid.nurl) };
   return undefined;
-}
-
-export function vastWrapper(adTagUri: string): string {
-  // "]]>" would end the CDATA section early; split it across two sections.
-  const cdata = adTagUri.replaceAll(']]>', ']]]]><![CDATA[>');
-  return (
-    '<VAST version="3.0"><Ad><Wrapper><AdSystem>Gavel</AdSystem>' +
-    `<VASTAdTagURI><![CDATA[${cdata}]]></VASTAdTagURI><Impression></Impression><Creatives></Creatives>` +
-    '</Wrapper></Ad></VAST>'
-  );
 }
 
 /** The smaller positive of `imp.exp` and `bid.exp`, else the media type's default (0 means none). */

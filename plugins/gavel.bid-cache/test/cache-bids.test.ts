@@ -10,7 +10,8 @@ import type {
   ModuleDeps,
 } from '../../../core/api/index.js';
 import bidCacheModule from '../index.js';
-import { createCacheBidsHook, DEFAULT_BID_CACHE_CONFIG, vastWrapper } from '../hooks/cache-bids.js';
+import { vastWrapper } from '../../../core/api/index.js';
+import { createCacheBidsHook, DEFAULT_BID_CACHE_CONFIG } from '../hooks/cache-bids.js';
 
 type PutValues = Parameters<ModuleDeps['cachePut']>[0];
 

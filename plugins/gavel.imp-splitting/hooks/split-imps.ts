@@ -1,6 +1,7 @@
 import {
   BidderErrorCode,
   impMediaTypes,
+  RESERVED_IMP_EXT_KEYS,
   type BidderError,
   type BidderRequest,
   type BidRequest,
@@ -13,8 +14,6 @@ import {
   type Warning,
 } from '../../../core/api/index.js';
 
-/** Keys of `imp.ext` that are never bidder names (reference-behaviour section 1). */
-export const RESERVED_IMP_EXT_KEYS: ReadonlySet<string> = new Set(['prebid', 'svc', 'context', 'data', 'gpid', 'skadn', 'tid', 'ae', 'igs', 'bidder']);
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

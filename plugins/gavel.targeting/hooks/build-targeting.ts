@@ -1,5 +1,5 @@
 import type { AllBidsPayload, AuctionBid, BidRequest, HookContext, HookResult } from '../../../core/api/index.js';
-import { parsePriceGranularity, priceBucket, type PriceGranularity } from '../price-granularity.js';
+import { parsePriceGranularity, priceBucket, type PriceGranularity } from '../../../core/api/index.js';
 
 /** Targeting keys longer than this are cut (interface specification 2.10). */
 export const MAX_KEY_LENGTH = 20;

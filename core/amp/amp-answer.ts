@@ -1,0 +1,149 @@
+import type { BidResponse, PluginLogger, Warning } from '../api/index.js';
+import type { Namespace } from '../auction/namespace.js';
+import type { AuctionOutcome } from '../auction/pipeline.js';
+import { invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import { AMP_CRITICAL_ERROR_CODE, AMP_UNKNOWN_ERROR_CODE, responseErrors } from './messages.js';
+
+/** The body of a 200 from GET /openrtb2/amp (spec 2.17). */
+export interface AmpResponseBody {
+  targeting: Record<string, string>;
+  errors: Record<string, unknown>;
+  warnings?: Record<string, unknown>;
+  debug?: unknown;
+}
+
+/**
+ * AMP reads the answer as text and parses it itself (reference behaviour 10); `nosniff` keeps browsers from
+ * second-guessing that.
+ */
+export const AMP_CONTENT_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/plain; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+};
+
+export function ampJsonAnswer(body: AmpResponseBody): EndpointResponse {
+  return { status: 200, headers: { ...AMP_CONTENT_HEADERS }, body };
+}
+
+/** A spec 7.3 critical error: HTTP 500 with the message as text. */
+export function criticalError(message: string): EndpointResponse {
+  return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n` };
+}
+
+/** The answer when a module ended the auction early: no targeting, so the ad server fills the slot its own way. */
+export function emptyAmpAnswer(warnings: Warning[] = []): EndpointResponse {
+  return ampJsonAnswer(withWarnings({ targeting: {}, errors: {} }, { general: warnings }));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+class UnpackTargetsError extends Error {}
+
+/**
+ * Every targeting key of every bid in the response: the winner's plain keys plus each bidder's suffixed keys (an
+ * AMP request has one imp, so there is one winner). Read from the final response, after the auction-response
+ * stage, so modules that edit targeting there are honoured.
+ */
+function collectTargeting(response: BidResponse, namespace: Namespace): Record<string, string> {
+  const targeting: Record<string, string> = {};
+  for (const seat of response.seatbid ?? []) {
+    for (const bid of seat.bid ?? []) {
+      const serviceExt = isObject(bid.ext) ? bid.ext[namespace] : undefined;
+      const keys = isObject(serviceExt) ? serviceExt.targeting : undefined;
+      if (keys === undefined) continue;
+      if (!isObject(keys)) throw new UnpackTargetsError(`bid ${bid.id} has targeting that is not an object`);
+      for (const [key, value] of Object.entries(keys)) {
+        if (typeof value !== 'string') throw new UnpackTargetsError(`bid ${bid.id} has a targeting value for ${key} that is not a string`);
+        targeting[key] = value;
+      }
+    }
+  }
+  return targeting;
+}
+
+function withWarnings(body: AmpResponseBody, warnings: Record<string, unknown>): AmpResponseBody {
+  const present = Object.entries(warnings).filter(([, list]) => !Array.isArray(list) || list.length > 0);
+  return present.length > 0 ? { ...body, warnings: Object.fromEntries(present) } : body;
+}
+
+/** Merges the endpoint's own warnings (about query params) into the auction's `general` warnings. */
+function mergeWarnings(auctionWarnings: unknown, endpointWarnings: Warning[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = isObject(auctionWarnings) ? { ...auctionWarnings } : {};
+  if (endpointWarnings.length > 0) {
+    const general = Array.isArray(merged.general) ? merged.general : [];
+    merged.general = [...endpointWarnings, ...general];
+  }
+  return merged;
+}
+
+export interface AnswerContext {
+  namespace: Namespace;
+  debugRequested: boolean;
+  /** Warnings the endpoint raised while reading the query. */
+  warnings: Warning[];
+  logger: PluginLogger;
+  tagId: string;
+}
+
+/** Maps the auction's outcome to the AMP answer (spec 2.17, 7.3). */
+export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): EndpointResponse {
+  if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
+  if (outcome.kind === 'rejected') return emptyAmpAnswer(context.warnings);
+
+  const response = outcome.response;
+  let targeting: Record<string, string>;
+  try {
+    targeting = collectTargeting(response, context.namespace);
+  } catch (err) {
+    if (!(err instanceof UnpackTargetsError)) throw err;
+    context.logger.error({ code: AMP_CRITICAL_ERROR_CODE, tagId: context.tagId, reason: err.message }, responseErrors.unpackTargets);
+    return criticalError(responseErrors.unpackTargets);
+  }
+
+  const ext = response.ext;
+  if (ext !== undefined && !isObject(ext)) {
+    context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.unpackExt);
+  }
+  const responseExt = isObject(ext) ? ext : {};
+  const errors = responseExt.errors;
+  if (errors !== undefined && !isObject(errors)) {
+    context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.unpackExt);
+  }
+  let body: AmpResponseBody = withWarnings(
+    { targeting, errors: isObject(errors) ? errors : {} },
+    mergeWarnings(responseExt.warnings, context.warnings),
+  );
+  if (context.debugRequested) {
+    if (responseExt.debug === undefined) {
+      context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.debugMissing);
+    } else {
+      body = { ...body, debug: responseExt.debug };
+    }
+  }
+  return ampJsonAnswer(body);
+}
+
+/**
+ * The answer's body as the text written on the wire. An answer that cannot be encoded (a module left something
+ * JSON cannot hold) is logged and replaced by its targeting alone, or by an empty answer when even that fails.
+ */
+export function encodeAmpBody(answer: EndpointResponse, logger: PluginLogger): EndpointResponse {
+  if (typeof answer.body === 'string') return answer;
+  try {
+    return { ...answer, body: JSON.stringify(answer.body) };
+  } catch (err) {
+    logger.error({ code: AMP_UNKNOWN_ERROR_CODE, err }, responseErrors.encoding);
+    const targeting = isObject(answer.body) && isObject(answer.body.targeting) ? answer.body.targeting : {};
+    return { ...answer, body: encodeOrEmpty({ targeting, errors: {} }) };
+  }
+}
+
+function encodeOrEmpty(body: AmpResponseBody | { targeting: Record<string, unknown>; errors: object }): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return '{"targeting":{},"errors":{}}';
+  }
+}

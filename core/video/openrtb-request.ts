@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { RESERVED_IMP_EXT_KEYS, type BidRequest, type Imp } from '../api/index.js';
+import { unifyNamespaces, type Namespace } from '../auction/namespace.js';
+import { isJsonObject, mergePatch } from '../stored/index.js';
+import { allowedDurations, podImpCount, podImpDurations } from './durations.js';
+import type { Pod, RejectedPod, VideoRequest } from './video-request.js';
+
+type Json = Record<string, unknown>;
+
+/** A pod that made it into the OpenRTB request. */
+export interface PlannedPod {
+  /** Position of the pod in `podconfig.pods`. */
+  index: number;
+  pod: Pod;
+  impIds: string[];
+  /** Lower-case names of the bidders its stored imp offers it to, for placing their errors under it. */
+  bidders: ReadonlySet<string>;
+}
+
+export interface ExpandedVideoRequest {
+  request: BidRequest;
+  pods: PlannedPod[];
+  /** Pods that could not be expanded (stored imp missing, too short for any ad, over the imp budget). */
+  rejectedPods: RejectedPod[];
+}
+
+export interface ExpandOptions {
+  namespace: Namespace;
+  /** Stored imps by configid (absent when not found). */
+  storedImps: ReadonlyMap<string, unknown>;
+  /** The request's price granularity as the targeting stage should read it (absent: the default). */
+  priceGranularity: unknown;
+  maxImps: number;
+}
+
+/** Top-level OpenRTB fields a (stored) video request may carry that go to the auction unchanged. */
+const OPENRTB_PASSTHROUGH = ['id', 'test', 'at', 'tmax', 'wseat', 'bseat', 'allimps', 'cur', 'wlang', 'wlangb', 'bcat', 'cattax', 'badv', 'bapp', 'source', 'device', 'ext'];
+
+/**
+ * Expands a checked video request into one OpenRTB request (reference behaviour section 9): each pod becomes
+ * `floor(pod / shortest duration)` imps `<podid>_<i>` built on the pod's stored imp, with the request's `video`
+ * copied in; site or app (with the content), device, user, regs and the request's OpenRTB extras come along; the
+ * auction is asked for bidder targeting keys and for the VAST of video bids to be cached.
+ */
+export function expandVideoRequest(video: VideoRequest, pods: Pod[], options: ExpandOptions): ExpandedVideoRequest {
+  const allowed = allowedDurations(video.podconfig.durationrangesec);
+  const requireExact = video.podconfig.requireexactduration === true;
+  const planned: PlannedPod[] = [];
+  const rejectedPods: RejectedPod[] = [];
+  const imps: Imp[] = [];
+
+  video.podconfig.pods.forEach((pod, index) => {
+    if (!pods.includes(pod)) return;
+    const reject = (message: string) => rejectedPods.push({ index, podid: pod.podid, messages: [`${message}, Pod index: ${index}`] });
+    const stored = options.storedImps.get(pod.configid);
+    if (!isJsonObject(stored)) {
+      reject(stored === undefined ? `stored imp with id "${pod.configid}" (PodConfig.Pods.ConfigId) not found` : `stored imp with id "${pod.configid}" is not a JSON object`);
+      return;
+    }
+    const count = podImpCount(pod.adpoddurationsec, allowed, requireExact);
+    if (count === 0) {
+      reject(`pod ${pod.podid} lasts ${pod.adpoddurationsec} s, shorter than the shortest allowed ad duration (${allowed[0]} s)`);
+      return;
+    }
+    if (imps.length + count > options.maxImps) {
+      reject(`pod ${pod.podid} would need ${count} imps, more than the ${options.maxImps - imps.length} left of this host's limit of ${options.maxImps} per video request`);
+      return;
+    }
+    const durations = podImpDurations(pod.adpoddurationsec, allowed, requireExact);
+    const podImps = durations.map((duration, i) => podImp(stored, `${pod.podid}_${i}`, { ...video.video, ...duration }, video.cacheconfig?.ttl));
+    imps.push(...podImps);
+    planned.push({ index, pod, impIds: podImps.map((imp) => imp.id), bidders: biddersOf(stored, options.namespace) });
+  });
+
+  return { request: openRtbRequest(video, imps, options), pods: planned, rejectedPods };
+}
+
+/** One imp of a pod: the stored imp as the base, with its id, the video object and, when asked, the cache TTL over it. */
+function podImp(stored: Json, id: string, video: Json, cacheTtl: number | undefined): Imp {
+  const patch: Json = { id, video };
+  // The bid cache keeps a bid for the smaller of imp.exp and bid.exp: the request's VAST TTL belongs there.
+  if (typeof cacheTtl === 'number' && cacheTtl > 0) patch.exp = cacheTtl;
+  return mergePatch(structuredClone(stored), patch) as Imp;
+}
+
+/** The bidders an imp names, in either place the auction reads them (`imp.ext.<bidder>`, `imp.ext.<ns>.bidder`). */
+function biddersOf(imp: Json, namespace: Namespace): Set<string> {
+  const names = new Set<string>();
+  const ext = isJsonObject(imp.ext) ? imp.ext : {};
+  for (const key of Object.keys(ext)) if (!RESERVED_IMP_EXT_KEYS.has(key)) names.add(key.toLowerCase());
+  for (const ns of new Set([namespace, 'svc', 'prebid'])) {
+    const nested = isJsonObject(ext[ns]) ? (ext[ns] as Json).bidder : undefined;
+    if (isJsonObject(nested)) for (const key of Object.keys(nested)) names.add(key.toLowerCase());
+  }
+  return names;
+}
+
+function openRtbRequest(video: VideoRequest, imp: Imp[], options: ExpandOptions): BidRequest {
+  const request: BidRequest = { id: randomUUID(), imp };
+  for (const field of OPENRTB_PASSTHROUGH) if (video[field] !== undefined) request[field] = structuredClone(video[field]);
+  if (typeof request.id !== 'string' || request.id === '') request.id = randomUUID();
+
+  if (video.site) request.site = withContent(video.site, video.content);
+  if (video.app) request.app = withContent(video.app, video.content);
+  const user = openRtbUser(video.user, options.namespace);
+  if (user) request.user = user;
+  const regs = openRtbRegs(video.regs, video.user);
+  if (regs) request.regs = regs;
+  request.ext = auctionOptions(request.ext, options);
+  // Stored imps and the stored base may spell the service namespace differently from the body.
+  unifyNamespaces(request, options.namespace);
+  return request;
+}
+
+/** `content` of the video request belongs in `site.content` or `app.content`; its fields win over stored ones. */
+function withContent(inventory: Json, content: Json | undefined): Json {
+  const copy = structuredClone(inventory);
+  if (content) copy.content = { ...(isJsonObject(copy.content) ? copy.content : {}), ...structuredClone(content) };
+  return copy;
+}
+
+/**
+ * The OpenRTB user: `user.buyeruids` (a form the video samples use) joins `user.ext.<ns>.buyeruids`, and
+ * `user.gdpr.consentstring` becomes `user.ext.consent` unless that is set; other fields pass unchanged.
+ */
+function openRtbUser(user: Json | undefined, namespace: Namespace): Json | undefined {
+  if (!user) return undefined;
+  const { buyeruids, gdpr, ...rest } = structuredClone(user);
+  const ext: Json = isJsonObject(rest.ext) ? rest.ext : {};
+  if (isJsonObject(buyeruids) && Object.keys(buyeruids).length > 0) {
+    const own: Json = isJsonObject(ext[namespace]) ? (ext[namespace] as Json) : {};
+    ext[namespace] = { ...own, buyeruids: { ...buyeruids, ...(isJsonObject(own.buyeruids) ? own.buyeruids : {}) } };
+  }
+  const consent = isJsonObject(gdpr) ? gdpr.consentstring : undefined;
+  if (typeof consent === 'string' && consent !== '' && ext.consent === undefined) ext.consent = consent;
+  if (Object.keys(ext).length > 0) rest.ext = ext;
+  return rest;
+}
+
+/** `regs` as sent, plus `regs.ext.gdpr` from `user.gdpr.consentrequired` when the request does not set it. */
+function openRtbRegs(regs: Json | undefined, user: Json | undefined): Json | undefined {
+  const copy: Json = regs ? structuredClone(regs) : {};
+  const consentRequired = isJsonObject(user?.gdpr) ? (user!.gdpr as Json).consentrequired : undefined;
+  const ext: Json = isJsonObject(copy.ext) ? copy.ext : {};
+  if (typeof consentRequired === 'boolean' && ext.gdpr === undefined) copy.ext = { ...ext, gdpr: consentRequired ? 1 : 0 };
+  return Object.keys(copy).length > 0 ? copy : undefined;
+}
+
+/** `ext.<ns>`: targeting with bidder keys (every bidder's best bid per imp gets keys) and the VAST cache. */
+function auctionOptions(ext: unknown, options: ExpandOptions): Json {
+  const base: Json = isJsonObject(ext) ? ext : {};
+  const own: Json = isJsonObject(base[options.namespace]) ? (base[options.namespace] as Json) : {};
+  const targeting: Json = { ...(isJsonObject(own.targeting) ? own.targeting : {}), includebidderkeys: true, includewinners: false };
+  if (options.priceGranularity !== undefined) targeting.pricegranularity = options.priceGranularity;
+  const cache: Json = { ...(isJsonObject(own.cache) ? own.cache : {}), vastxml: {} };
+  return { ...base, [options.namespace]: { ...own, targeting, cache } };
+}

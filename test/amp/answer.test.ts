@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import type { BidResponse, PluginLogger } from '../../core/api/index.js';
+import { ampAnswer, encodeAmpBody, type AnswerContext } from '../../core/amp/amp-answer.js';
+import { responseErrors } from '../../core/amp/index.js';
+import type { AuctionOutcome } from '../../core/auction/pipeline.js';
+
+/** A logger that keeps what it was told, so the "logged" rows of spec 7.3 can be checked. */
+function recordingLogger(): PluginLogger & { lines: Array<{ level: string; message: string | undefined; fields: object | string }> } {
+  const lines: Array<{ level: string; message: string | undefined; fields: object | string }> = [];
+  const at = (level: string) => (fields: object | string, message?: string) => {
+    lines.push({ level, message, fields });
+  };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function completed(response: BidResponse): AuctionOutcome {
+  return { kind: 'completed', response, request: { id: 'r', imp: [{ id: 'i' }] }, seats: [] };
+}
+
+function context(logger: PluginLogger, debugRequested = false): AnswerContext {
+  return { namespace: 'prebid', debugRequested, warnings: [], logger, tagId: 'tag' };
+}
+
+const bidWithTargeting = (targeting: unknown) => ({ id: 'b', impid: 'i', price: 1, ext: { prebid: { targeting } } });
+
+describe('AMP answer: spec 7.3 response-stage errors', () => {
+  it('merges the targeting of every bid in the response', () => {
+    const answer = ampAnswer(
+      completed({
+        id: 'r',
+        seatbid: [
+          { seat: 'a', bid: [bidWithTargeting({ hb_pb: '2.00', hb_pb_a: '2.00' })] },
+          { seat: 'b', bid: [bidWithTargeting({ hb_pb_b: '1.00' }), { id: 'plain', impid: 'i', price: 0.5 }] },
+        ],
+        ext: { errors: { c: [{ code: 1, message: 'timeout' }] } },
+      }),
+      context(recordingLogger()),
+    );
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ targeting: { hb_pb: '2.00', hb_pb_a: '2.00', hb_pb_b: '1.00' }, errors: { c: [{ code: 1, message: 'timeout' }] } });
+  });
+
+  it('targeting that cannot be unpacked is a 500 with the spec message, and is logged', () => {
+    for (const targeting of ['hb_pb=1.00', { hb_pb: 1 }]) {
+      const logger = recordingLogger();
+      const answer = ampAnswer(completed({ id: 'r', seatbid: [{ bid: [bidWithTargeting(targeting)] }] }), context(logger));
+      expect(answer.status).to.equal(500);
+      expect(answer.body).to.equal(`${responseErrors.unpackTargets}\n`);
+      expect(answer.body).to.equal('Critical error while unpacking AMP targets.\n');
+      expect(logger.lines.map((line) => line.message)).to.include(responseErrors.unpackTargets);
+    }
+  });
+
+  it('a response.ext that cannot be unpacked is logged and the answer goes out without errors', () => {
+    const logger = recordingLogger();
+    const answer = ampAnswer(completed({ id: 'r', seatbid: [], ext: { errors: 'broken' } }), context(logger));
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ targeting: {}, errors: {} });
+    expect(logger.lines.map((line) => line.message)).to.include('AMP response: failed to unpack OpenRTB response.ext, debug info cannot be forwarded.');
+  });
+
+  it('debug asked for but missing from the response is logged', () => {
+    const logger = recordingLogger();
+    const answer = ampAnswer(completed({ id: 'r', seatbid: [], ext: {} }), context(logger, true));
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.not.have.property('debug');
+    expect(logger.lines.map((line) => line.message)).to.include('Test set on request but debug not present in response.');
+  });
+
+  it('an answer that cannot be encoded is logged and replaced by its targeting', () => {
+    const logger = recordingLogger();
+    const encoded = encodeAmpBody({ status: 200, headers: {}, body: { targeting: { hb_pb: '1.00' }, errors: {}, debug: { big: 10n } } }, logger);
+    expect(JSON.parse(encoded.body as string)).to.deep.equal({ targeting: { hb_pb: '1.00' }, errors: {} });
+    expect(logger.lines.map((line) => line.message)).to.include('Failure to send the response from the AMP endpoint.');
+  });
+
+  it('a request a module rejected gets empty targeting, not an error', () => {
+    const answer = ampAnswer({ kind: 'rejected', response: { id: 'r', nbr: 2 } }, context(recordingLogger()));
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ targeting: {}, errors: {} });
+  });
+
+  it('an invalid request is a 400 with one line per message', () => {
+    const answer = ampAnswer({ kind: 'invalid', messages: ['one', 'two'] }, context(recordingLogger()));
+    expect(answer.status).to.equal(400);
+    expect(answer.body).to.equal('Invalid request: one\nInvalid request: two\n');
+  });
+});

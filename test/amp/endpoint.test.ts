@@ -1,0 +1,279 @@
+import { expect } from 'chai';
+import { AmpTestServer, storedAmpRequest } from './support.js';
+
+const PAGE = encodeURIComponent('https://www.publisher.example:8443/amp/story.html');
+
+describe('GET /openrtb2/amp: the answer', () => {
+  let server: AmpTestServer;
+
+  before(async () => {
+    server = await AmpTestServer.start({
+      bidders: { alpha: 'price=1.25', beta: 'price=2.37' },
+      stored: {
+        single: storedAmpRequest(),
+        pair: storedAmpRequest({}, { ext: { prebid: { bidder: { alpha: {}, beta: {} } } } }),
+        low: storedAmpRequest({ ext: { prebid: { targeting: { pricegranularity: 'low' } } } }),
+      },
+    });
+  });
+  after(() => server.close());
+
+  it('is text/plain JSON with the winner targeting, the bidder keys, the cache id and hb_env=amp', async () => {
+    const answer = await server.get('tag_id=single');
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.headers.get('content-type')).to.match(/^text\/plain/);
+    expect(answer.json).to.have.all.keys('targeting', 'errors');
+    expect(answer.json.errors).to.deep.equal({});
+    expect(answer.json.targeting).to.deep.equal({
+      hb_pb: '1.20', hb_pb_alpha: '1.20',
+      hb_bidder: 'alpha', hb_bidder_alpha: 'alpha',
+      hb_size: '300x250', hb_size_alpha: '300x250',
+      hb_env: 'amp', hb_env_alpha: 'amp',
+      hb_cache_id: '0', hb_cache_id_alpha: '0',
+      hb_cache_host: 'cache.gavel.test', hb_cache_host_alpha: 'cache.gavel.test',
+      hb_cache_path: '/cache', hb_cache_path_alpha: '/cache',
+    });
+  });
+
+  it('caches the winning bid under hb_cache_id', async () => {
+    const answer = await server.get('tag_id=single');
+    const id = answer.json.targeting.hb_cache_id as string;
+    const cached = await fetch(`${server.gavel.url}/cache?uuid=${id}`);
+    expect(cached.status).to.equal(200);
+    expect(((await cached.json()) as { impid: string }).impid).to.equal('amp-imp');
+  });
+
+  it('takes the plain keys from the winner and the suffixed keys from every bidder', async () => {
+    const { json } = await server.get('tag_id=pair');
+    expect(json.targeting).to.include({ hb_bidder: 'beta', hb_pb: '2.30', hb_pb_beta: '2.30', hb_pb_alpha: '1.20', hb_bidder_alpha: 'alpha' });
+    expect(json.targeting.hb_cache_id).to.equal(json.targeting.hb_cache_id_beta);
+    expect(json.targeting.hb_cache_id_alpha).to.be.a('string').and.not.equal(json.targeting.hb_cache_id);
+  });
+
+  it("keeps the stored request's price granularity", async () => {
+    const { json } = await server.get('tag_id=low');
+    expect(json.targeting.hb_pb).to.equal('1.00');
+  });
+
+  it('always sends imp[0].secure = 1, even over plain http and against the stored value', async () => {
+    const insecure = await AmpTestServer.start({ stored: { t: storedAmpRequest({}, { secure: 0 }) } });
+    try {
+      await insecure.get('tag_id=t');
+      expect(insecure.lastBidderRequest().imp[0].secure).to.equal(1);
+    } finally {
+      await insecure.close();
+    }
+  });
+
+  it('gives a stored request whose id is {{UUID}} a fresh id per auction', async () => {
+    const fresh = await AmpTestServer.start({ stored: { t: storedAmpRequest({ id: '{{UUID}}' }) } });
+    try {
+      await fresh.get('tag_id=t');
+      const first = fresh.lastBidderRequest().id as string;
+      await fresh.get('tag_id=t');
+      expect(first).to.match(/^[0-9a-f-]{36}$/);
+      expect(fresh.lastBidderRequest().id).to.match(/^[0-9a-f-]{36}$/).and.not.equal(first);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('marks the site as AMP for bidders', async () => {
+    await server.get('tag_id=single');
+    expect(server.lastBidderRequest().site.ext).to.deep.equal({ amp: 1 });
+  });
+});
+
+describe('GET /openrtb2/amp: query parameters', () => {
+  let server: AmpTestServer;
+
+  before(async () => {
+    server = await AmpTestServer.start({
+      stored: {
+        t: storedAmpRequest(),
+        tmax300: storedAmpRequest({ tmax: 300 }),
+        bare: storedAmpRequest({ site: { page: 'https://news.example/' } }),
+        consented: storedAmpRequest({ regs: { gdpr: 1 } }),
+      },
+    });
+  });
+  after(() => server.close());
+
+  it('curl sets site.page and site.domain', async () => {
+    await server.get(`tag_id=t&curl=${PAGE}`);
+    expect(server.lastBidderRequest().site).to.include({ page: 'https://www.publisher.example:8443/amp/story.html', domain: 'www.publisher.example' });
+  });
+
+  it('slot sets imp[0].tagid', async () => {
+    await server.get('tag_id=t&slot=%2F1234%2Fsports');
+    expect(server.lastBidderRequest().imp[0].tagid).to.equal('/1234/sports');
+  });
+
+  it('targeting is merged into imp[0].ext.data', async () => {
+    await server.get(`tag_id=t&targeting=${encodeURIComponent('{"section":"sports","tags":["a","b"]}')}`);
+    expect(server.lastBidderRequest().imp[0].ext.data).to.deep.equal({ section: 'sports', tags: ['a', 'b'] });
+  });
+
+  it('targeting that is not a JSON object is a 400', async () => {
+    const answer = await server.get('tag_id=t&targeting=%7Bnot-json');
+    expect(answer.status).to.equal(400);
+    expect(answer.text).to.match(/^Invalid request: unable to merge imp\.ext with targeting data/);
+  });
+
+  it('account sets the publisher id; the unfilled ACCOUNT_ID macro is ignored', async () => {
+    await server.get('tag_id=t&account=pub-42');
+    expect(server.lastBidderRequest().site.publisher.id).to.equal('pub-42');
+    await server.get('tag_id=t&account=ACCOUNT_ID');
+    expect(server.lastBidderRequest().site.publisher.id).to.equal('stored-publisher');
+    await server.get('tag_id=bare&account=pub-43');
+    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ id: 'pub-43' });
+  });
+
+  it('other unfilled macros (CANONICAL_URL, TIMEOUT, TGT, CONSENT_STRING, CONSENT_METADATA()) are ignored too', async () => {
+    const query = 'tag_id=t&curl=CANONICAL_URL&timeout=TIMEOUT&targeting=TGT&consent_string=CONSENT_STRING'
+      + '&consent_type=CONSENT_METADATA(consentStringType)&gdpr_applies=CONSENT_METADATA(gdprApplies)&slot=ATTR(data-slot)';
+    const answer = await server.get(query);
+    expect(answer.status, answer.text).to.equal(200);
+    const request = server.lastBidderRequest();
+    expect(request.site.page).to.equal('https://news.example/story');
+    expect(request.tmax).to.equal(1000);
+    expect(request.imp[0].tagid).to.equal(undefined);
+    expect(request.imp[0].ext.data).to.equal(undefined);
+    expect(request.user).to.equal(undefined);
+    expect(request.regs).to.equal(undefined);
+  });
+
+  it('consent_string with consent_type=2 and gdpr_applies=true reach the bidder as TCF v2 consent under GDPR', async () => {
+    await server.get('tag_id=t&consent_string=CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA&consent_type=2&gdpr_applies=true&addtl_consent=1~7.12.35');
+    const request = server.lastBidderRequest();
+    expect(request.user.ext.consent).to.equal('CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA');
+    expect(request.user.ext.ConsentedProvidersSettings).to.deep.equal({ consented_providers: '1~7.12.35' });
+    expect(request.regs.ext.gdpr).to.equal(1);
+  });
+
+  it('gdpr_consent is the older name of consent_string; gdpr_applies=false overrides a stored gdpr', async () => {
+    await server.get('tag_id=consented&gdpr_consent=CPXxRfAPXxRfAAfKABENB&gdpr_applies=false');
+    const request = server.lastBidderRequest();
+    expect(request.user.ext.consent).to.equal('CPXxRfAPXxRfAAfKABENB');
+    expect(request.regs.ext.gdpr).to.equal(0);
+  });
+
+  it('consent_type=3 makes the consent string the US privacy string', async () => {
+    await server.get('tag_id=t&consent_string=1YNN&consent_type=3');
+    const request = server.lastBidderRequest();
+    expect(request.regs.ext.us_privacy).to.equal('1YNN');
+    expect(request.user).to.equal(undefined);
+  });
+
+  it('a consent string of an unsupported consent_type is left out with a warning', async () => {
+    const answer = await server.get('tag_id=t&consent_string=BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA&consent_type=1');
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.warnings.general[0].code).to.equal(10001);
+    expect(server.lastBidderRequest().user).to.equal(undefined);
+  });
+
+  it('debug=1 sets request.test and answers with debug information', async () => {
+    const answer = await server.get('tag_id=t&debug=1');
+    expect(server.lastBidderRequest().test).to.equal(1);
+    expect(answer.json.debug.httpcalls.alpha).to.have.length(1);
+    expect(answer.json.debug.resolvedrequest.imp[0].secure).to.equal(1);
+    const quiet = await server.get('tag_id=t');
+    expect(quiet.json).to.not.have.property('debug');
+  });
+
+  describe('timeout and amp_timeout_adjustment_ms', () => {
+    const cases: Array<[string, string, number]> = [
+      ['timeout below the AMP default is used', 'tag_id=t&timeout=600', 600],
+      ['timeout above the AMP default is capped at 1000', 'tag_id=t&timeout=5000', 1000],
+      ['the adjustment is taken off', 'tag_id=t&timeout=600&amp_timeout_adjustment_ms=150', 450],
+      ['the adjustment is taken off the capped value', 'tag_id=t&timeout=5000&amp_timeout_adjustment_ms=100', 900],
+      ['without timeout the AMP default applies', 'tag_id=t', 1000],
+      ['without timeout a stored tmax applies', 'tag_id=tmax300', 300],
+      ['timeout overrides a stored tmax', 'tag_id=tmax300&timeout=700', 700],
+    ];
+    for (const [name, query, tmax] of cases) {
+      it(name, async () => {
+        const answer = await server.get(query);
+        expect(answer.status, answer.text).to.equal(200);
+        expect(server.lastBidderRequest().tmax).to.equal(tmax);
+      });
+    }
+
+    it('the host default adjustment (amp.timeoutAdjustmentMs) applies when the query gives none', async () => {
+      const adjusted = await AmpTestServer.start({ stored: { t: storedAmpRequest() }, config: { amp: { timeoutAdjustmentMs: 80 } } });
+      try {
+        await adjusted.get('tag_id=t&timeout=500');
+        expect(adjusted.lastBidderRequest().tmax).to.equal(420);
+        await adjusted.get('tag_id=t&timeout=500&amp_timeout_adjustment_ms=0');
+        expect(adjusted.lastBidderRequest().tmax).to.equal(500);
+      } finally {
+        await adjusted.close();
+      }
+    });
+
+    it('the host maximum lowers it further: a slow bidder times out and the answer still comes in time', async () => {
+      const strict = await AmpTestServer.start({
+        stored: { t: storedAmpRequest({}, { ext: { prebid: { bidder: { alpha: {}, slow: {} } } } }) },
+        bidders: { alpha: 'price=1.25', slow: 'price=9&delayMs=600' },
+        config: { auction: { defaultTmaxMs: 200, maxTmaxMs: 200 } },
+      });
+      try {
+        const answer = await strict.get('tag_id=t&timeout=1000');
+        expect(answer.status, answer.text).to.equal(200);
+        expect(answer.elapsedMs).to.be.below(400);
+        expect(answer.json.targeting.hb_bidder).to.equal('alpha');
+        expect(answer.json.errors.slow[0].code).to.equal(1);
+      } finally {
+        await strict.close();
+      }
+    });
+  });
+});
+
+describe('GET /openrtb2/amp: CORS for AMP', () => {
+  let server: AmpTestServer;
+
+  before(async () => {
+    server = await AmpTestServer.start({ stored: { t: storedAmpRequest() } });
+  });
+  after(() => server.close());
+
+  it('echoes Origin with credentials and names __amp_source_origin in AMP-Access-Control-Allow-Source-Origin', async () => {
+    const answer = await server.get(`tag_id=t&__amp_source_origin=${encodeURIComponent('https://www.publisher.example')}`, {
+      origin: 'https://www-publisher-example.cdn.ampproject.org',
+    });
+    expect(answer.status).to.equal(200);
+    expect(answer.headers.get('access-control-allow-origin')).to.equal('https://www-publisher-example.cdn.ampproject.org');
+    expect(answer.headers.get('access-control-allow-credentials')).to.equal('true');
+    expect(answer.headers.get('amp-access-control-allow-source-origin')).to.equal('https://www.publisher.example');
+    expect(answer.headers.get('access-control-expose-headers')).to.equal('AMP-Access-Control-Allow-Source-Origin');
+  });
+
+  it('falls back to Origin when the page sent no __amp_source_origin, and answers errors with the headers too', async () => {
+    const answer = await server.get('tag_id=unknown', { origin: 'https://www.publisher.example' });
+    expect(answer.status).to.equal(400);
+    expect(answer.headers.get('amp-access-control-allow-source-origin')).to.equal('https://www.publisher.example');
+    expect(answer.headers.get('access-control-allow-credentials')).to.equal('true');
+  });
+
+  it('answers the preflight', async () => {
+    const response = await fetch(`${server.gavel.url}/openrtb2/amp?tag_id=t`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://www.publisher.example', 'access-control-request-method': 'GET' },
+    });
+    expect(response.status).to.equal(204);
+    expect(response.headers.get('access-control-allow-origin')).to.equal('https://www.publisher.example');
+  });
+
+  it('names only allow-listed source origins when the host has an allow-list', async () => {
+    const listed = await AmpTestServer.start({ stored: { t: storedAmpRequest() }, config: { cors: { allowedOrigins: ['https://www.publisher.example'] } } });
+    try {
+      const allowed = await listed.get(`tag_id=t&__amp_source_origin=${encodeURIComponent('https://www.publisher.example')}`);
+      expect(allowed.headers.get('amp-access-control-allow-source-origin')).to.equal('https://www.publisher.example');
+      const other = await listed.get(`tag_id=t&__amp_source_origin=${encodeURIComponent('https://evil.example')}`);
+      expect(other.headers.get('amp-access-control-allow-source-origin')).to.equal(null);
+    } finally {
+      await listed.close();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { run, runAmpFixture, type AmpFixture } from '../harness/amp-runner.js';
+
+/** The public AMP fixtures, read where CI keeps them (never copied into the repository). */
+const SHARED_AMP_FIXTURES = resolve(process.cwd(), '../shared/conformance/amp/valid');
+
+/** Our own fixture in the shared format: appnexus bids 1.87, which the default granularity buckets to 1.80. */
+function ownFixture(): AmpFixture {
+  return {
+    description: 'one appnexus bid through the AMP endpoint, with a slot and a canonical URL',
+    query: 'tag_id=gavel-amp-1&curl=https%3A%2F%2Fnews.example%2Fa&slot=%2F42%2Ftop&w=300&h=250',
+    config: { mockBidders: [{ bidderName: 'appnexus', currency: 'USD', price: 1.87 }] },
+    mockBidRequest: {
+      id: 'gavel-amp-request',
+      site: { page: 'https://news.example/' },
+      imp: [{ id: 'top', banner: { format: [{ w: 320, h: 50 }] }, ext: { prebid: { bidder: { appnexus: { placementId: 1 } } } } }],
+    },
+    expectedAmpResponse: {
+      targeting: {
+        hb_bidder: 'appnexus', hb_bidder_appnexus: 'appnexus',
+        hb_pb: '1.80', hb_pb_appnexus: '1.80',
+        hb_env: 'amp', hb_env_appnexus: 'amp',
+        hb_cache_id: '0', hb_cache_id_appnexus: '0',
+        hb_cache_host: 'www.pbcserver.com', hb_cache_host_appnex: 'www.pbcserver.com',
+        hb_cache_path: '/pbcache/endpoint', hb_cache_path_appnex: '/pbcache/endpoint',
+      },
+    },
+    expectedMockBidderRequests: {
+      appnexus: { site: { page: 'https://news.example/a', ext: { amp: 1 } }, imp: [{ id: 'top', secure: 1, banner: { format: [{ w: 300, h: 250 }] } }] },
+    },
+    expectedReturnCode: 200,
+  };
+}
+
+describe('AMP fixture runner', () => {
+  it('passes every shared AMP fixture, comparing targeting exactly', async function () {
+    this.timeout(30_000);
+    expect(existsSync(SHARED_AMP_FIXTURES), `${SHARED_AMP_FIXTURES} is where CI keeps the AMP fixtures`).to.equal(true);
+    const outcomes = await run([SHARED_AMP_FIXTURES]);
+    expect(outcomes.length).to.be.greaterThan(0);
+    expect(outcomes.filter((outcome) => !outcome.ok), JSON.stringify(outcomes, null, 1)).to.deep.equal([]);
+  });
+
+  it('passes a fixture of our own', async () => {
+    const outcome = await runAmpFixture(ownFixture(), 'own');
+    expect(outcome.diffs).to.deep.equal([]);
+    expect(outcome.ok).to.equal(true);
+  });
+
+  it('fails the same fixture when it expects the wrong price bucket, naming the keys', async () => {
+    const fixture = ownFixture();
+    fixture.expectedAmpResponse!.targeting!.hb_pb = '1.90';
+    fixture.expectedAmpResponse!.targeting!.hb_pb_appnexus = '1.90';
+    const outcome = await runAmpFixture(fixture, 'wrong bucket');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.deep.equal([
+      'targeting.hb_pb: expected "1.90", got "1.80"',
+      'targeting.hb_pb_appnexus: expected "1.90", got "1.80"',
+    ]);
+  });
+
+  it('fails a fixture whose targeting misses a key the answer has', async () => {
+    const fixture = ownFixture();
+    delete fixture.expectedAmpResponse!.targeting!.hb_env;
+    const outcome = await runAmpFixture(fixture, 'missing key');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.deep.equal(['targeting.hb_env: unexpected "amp"']);
+  });
+
+  it('fails a fixture when the bidder did not get the sizes it expects', async () => {
+    const fixture = ownFixture();
+    fixture.query = fixture.query.replace('&w=300&h=250', '');
+    const outcome = await runAmpFixture(fixture, 'sizes');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs.join('\n')).to.contain('imp[].banner.format');
+  });
+
+  it('checks the status and error text of a fixture that expects a 400', async () => {
+    const fixture: AmpFixture = { ...ownFixture(), query: 'w=300&h=250', expectedReturnCode: 400, expectedErrorMessage: 'AMP requests require an AMP tag_id.' };
+    delete fixture.expectedAmpResponse;
+    delete fixture.expectedMockBidderRequests;
+    expect((await runAmpFixture(fixture, 'no tag_id')).diffs).to.deep.equal([]);
+    const wrong = await runAmpFixture({ ...fixture, expectedErrorMessage: 'something else' }, 'no tag_id, wrong text');
+    expect(wrong.ok).to.equal(false);
+  });
+});

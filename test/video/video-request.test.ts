@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { checkVideoRequest, type VideoRequestCheck } from '../../core/video/video-request.js';
+
+type Json = Record<string, any>;
+
+/** A valid video request; each test breaks one thing. */
+function validRequest(): Json {
+  return {
+    podconfig: {
+      durationrangesec: [15, 30],
+      requireexactduration: false,
+      pods: [
+        { podid: 1, adpoddurationsec: 60, configid: 'pod-config-a' },
+        { podid: 2, adpoddurationsec: 30, configid: 'pod-config-b' },
+      ],
+    },
+    site: { page: 'https://video.example/watch', publisher: { id: 'pub-1' } },
+    video: { w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3, 7] },
+  };
+}
+
+function invalidMessages(check: VideoRequestCheck): string[] {
+  expect(check.kind, JSON.stringify(check)).to.equal('invalid');
+  return (check as { messages: string[] }).messages;
+}
+
+function expectInvalid(edit: (request: Json) => void, message: string): void {
+  const request = validRequest();
+  edit(request);
+  expect(invalidMessages(checkVideoRequest(request))).to.include(message);
+}
+
+describe('video request validation', () => {
+  it('accepts the valid request with every pod usable', () => {
+    const check = checkVideoRequest(validRequest());
+    expect(check.kind).to.equal('valid');
+    if (check.kind !== 'valid') return;
+    expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([1, 2]);
+    expect(check.rejectedPods).to.deep.equal([]);
+  });
+
+  it('names both required pod settings when podconfig is absent', () => {
+    const messages = invalidMessages(checkVideoRequest({ ...validRequest(), podconfig: undefined }));
+    expect(messages).to.deep.equal([
+      'request missing required field: PodConfig.DurationRangeSec',
+      'request missing required field: PodConfig.Pods',
+    ]);
+  });
+
+  it('treats an empty duration list or pod list as missing', () => {
+    expectInvalid((r) => { r.podconfig.durationrangesec = []; }, 'request missing required field: PodConfig.DurationRangeSec');
+    expectInvalid((r) => { r.podconfig.pods = []; }, 'request missing required field: PodConfig.Pods');
+  });
+
+  it('refuses zero or negative allowed durations, once however many there are', () => {
+    const request = validRequest();
+    request.podconfig.durationrangesec = [0, 15, -30];
+    expect(invalidMessages(checkVideoRequest(request))).to.deep.equal(['duration array cannot contain negative or zero values']);
+  });
+
+  it('requires exactly one of site and app', () => {
+    expectInvalid((r) => { delete r.site; }, 'request missing required field: site or app');
+    expectInvalid((r) => { r.app = { domain: 'app.example', publisher: { id: 'pub-1' } }; }, 'request.site or request.app must be defined, but not both');
+  });
+
+  it('accepts an app instead of a site', () => {
+    const request = validRequest();
+    delete request.site;
+    request.app = { domain: 'app.example', bundle: 'com.example.tv', publisher: { id: 'pub-1' } };
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+  });
+
+  it('requires the site page and publisher id, and the app domain and publisher id', () => {
+    expectInvalid((r) => { delete r.site.page; }, 'request missing required field: Site.Page');
+    expectInvalid((r) => { delete r.site.publisher.id; }, 'request missing required field: Site.Publisher.Id');
+    expectInvalid((r) => { delete r.site; r.app = { publisher: { id: 'p' } }; }, 'request missing required field: App.Domain');
+    expectInvalid((r) => { delete r.site; r.app = { domain: 'app.example' }; }, 'request missing required field: App.Publisher');
+  });
+
+  it('requires video mimes and protocols, and only the protocol integers 1 to 10', () => {
+    expectInvalid((r) => { delete r.video; }, 'request missing required field: Video');
+    expectInvalid((r) => { delete r.video.mimes; }, 'request missing required field: Video.Mimes');
+    expectInvalid((r) => { r.video.mimes = ['']; }, 'request field Video.Mimes must not contain empty strings');
+    expectInvalid((r) => { r.video.protocols = []; }, 'request missing required field: Video.Protocols');
+    expectInvalid((r) => { r.video.protocols = [2, 11]; }, 'request field Video.Protocols may only contain the protocol integers 1 to 10 (VAST 1.0 to DAAST 1.0 Wrapper)');
+  });
+
+  it('checks the types of optional fields and names them', () => {
+    expectInvalid((r) => { r.video.w = '640'; }, 'request field Video.W must be an integer');
+    expectInvalid((r) => { r.podconfig.requireexactduration = 'yes'; }, 'request field PodConfig.RequireExactDuration must be a boolean');
+    expectInvalid((r) => { r.includebrandcategory = { primaryadserver: 3 }; }, 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)');
+    expectInvalid((r) => { r.includebrandcategory = {}; }, 'request missing required field: IncludeBrandCategory.PrimaryAdServer');
+    expectInvalid((r) => { r.pricegranularity = { ranges: [{ max: 20 }] }; }, 'request missing required field: PriceGranularity.Ranges.Increment');
+  });
+
+  it('requires the stored request id when the host says so', () => {
+    expect(invalidMessages(checkVideoRequest(validRequest(), { requireStoredRequest: true }))).to.deep.equal(['request missing required field: storedrequestid']);
+    expect(checkVideoRequest({ ...validRequest(), storedrequestid: 'base' }, { requireStoredRequest: true }).kind).to.equal('valid');
+  });
+
+  describe('pods', () => {
+    function podCheck(pods: unknown[]) {
+      const request = validRequest();
+      request.podconfig.pods = pods;
+      const check = checkVideoRequest(request);
+      expect(check.kind).to.equal('valid');
+      return check as Extract<VideoRequestCheck, { kind: 'valid' }>;
+    }
+
+    it('drops a pod with a missing field and keeps the others', () => {
+      const check = podCheck([{ podid: 1, adpoddurationsec: 30 }, { podid: 2, adpoddurationsec: 30, configid: 'b' }]);
+      expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([2]);
+      expect(check.rejectedPods).to.deep.equal([{ index: 0, podid: 1, messages: ['request missing required field: PodConfig.Pods.ConfigId, Pod index: 0'] }]);
+    });
+
+    it('drops a pod whose id repeats an earlier one', () => {
+      const check = podCheck([{ podid: 1, adpoddurationsec: 30, configid: 'a' }, { podid: 1, adpoddurationsec: 60, configid: 'b' }]);
+      expect(check.usablePods.map((pod) => pod.configid)).to.deep.equal(['a']);
+      expect(check.rejectedPods[0]!.messages).to.deep.equal(['request duplicated required field: PodConfig.Pods.PodId, Pod id: 1, Pod index: 1']);
+    });
+
+    it('drops pods with a non-positive id or duration', () => {
+      const check = podCheck([
+        { podid: 0, adpoddurationsec: 30, configid: 'a' },
+        { podid: 2, adpoddurationsec: -30, configid: 'b' },
+        { podid: 3, adpoddurationsec: 30, configid: 'c' },
+      ]);
+      expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([3]);
+      expect(check.rejectedPods.map((pod) => pod.messages[0])).to.deep.equal([
+        'request incorrect required field: PodConfig.Pods.PodId must be a positive integer, Pod index: 0',
+        'request incorrect required field: PodConfig.Pods.AdPodDurationSec must be a positive number of seconds, Pod index: 1',
+      ]);
+    });
+
+    it('drops a pod that is not an object without failing', () => {
+      const check = podCheck([null, 'pod', { podid: 5, adpoddurationsec: 30, configid: 'e' }]);
+      expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([5]);
+      expect(check.rejectedPods.map((pod) => pod.messages[0])).to.deep.equal([
+        'request field PodConfig.Pods must be an object, Pod index: 0',
+        'request field PodConfig.Pods must be an object, Pod index: 1',
+      ]);
+    });
+  });
+
+  it('never throws on bodies of the wrong shape', () => {
+    for (const body of [{}, { podconfig: 'x', video: [] }, { podconfig: { pods: [1, 2], durationrangesec: ['a'] }, site: null }]) {
+      expect(checkVideoRequest(body as Json).kind).to.equal('invalid');
+    }
+  });
+});
