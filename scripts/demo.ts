@@ -3,16 +3,21 @@
  * printed, so a newcomer sees real bids with no network. `--once` exits after printing.
  */
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { bootGavel } from '../core/app/boot.js';
 import { loadConfig } from '../core/config/index.js';
 import { startMockBidder } from './demo/simulated-bidder.js';
 
 const once = process.argv.includes('--once');
+const demoData = (path: string) => fileURLToPath(new URL(`./demo-data/${path}`, import.meta.url));
 const bidder = await startMockBidder();
 const config = loadConfig({
   overrides: {
     logging: { level: 'warn' },
+    storedRequests: { filesystem: { dir: demoData('stored') } },
+    video: { categoryMappings: { freewheel: demoData('category-mappings/freewheel.json') } },
     bidders: {
       alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1.87` },
       beta: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=beta&price=2.42&dealid=deal-7` },
@@ -34,9 +39,15 @@ const sample = {
   tmax: 500,
   ext: { prebid: { targeting: { pricegranularity: 'med', includebidderkeys: true }, cache: { bids: {} } } },
 };
-const response = await fetch(`${base}/openrtb2/auction`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sample) });
-console.log(`POST ${base}/openrtb2/auction\n${JSON.stringify(sample, null, 2)}\n`);
-console.log(`HTTP ${response.status}\n${JSON.stringify(await response.json(), null, 2)}`);
+async function show(path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  console.log(`POST ${base}${path}\n${JSON.stringify(body, null, 2)}\n`);
+  console.log(`HTTP ${response.status}\n${JSON.stringify(await response.json(), null, 2)}\n`);
+}
+
+await show('/openrtb2/auction', sample);
+// A video ad pod request: two pods, each a stored imp offered to gamma, which answers 28 s bids in IAB1-5.
+await show('/openrtb2/video', JSON.parse(readFileSync(demoData('video-request.json'), 'utf8')));
 
 if (once) {
   await app.close();

@@ -8,8 +8,6 @@ export const defaultConfig: GavelConfig = {
     maxRequestBytes: 262144,
     workers: 1,
     drainTimeoutMs: 5000,
-    adminPort: 8060,
-    adminHost: '127.0.0.1',
     externalUrl: 'http://localhost:8000',
   },
   logging: { level: 'info' },

@@ -35,9 +35,6 @@ export const configSchema = {
         maxRequestBytes: { type: 'integer', minimum: 1024 },
         workers: { type: 'integer', minimum: 1, maximum: 64 },
         drainTimeoutMs: { type: 'integer', minimum: 0 },
-        /** Admin endpoints (`/metrics`, config dump) listen here, on loopback by default: never public. */
-        adminPort: { type: 'integer', minimum: 0, maximum: 65535 },
-        adminHost: { type: 'string' },
         externalUrl: { type: 'string' },
       },
     },

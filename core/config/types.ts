@@ -16,7 +16,7 @@ export interface BidderEntryConfig {
 export interface GavelConfig {
   server: {
     port: number; host: string; maxRequestBytes: number; workers: number; drainTimeoutMs: number;
-    adminPort: number; adminHost: string; externalUrl: string;
+    externalUrl: string;
   };
   logging: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
   auction: { defaultTmaxMs: number; maxTmaxMs: number; networkBufferMs: number; responsePrepMs: number; minBidderTimeMs: number; currency: string; defaultNamespace: 'svc' | 'prebid' };
