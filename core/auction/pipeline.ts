@@ -104,14 +104,15 @@ export class AuctionPipeline {
 
     const currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
     const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
-    const seats = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency, receivedAt });
+    const { seats, httpCalls } = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency });
 
     const allBids = await this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
     markWinners(request, allBids.payload.seats);
     const targeted = await this.stage(endpoint, 'build-targeting', allBids.payload, state);
     const cached = await this.stage(endpoint, 'cache-bids', targeted.payload, state);
 
-    const response = this.buildResponse(request, cached.payload.seats, state, { namespace, tmax, currency, resolvedRequest, debug });
+    const debugInfo = debug ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
+    const response = this.buildResponse(request, cached.payload.seats, state, { namespace, tmax, currency, debugInfo });
     const final = await this.stage(endpoint, 'auction-response', { request, response }, state);
     return { kind: 'completed', response: final.payload.response, request, seats: cached.payload.seats };
   }
@@ -120,8 +121,8 @@ export class AuctionPipeline {
     endpoint: EndpointName,
     shares: BidderRequest[],
     state: HookRequestState,
-    timing: { bidderDeadline: number; debug: boolean; currency: string; receivedAt: number },
-  ): Promise<SeatResult[]> {
+    timing: { bidderDeadline: number; debug: boolean; currency: string },
+  ): Promise<{ seats: SeatResult[]; httpCalls: Map<string, HttpCallRecord[]> }> {
     const { clock, transport, bidders, config } = this.deps;
     const remaining = timing.bidderDeadline - clock.now();
     const abort = new AbortController();
@@ -164,21 +165,17 @@ export class AuctionPipeline {
           return seat;
         }),
       );
-      this.httpCallsByRequest.set(state, httpCalls);
-      return seats;
+      return { seats, httpCalls };
     } finally {
       clearTimeout(timer);
     }
   }
 
-  /** Debug call records of a request, kept between the bidder calls and the response. */
-  private readonly httpCallsByRequest = new WeakMap<HookRequestState, Map<string, HttpCallRecord[]>>();
-
   private buildResponse(
     request: BidRequest,
     seats: SeatResult[],
     state: HookRequestState,
-    options: { namespace: Namespace; tmax: number; currency: string; resolvedRequest?: BidRequest; debug: boolean },
+    options: { namespace: Namespace; tmax: number; currency: string; debugInfo?: Record<string, unknown> },
   ): BidResponse {
     const ns = options.namespace;
     const seatbid: SeatBid[] = [];
@@ -202,10 +199,7 @@ export class AuctionPipeline {
     const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: options.tmax };
     if (Object.keys(errors).length > 0) ext.errors = errors;
     if (Object.keys(state.warnings).length > 0) ext.warnings = state.warnings;
-    if (options.debug) {
-      const calls = this.httpCallsByRequest.get(state);
-      ext.debug = { httpcalls: calls ? Object.fromEntries(calls) : {}, resolvedrequest: options.resolvedRequest };
-    }
+    if (options.debugInfo) ext.debug = options.debugInfo;
     if (state.trace) ext[ns] = { modules: { trace: state.trace } };
     const response: BidResponse = { id: String(request.id), seatbid, cur: options.currency, ext };
     return response;
