@@ -46,6 +46,10 @@ export function compileEndpoint(template: string): EndpointTemplate {
     '^' + comparableAuthority.split(MACRO).map((part, i) => (i % 2 === 1 ? '[A-Za-z0-9-]+' : escapeRegExp(part.toLowerCase()))).join('') + '$',
   );
 
+  // Without macros in the authority, a URL that starts with the literal scheme and authority followed by a path,
+  // query or fragment delimiter has exactly that host: the common case costs a string comparison, not a URL parse.
+  const literalPrefix = authority.includes('{{') ? undefined : `${protocol}://${authority.toLowerCase()}`;
+
   return {
     template,
     protocol,
@@ -70,6 +74,9 @@ export function compileEndpoint(template: string): EndpointTemplate {
       return result;
     },
     allows(uri) {
+      if (literalPrefix && uri.length > literalPrefix.length && uri.slice(0, literalPrefix.length).toLowerCase() === literalPrefix && '/?#'.includes(uri[literalPrefix.length]!)) {
+        return true;
+      }
       let url: URL;
       try {
         url = new URL(uri);

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent } from 'undici';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
@@ -29,12 +29,17 @@ export class ResponseTooLargeError extends Error {}
 
 export class UndiciBidderTransport implements BidderTransport {
   private readonly agent: Agent;
+  private readonly maxResponseBytes: number;
 
-  constructor(
-    options: { connectionsPerHost: number; keepAliveTimeoutMs: number },
-    private readonly maxResponseBytes: number,
-  ) {
-    this.agent = new Agent({ connections: options.connectionsPerHost, keepAliveTimeout: options.keepAliveTimeoutMs, pipelining: 1 });
+  constructor(options: { connectionsPerHost: number; keepAliveTimeoutMs: number }, maxResponseBytes: number) {
+    this.maxResponseBytes = maxResponseBytes;
+    this.agent = new Agent({
+      connections: options.connectionsPerHost,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      pipelining: 1,
+      // undici enforces the response size limit itself and aborts the read past it.
+      maxResponseSize: maxResponseBytes,
+    });
   }
 
   async send(call: RequestData, bodyText: string | undefined, options: SendOptions): Promise<ResponseData> {
@@ -47,31 +52,55 @@ export class UndiciBidderTransport implements BidderTransport {
         headers['content-encoding'] = 'gzip';
       }
     }
-    const response = await undiciRequest(call.uri, {
-      dispatcher: this.agent,
+    const { origin, path } = splitUri(call.uri);
+    const response = await this.agent.request({
+      origin,
+      path,
       method: call.method,
       headers,
       body: call.method === 'GET' ? undefined : body,
       signal: options.signal,
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      size += (chunk as Buffer).length;
-      if (size > this.maxResponseBytes) {
-        response.body.destroy();
-        throw new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`);
-      }
-      chunks.push(chunk as Buffer);
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`);
+      throw err;
     }
     const responseHeaders: Record<string, string> = {};
     for (const [key, value] of Object.entries(response.headers)) {
       if (value !== undefined) responseHeaders[key] = Array.isArray(value) ? value.join(', ') : value;
     }
-    return { status: response.statusCode, body: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), headers: responseHeaders };
+    return { status: response.statusCode, body: text, headers: responseHeaders };
   }
 
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+const PLAIN_AUTHORITY = /^[A-Za-z0-9.:[\]-]+$/;
+
+/**
+ * Splits an absolute URL into origin and path, by string scanning when the authority is plain host[:port] (the
+ * common case), else with the WHATWG parser, so what is sent always agrees with what the endpoint check parsed.
+ */
+export function splitUri(uri: string): { origin: string; path: string } {
+  const authorityStart = uri.indexOf('://') + 3;
+  let pathStart = uri.length;
+  for (let i = authorityStart; i < uri.length; i++) {
+    const char = uri.charCodeAt(i);
+    if (char === 47 /* / */ || char === 63 /* ? */ || char === 35 /* # */) {
+      pathStart = i;
+      break;
+    }
+  }
+  if (!PLAIN_AUTHORITY.test(uri.slice(authorityStart, pathStart))) {
+    const url = new URL(uri);
+    return { origin: url.origin, path: `${url.pathname}${url.search}` };
+  }
+  const rest = uri.slice(pathStart);
+  const withoutFragment = rest.includes('#') ? rest.slice(0, rest.indexOf('#')) : rest;
+  return { origin: uri.slice(0, pathStart), path: withoutFragment.startsWith('/') ? withoutFragment : `/${withoutFragment}` };
 }

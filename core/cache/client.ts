@@ -1,4 +1,5 @@
-import got, { type Got } from 'got';
+import type { Got } from 'got';
+import { loadGot } from '../outbound/got.js';
 import type { PluginLogger } from '../api/index.js';
 import { checkPut, DEFAULT_CACHE_LIMITS, type CacheLimits, type CachePut } from './limits.js';
 import type { CacheEntry, CacheStore } from './store.js';
@@ -59,14 +60,14 @@ export class RemoteCacheClient implements CacheClient {
   private readonly limits: CacheLimits;
   private readonly logger: Pick<PluginLogger, 'warn'> | undefined;
   private readonly now: Clock;
-  private readonly http: Got;
+  private http: Got | undefined;
 
   constructor(options: RemoteCacheClientOptions) {
     this.url = options.url;
     this.limits = options.limits ?? DEFAULT_CACHE_LIMITS;
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
-    this.http = options.http ?? got;
+    this.http = options.http;
   }
 
   put(values: CachePut[], deadline: number): Promise<Array<string | undefined>> {
@@ -83,6 +84,7 @@ export class RemoteCacheClient implements CacheClient {
     const msLeft = deadline - this.now();
     if (msLeft <= 0) return undefined;
     try {
+      this.http ??= await loadGot();
       const response = await this.http.post(this.url, {
         body: putsBody(entries),
         headers: { 'content-type': 'application/json' },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 
 export type CacheValueType = 'json' | 'xml';
 
@@ -157,7 +158,9 @@ export class RedisCacheStore implements CacheStore {
     } else {
       if (!options.url) throw new Error('RedisCacheStore needs a url or a client');
       // One retry, a command timeout: an unreachable cache must fail fast and let the auction go on without it.
-      this.redis = new Redis(options.url, { maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? 1000 });
+      // Loaded here, not at the top: a host without Redis never pays for the client's code in memory.
+      const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+      this.redis = new RedisClient(options.url, { maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? 1000 });
       this.ownsClient = true;
     }
     this.keyPrefix = options.keyPrefix ?? 'gavel:cache:';

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
 import type { PluginLogger } from '../api/index.js';
 import { CachingFetcher } from './caching-fetcher.js';
 import type { StoredDataFetcher } from './fetcher.js';
@@ -38,6 +38,8 @@ function createBackend(config: StoredBackendConfig, logger?: PluginLogger): Stor
     case 'http':
       return { fetcher: new HttpFetcher(config), close: async () => {} };
     case 'postgres': {
+      // Loaded only when configured, so hosts without PostgreSQL don't carry the driver in memory.
+      const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
       const pool = new pg.Pool({ connectionString: config.connectionString, max: config.poolSize });
       // An idle client that loses its connection emits 'error' on the pool; unhandled, that would end the process.
       pool.on('error', (err) => logger?.warn({ err }, 'stored data: idle PostgreSQL connection failed'));

@@ -1,4 +1,4 @@
-import got from 'got';
+import { loadGot } from '../outbound/got.js';
 import { asStoredFetchError, isJsonObject, StoredFetchError, uniqueIds, type StoredDataFetcher } from './fetcher.js';
 
 export interface HttpFetcherOptions {
@@ -59,6 +59,7 @@ export class HttpFetcher implements StoredDataFetcher {
   private async getJson(url: URL): Promise<unknown> {
     let response;
     try {
+      const got = await loadGot();
       response = await got(url, {
         headers: this.options.headers,
         timeout: { request: this.timeoutMs },
