@@ -1,0 +1,130 @@
+import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MOCK_BIDDER_PORT } from './mock-bidders.js';
+import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
+import { bidderNames } from './scenarios.js';
+
+export const FLOOR_PORT = 9800;
+export const GAVEL_PORT = 9802;
+/** A second Gavel, measured next to the first (the worker comparison). */
+export const SECOND_GAVEL_PORT = 9803;
+const MAX_BIDDERS = 5;
+
+/** Where things are and which CPUs they run on; shared by every start below. */
+export interface BenchContext {
+  repoRoot: string;
+  /** ../shared/bench, when present (nginx.conf, post.lua, floor.mjs). */
+  sharedBench?: string;
+  workDir: string;
+  processes: ProcessGroup;
+  /** taskset CPU lists; undefined when not pinning (no taskset, or fewer than 2 CPUs). */
+  serverCpus?: string;
+  helperCpus?: string;
+}
+
+export interface RunningServer {
+  name: string;
+  port: number;
+  process: ManagedProcess;
+}
+
+async function startListening(context: BenchContext, name: string, port: number, command: string, args: string[], env: NodeJS.ProcessEnv, cpus?: string): Promise<RunningServer> {
+  await assertPortFree(port);
+  const [pinned, pinnedArgs] = pinnedCommand(cpus, command, args);
+  const started = context.processes.spawn(name, pinned, pinnedArgs, { env, cwd: context.repoRoot });
+  try {
+    await waitForPort(started, port);
+  } catch (err) {
+    await started.stop();
+    throw err;
+  }
+  return { name, port, process: started };
+}
+
+/** The environment without GAVEL_* overrides, so the generated file alone configures the server under test. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GAVEL_')) env[key] = value;
+  return { ...env, NODE_ENV: 'production', ...extra };
+}
+
+/**
+ * Gavel's config for the benchmark: bidders b0..b4 on the generic `ortb` adapter, quiet logs, and as many upstream
+ * connections as the floor's pool (256: all five bidders share one origin) so the two differ in code, not pool size.
+ * Validation and targeting are built-in modules, on by default.
+ */
+export function gavelConfig(workers: number, port: number): Record<string, unknown> {
+  const bidders = Object.fromEntries(bidderNames(MAX_BIDDERS).map((name) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}` }]));
+  return {
+    server: { port, host: '127.0.0.1', workers, drainTimeoutMs: 1000 },
+    logging: { level: 'warn' },
+    httpClient: { connectionsPerHost: 256 },
+    bidders,
+  };
+}
+
+export interface StartOptions {
+  /** taskset CPU list; undefined runs unpinned. */
+  cpus?: string;
+  /** Run under `node --cpu-prof`, writing the profile here when the process exits. */
+  cpuProfileDir?: string;
+}
+
+function profilerFlags(options: StartOptions): string[] {
+  return options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+}
+
+export async function startGavel(context: BenchContext, options: StartOptions & { workers: number; port?: number }): Promise<RunningServer> {
+  const port = options.port ?? GAVEL_PORT;
+  const configFile = join(context.workDir, `gavel-${options.workers}w-${port}.yaml`);
+  // JSON is YAML, and the loader reads YAML.
+  writeFileSync(configFile, JSON.stringify(gavelConfig(options.workers, port), null, 2));
+  const args = [...profilerFlags(options), join(context.repoRoot, 'dist/core/app/cli.js'), 'serve', '--config', configFile];
+  return startListening(context, `gavel-${options.workers}w`, port, process.execPath, args, cleanEnv({}), options.cpus);
+}
+
+/**
+ * ../shared is read-only and its floor needs undici: the floor runs from a copy in the work folder that resolves
+ * packages from the project's own node_modules (same undici major as ../shared/bench/package.json asks for).
+ */
+export function prepareFloor(context: BenchContext): string | undefined {
+  const source = context.sharedBench && join(context.sharedBench, 'floor.mjs');
+  if (!source || !existsSync(source)) return undefined;
+  const dir = join(context.workDir, 'floor');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(source, join(dir, 'floor.mjs'));
+  symlinkSync(join(context.repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return join(dir, 'floor.mjs');
+}
+
+export async function startFloor(context: BenchContext, floorScript: string, options: StartOptions): Promise<RunningServer> {
+  const env = cleanEnv({ PORT: String(FLOOR_PORT), BIDDER_BASE: `http://127.0.0.1:${MOCK_BIDDER_PORT}` });
+  // The floor dies on SIGTERM without exiting normally, and --cpu-prof writes the profile only on a normal exit.
+  const exitOnTerm = options.cpuProfileDir ? ['--import', `data:text/javascript,${encodeURIComponent("process.once('SIGTERM', () => process.exit(0));")}`] : [];
+  return startListening(context, 'floor', FLOOR_PORT, process.execPath, [...profilerFlags(options), ...exitOnTerm, floorScript], env, options.cpus);
+}
+
+export interface MockBidders {
+  kind: 'nginx' | 'node';
+  stop(): Promise<void>;
+  /** Why the Node mock runs although nginx was asked for, if it does. */
+  note?: string;
+}
+
+/** nginx with ../shared/bench/nginx.conf when asked for and it comes up, else the Node mock; on the helper CPU. */
+export async function startMockBidders(context: BenchContext, preferNginx: boolean): Promise<MockBidders> {
+  const nginxConf = context.sharedBench && join(context.sharedBench, 'nginx.conf');
+  let note: string | undefined;
+  if (preferNginx && nginxConf && existsSync(nginxConf)) {
+    try {
+      const nginx = await startListening(context, 'nginx', MOCK_BIDDER_PORT, 'nginx', ['-c', nginxConf], process.env, context.helperCpus);
+      return { kind: 'nginx', stop: () => nginx.process.stop() };
+    } catch (err) {
+      if (!(err instanceof BenchFailure) || /already in use/.test(err.message)) throw err;
+      note = `nginx did not start (${err.message.split('\n')[0]}); the Node mock ran instead`;
+    }
+  }
+  const script = join(context.repoRoot, 'dist/scripts/bench/mock-bidders.js');
+  const mock = await startListening(context, 'mock-bidders', MOCK_BIDDER_PORT, process.execPath, [script, String(MOCK_BIDDER_PORT)], process.env, context.helperCpus);
+  return { kind: 'node', stop: () => mock.process.stop(), note };
+}

@@ -1,0 +1,218 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { renderChart } from '../chart.js';
+import { generateLoad } from '../load-generator.js';
+import { combineRounds, parseWrkOutput, type LoadResult } from '../load.js';
+import { createMockBidderServer } from '../mock-bidders.js';
+import { summariseProfile, type CpuProfile } from '../profile-summary.js';
+import { compareScenarios, failedRuns, markdownReport, type BenchReport, type Measurement } from '../report.js';
+import { answerProblem, auctionRequest, scenario } from '../scenarios.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+function listen(server: Server): Promise<string> {
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((done) => server.close(() => done()));
+}
+
+function load(overrides: Partial<LoadResult> = {}): LoadResult {
+  return { tool: 'wrk', requests: 100, durationS: 1, rps: 100, p50Ms: 5, p99Ms: 20, non200: 0, errors: 0, ...overrides };
+}
+
+function measurement(server: Measurement['server'], rounds: LoadResult[]): Measurement {
+  return { server, scenario: scenario(3, 1), workers: 1, pinned: true, load: combineRounds(rounds), rounds };
+}
+
+describe('bench: reading wrk', () => {
+  const output = `Running 10s test @ http://127.0.0.1:9802/openrtb2/auction
+  1 threads and 32 connections
+  Latency Distribution
+     50%  850.00us
+     75%    1.20ms
+     90%    3.00ms
+     99%    1.32s
+  24010 requests in 10.02s, 35.10MB read
+  Socket errors: connect 0, read 2, write 0, timeout 5
+  Non-2xx or 3xx responses: 3
+Requests/sec:   2396.21`;
+
+  it('converts every unit to milliseconds and counts failures', () => {
+    const parsed = parseWrkOutput(output);
+    expect(parsed.p50Ms).to.be.closeTo(0.85, 1e-9);
+    expect(parsed.p99Ms).to.equal(1320);
+    expect(parsed.requests).to.equal(24010);
+    expect(parsed.durationS).to.be.closeTo(10.02, 1e-9);
+    expect(parsed.rps).to.be.closeTo(24010 / 10.02, 1e-6);
+    expect(parsed.non200).to.equal(3);
+    expect(parsed.errors).to.equal(7);
+  });
+
+  it('refuses output without percentiles (wrk run without --latency)', () => {
+    expect(() => parseWrkOutput('  10 requests in 1.00s, 1KB read')).to.throw(/50th percentile/);
+  });
+});
+
+describe('bench: scenarios', () => {
+  it('numbers the imps from "1", the imp the mock bidders bid on, and offers each to every bidder', () => {
+    const request = auctionRequest(scenario(3, 5)) as { imp: Array<{ id: string; ext: Record<string, unknown> }> };
+    expect(request.imp.map((imp) => imp.id)).to.deep.equal(['1', '2', '3', '4', '5']);
+    for (const imp of request.imp) expect(Object.keys(imp.ext)).to.deep.equal(['b0', 'b1', 'b2']);
+  });
+
+  const answer = (seats: string[], targeted = true) =>
+    JSON.stringify({
+      seatbid: seats.map((seat, index) => ({ seat, bid: [{ impid: '1', ext: { prebid: { targeting: targeted && index === 0 ? { hb_pb: '1.00' } : {} } } }] })),
+    });
+
+  it('accepts a seat per bidder with the winner targeted', () => {
+    expect(answerProblem(scenario(3, 1), 200, answer(['b2', 'b0', 'b1']))).to.equal(undefined);
+  });
+
+  it('names what is wrong with an answer', () => {
+    expect(answerProblem(scenario(3, 1), 500, 'boom')).to.match(/^status 500/);
+    expect(answerProblem(scenario(3, 1), 200, 'not json')).to.match(/not JSON/);
+    expect(answerProblem(scenario(3, 1), 200, answer(['b0', 'b1']))).to.match(/a seat for each of b0, b1, b2/);
+    expect(answerProblem(scenario(1, 1), 200, answer(['b0'], false))).to.match(/hb_pb/);
+  });
+});
+
+describe('bench: Node mock bidders', () => {
+  let server: Server;
+  let url: string;
+  before(async () => {
+    server = createMockBidderServer();
+    url = await listen(server);
+  });
+  after(() => close(server));
+
+  it('answers exactly what ../shared/bench/nginx.conf answers on /b0../b4', async function () {
+    const nginxConf = resolve(repoRoot, '../shared/bench/nginx.conf');
+    // The shared floor material sits beside the repository in CI; a lone clone reports this pending.
+    if (!existsSync(nginxConf)) this.skip();
+    const locations = [...readFileSync(nginxConf, 'utf8').matchAll(/location (\/b\d) \{ return 200 '([^']+)'; \}/g)];
+    expect(locations).to.have.length(5);
+    for (const [, path, body] of locations) {
+      const response = await fetch(`${url}${path}`, { method: 'POST', body: '{}' });
+      expect(response.status).to.equal(200);
+      expect(await response.json()).to.deep.equal(JSON.parse(body!));
+    }
+  });
+
+  it('answers 204 on /nobid and 404 elsewhere', async () => {
+    expect((await fetch(`${url}/nobid`, { method: 'POST', body: '{}' })).status).to.equal(204);
+    expect((await fetch(`${url}/elsewhere`, { method: 'POST', body: '{}' })).status).to.equal(404);
+  });
+});
+
+describe('bench: Node load generator', () => {
+  it('keeps the connections busy for the duration and counts answers that are not 200', async () => {
+    let served = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.once('end', () => {
+        served++;
+        res.writeHead(served % 10 === 0 ? 503 : 200).end('{}');
+      });
+    });
+    const url = await listen(server);
+    try {
+      const result = await generateLoad(`${url}/openrtb2/auction`, '{"id":"x"}', 4, 300);
+      expect(result.requests).to.equal(served);
+      expect(result.non200).to.equal(Math.floor(served / 10));
+      expect(result.errors).to.equal(0);
+      expect(result.durationS).to.be.within(0.29, 2);
+      expect(result.p50Ms).to.be.at.most(result.p99Ms);
+    } finally {
+      await close(server);
+    }
+  });
+});
+
+describe('bench: results', () => {
+  it('combines rounds into medians and sums', () => {
+    const combined = combineRounds([load({ rps: 100, p99Ms: 30, requests: 100 }), load({ rps: 300, p99Ms: 10, requests: 300, non200: 1 }), load({ rps: 200, p99Ms: 20, requests: 200 })]);
+    expect(combined.rps).to.equal(200);
+    expect(combined.p99Ms).to.equal(20);
+    expect(combined.requests).to.equal(600);
+    expect(combined.non200).to.equal(1);
+  });
+
+  it('compares Gavel with the floor round by round', () => {
+    const gavel = measurement('gavel', [load({ rps: 50 }), load({ rps: 90 }), load({ rps: 60 })]);
+    const floor = measurement('floor', [load({ rps: 100 }), load({ rps: 100 }), load({ rps: 200 })]);
+    const [comparison] = compareScenarios([floor, gavel]);
+    expect(comparison!.throughputRatio).to.equal(0.5);
+    expect(comparison!.throughputRatioRange).to.deep.equal([0.3, 0.9]);
+  });
+
+  it('flags runs that did not get a 200 for every auction, in the report too', () => {
+    const broken = measurement('gavel', [load({ non200: 4 })]);
+    const report: BenchReport = {
+      meta: {
+        mode: 'smoke', startedAt: 'now', node: 'v20', revision: 'x', cpuModel: 'cpu', cpus: 2, loadTool: 'wrk', mockBidders: 'nginx', pinning: 'none',
+        connections: 8, warmupS: 0, rounds: 1, durationS: 1, loadAverageBefore: [0, 0, 0], loadAverageAfter: [0, 0, 0], notes: [],
+      },
+      runs: [broken],
+      workers: [],
+    };
+    expect(failedRuns(report)).to.deep.equal([broken]);
+    expect(markdownReport(report, 'chart.svg')).to.contain('4 not 200');
+  });
+});
+
+describe('bench: CPU profile summary', () => {
+  // root -> handle (core/http) -> parse (node_modules/undici); samples 10 ms apart from t = 1,000,000 us.
+  const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+  const profile: CpuProfile = {
+    startTime: 1_000_000,
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 4] },
+      { id: 2, callFrame: frame('handle', 'file:///repo/dist/core/http/app.js'), children: [3] },
+      { id: 3, callFrame: frame('parse', 'file:///repo/node_modules/undici/lib/parse.js') },
+      { id: 4, callFrame: frame('(idle)', '') },
+    ],
+    samples: [2, 3, 3, 4, 3],
+    timeDeltas: [10_000, 10_000, 10_000, 10_000, 10_000],
+  };
+
+  it('splits self and inclusive time by function and area, per auction', () => {
+    const summary = summariseProfile(profile, { auctions: 2 });
+    expect(summary.busyMs).to.equal(40);
+    expect(summary.idleMs).to.equal(10);
+    expect(summary.topSelf[0]).to.include({ name: 'parse', area: 'undici', ms: 30, pct: 75, usPerAuction: 15_000 });
+    expect(summary.selfByArea.map((cost) => [cost.name, cost.ms])).to.deep.equal([['undici', 30], ['core/http', 10]]);
+    expect(summary.inclusiveByArea.find((cost) => cost.name === 'core/http')?.ms).to.equal(40);
+    expect(summary.topProjectInclusive[0]).to.include({ name: 'handle', location: 'core/http/app.js:1', ms: 40 });
+  });
+
+  it('keeps only the samples in the window', () => {
+    const summary = summariseProfile(profile, { fromUs: 1_015_000, toUs: 1_030_000 });
+    expect(summary.busyMs).to.equal(20);
+    expect(summary.selfByArea.map((cost) => cost.name)).to.deep.equal(['undici']);
+  });
+});
+
+describe('bench: chart', () => {
+  it('draws a bar per server and scenario, with labels escaped', () => {
+    const svg = renderChart(
+      [
+        { label: '3 bidders <x> 1 imp', gavel: { rps: 1000, p99Ms: 40 }, floor: { rps: 2500, p99Ms: 30 } },
+        { label: '5 bidders', gavel: { rps: 700, p99Ms: 60 } },
+      ],
+      'a & b',
+    );
+    expect(svg).to.match(/^<svg /);
+    expect(svg.match(/<rect [^>]*><title>/g)).to.have.length(6);
+    expect(svg).to.contain('3 bidders &lt;x&gt; 1 imp');
+    expect(svg).to.contain('a &amp; b');
+    expect(svg).to.contain('>2,500<');
+  });
+});
