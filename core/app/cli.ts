@@ -3,8 +3,6 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { GavelError } from '../api/index.js';
 import { loadConfig, type GavelConfig } from '../config/index.js';
-import { discoverPlugins } from '../plugins/discover.js';
-import { bootGavel } from './boot.js';
 
 const USAGE = `usage: gavel <command> [options]
   serve [--config FILE]            run the server (config also from GAVEL_CONFIG and GAVEL_* variables)
@@ -41,6 +39,8 @@ async function serve(config: GavelConfig): Promise<void> {
     process.once('SIGINT', stop);
     return;
   }
+  // Imported here, not at the top: a cluster primary only forks, so it never loads the server's code.
+  const { bootGavel } = await import('./boot.js');
   const app = await bootGavel(config);
   await app.listen();
   let closing = false;
@@ -61,6 +61,7 @@ async function serve(config: GavelConfig): Promise<void> {
 }
 
 async function listPlugins(config: GavelConfig): Promise<void> {
+  const { discoverPlugins } = await import('../plugins/discover.js');
   const plugins = await discoverPlugins({ packages: config.plugins });
   const rows: string[][] = [['NAME', 'VERSION', 'KIND', 'STAGES / ALIAS OF', 'SOURCE']];
   for (const { manifest, source } of plugins.adapters.values()) rows.push([manifest.name, manifest.version, 'adapter', manifest.info.aliasOf ?? '-', source.kind]);
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
         }
         const config = loadConfig({ file, env: {} });
         // Booting the plugins checks what only they can: adapters named by bidders, modules, hook plans.
+        const { bootGavel } = await import('./boot.js');
         const app = await bootGavel({ ...config, logging: { level: 'silent' } });
         await app.close();
         console.log(`${file}: valid`);

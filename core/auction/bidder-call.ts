@@ -97,9 +97,9 @@ export async function callBidder(
         return;
       }
       for (const typed of parsed.bids) {
+        // The bid object came from parsing this response: the auction owns it and edits it in place from here on.
         result.bids.push({
           ...typed,
-          bid: { ...typed.bid },
           bidder: share.bidder,
           adapter: share.adapter,
           originalPrice: typed.bid.price,

@@ -78,6 +78,10 @@ export class AuctionPipeline {
     return new HookRequestState({ endpoint, namespace, deadline: receivedAt + tmax, secure, logger: this.deps.logger }, trace);
   }
 
+  /**
+   * Runs one stage. The result is a plain value when every hook answered synchronously (the usual case for the
+   * built-ins and for stages with no hooks): callers await only a real promise, so an idle stage costs no microtask.
+   */
   stage<S extends Stage>(endpoint: EndpointName, stage: S, payload: StagePayloads[S], state: HookRequestState) {
     return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger);
   }
@@ -92,13 +96,15 @@ export class AuctionPipeline {
     const resolvedRequest = debug ? structuredClone(request) : undefined;
 
     for (const stage of ['raw-auction-request', 'validate-request', 'processed-auction-request'] as const) {
-      const outcome = await this.stage(endpoint, stage, { request }, state);
+      let outcome = this.stage(endpoint, stage, { request }, state);
+      if (outcome instanceof Promise) outcome = await outcome;
       if (outcome.invalid) return { kind: 'invalid', messages: outcome.invalid };
       if (outcome.rejection) return { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } };
       request = outcome.payload.request;
     }
 
-    const split = await this.stage(endpoint, 'split-imps', { request, bidderRequests: [] }, state);
+    let split = this.stage(endpoint, 'split-imps', { request, bidderRequests: [] }, state);
+    if (split instanceof Promise) split = await split;
     const shares = split.payload.bidderRequests;
     if (input.cookieUids) applyCookieBuyerIds(shares, input.cookieUids, this.deps.bidders);
 
@@ -106,14 +112,18 @@ export class AuctionPipeline {
     const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
     const { seats, httpCalls } = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency });
 
-    const allBids = await this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
+    let allBids = this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
+    if (allBids instanceof Promise) allBids = await allBids;
     markWinners(request, allBids.payload.seats);
-    const targeted = await this.stage(endpoint, 'build-targeting', allBids.payload, state);
-    const cached = await this.stage(endpoint, 'cache-bids', targeted.payload, state);
+    let targeted = this.stage(endpoint, 'build-targeting', allBids.payload, state);
+    if (targeted instanceof Promise) targeted = await targeted;
+    let cached = this.stage(endpoint, 'cache-bids', targeted.payload, state);
+    if (cached instanceof Promise) cached = await cached;
 
     const debugInfo = debug ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
     const response = this.buildResponse(request, cached.payload.seats, state, { namespace, tmax, currency, debugInfo });
-    const final = await this.stage(endpoint, 'auction-response', { request, response }, state);
+    let final = this.stage(endpoint, 'auction-response', { request, response }, state);
+    if (final instanceof Promise) final = await final;
     return { kind: 'completed', response: final.payload.response, request, seats: cached.payload.seats };
   }
 
@@ -143,7 +153,8 @@ export class AuctionPipeline {
             seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
             return seat;
           }
-          const prepared = await this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
+          let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
+          if (prepared instanceof Promise) prepared = await prepared;
           if (prepared.rejection) {
             seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
             return seat;
@@ -157,9 +168,11 @@ export class AuctionPipeline {
           if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
           seat.responseTimeMs = Math.round(clock.now() - started);
           let bids = called.bids;
-          const raw = await this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids }, state);
+          let raw = this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids }, state);
+          if (raw instanceof Promise) raw = await raw;
           if (raw.rejection) return seat;
-          const adjusted = await this.stage(endpoint, 'adjust-bids', raw.payload, state);
+          let adjusted = this.stage(endpoint, 'adjust-bids', raw.payload, state);
+          if (adjusted instanceof Promise) adjusted = await adjusted;
           bids = adjusted.payload.bids;
           seat.bids = bids.filter((bid) => Number.isFinite(bid.bid.price) && bid.bid.price >= 0);
           return seat;
@@ -206,10 +219,11 @@ export class AuctionPipeline {
   }
 }
 
+/** The bid as the response carries it: the bidder's bid (owned by the auction, so edited in place) plus our ext. */
 function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   const bid = auctionBid.bid;
-  const bidExt = isObject(bid.ext) ? { ...bid.ext } : {};
-  const own = isObject(bidExt[ns]) ? { ...(bidExt[ns] as Record<string, unknown>) } : {};
+  const bidExt = isObject(bid.ext) ? bid.ext : {};
+  const own = isObject(bidExt[ns]) ? (bidExt[ns] as Record<string, unknown>) : {};
   own.type = auctionBid.type;
   own.meta = { ...(isObject(own.meta) ? own.meta : {}), adaptercode: auctionBid.adapter };
   if (Object.keys(auctionBid.targeting).length > 0) own.targeting = auctionBid.targeting;
@@ -217,5 +231,6 @@ function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   bidExt[ns] = own;
   bidExt.origbidcpm = auctionBid.originalPrice;
   bidExt.origbidcur = auctionBid.originalCurrency;
-  return { ...bid, ext: bidExt };
+  bid.ext = bidExt;
+  return bid;
 }

@@ -85,6 +85,19 @@ describe('POST /openrtb2/auction rules', () => {
       expect(viaQuery.status).to.equal(413);
     });
 
+    it('a chunked body with no Content-Length that passes the limit still gets its 413', async () => {
+      const big = JSON.stringify(bannerRequest({ alpha: {} }, { padding: 'x'.repeat(20000) }));
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < big.length; i += 1000) controller.enqueue(new TextEncoder().encode(big.slice(i, i + 1000)));
+          controller.close();
+        },
+      });
+      const response = await fetch(auctionUrl, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+      expect(response.status).to.equal(413);
+      expect(await response.text()).to.contain('4096-byte limit');
+    });
+
     it('a gzip body within the limit is accepted, by header or by ?gzip=1', async () => {
       const body = gzipSync(JSON.stringify(bannerRequest({ alpha: {} })));
       const viaHeader = await fetch(auctionUrl, { method: 'POST', body, headers: { 'content-encoding': 'gzip' } });
