@@ -74,8 +74,8 @@ export function compileEndpoint(template: string): EndpointTemplate {
       return result;
     },
     allows(uri) {
-      if (literalPrefix && uri.length > literalPrefix.length && uri.slice(0, literalPrefix.length).toLowerCase() === literalPrefix && '/?#'.includes(uri[literalPrefix.length]!)) {
-        return true;
+      if (literalPrefix && uri.length > literalPrefix.length && '/?#'.includes(uri[literalPrefix.length]!)) {
+        if (uri.startsWith(literalPrefix) || uri.slice(0, literalPrefix.length).toLowerCase() === literalPrefix) return true;
       }
       let url: URL;
       try {

@@ -8,7 +8,7 @@ import {
   type ResponseData,
 } from '../api/index.js';
 import type { BidderEntry } from '../bidders/catalog.js';
-import { ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
+import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
 
 /** One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it. */
 export interface HttpCallRecord {
@@ -30,8 +30,8 @@ function serialiseBody(call: RequestData): string | undefined {
   return typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
 }
 
-function describeFailure(err: unknown, signal: AbortSignal): BidderError {
-  if (signal.aborted) return { code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' };
+function describeFailure(err: unknown): BidderError {
+  if (isTimeout(err)) return { code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' };
   if (err instanceof ResponseTooLargeError) return { code: BidderErrorCode.BadServerResponse, message: `Bad server response: ${err.message}` };
   return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
 }
@@ -45,7 +45,7 @@ export async function callBidder(
   entry: BidderEntry,
   share: BidderRequest,
   transport: BidderTransport,
-  signal: AbortSignal,
+  deadline: number,
   options: { endpoint: 'auction' | 'amp' | 'video'; recordCalls: boolean; currency: string },
 ): Promise<BidderCallResult> {
   const result: BidderCallResult = { bids: [], errors: [], httpCalls: [] };
@@ -71,9 +71,9 @@ export async function callBidder(
       if (record) result.httpCalls.push(record);
       let response: ResponseData;
       try {
-        response = await transport.send(call, bodyText, { signal, gzip });
+        response = await transport.send(call, bodyText, { timeoutMs: Math.max(1, Math.round(deadline - Date.now())), gzip });
       } catch (err) {
-        result.errors.push(describeFailure(err, signal));
+        result.errors.push(describeFailure(err));
         return;
       }
       if (record) {

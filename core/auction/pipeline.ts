@@ -127,61 +127,85 @@ export class AuctionPipeline {
     return { kind: 'completed', response: final.payload.response, request, seats: cached.payload.seats };
   }
 
+  /**
+   * Asks every bidder at once. One timer per auction, not per call: when it fires, the bidders still out are counted
+   * as timeouts and the auction goes on without them (the transport's own timeouts end their calls).
+   */
   private async callBidders(
     endpoint: EndpointName,
     shares: BidderRequest[],
     state: HookRequestState,
     timing: { bidderDeadline: number; debug: boolean; currency: string },
   ): Promise<{ seats: SeatResult[]; httpCalls: Map<string, HttpCallRecord[]> }> {
-    const { clock, transport, bidders, config } = this.deps;
-    const remaining = timing.bidderDeadline - clock.now();
-    const abort = new AbortController();
-    // One timer per auction, not per call: when it fires, every call still open is aborted and counted as a timeout.
-    const timer = setTimeout(() => abort.abort(), Math.max(0, remaining));
+    const { clock } = this.deps;
     const httpCalls = new Map<string, HttpCallRecord[]>();
+    const started = clock.now();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, timing.bidderDeadline - started));
+    });
     try {
       const seats = await Promise.all(
-        shares.map(async (share): Promise<SeatResult> => {
-          const started = clock.now();
-          const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
-          const entry = bidders.get(share.adapter);
-          if (!entry?.bidder) {
-            seat.errors.push({ code: BidderErrorCode.BadInput, message: `bidder ${share.bidder} is not enabled on this host` });
-            return seat;
-          }
-          if (timing.bidderDeadline - started < config.auction.minBidderTimeMs) {
-            seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
-            return seat;
-          }
-          let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
-          if (prepared instanceof Promise) prepared = await prepared;
-          if (prepared.rejection) {
-            seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
-            return seat;
-          }
-          const called = await callBidder(entry, { ...share, request: prepared.payload.request }, transport, abort.signal, {
-            endpoint,
-            recordCalls: timing.debug,
-            currency: timing.currency,
-          });
-          seat.errors.push(...called.errors);
-          if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
-          seat.responseTimeMs = Math.round(clock.now() - started);
-          let bids = called.bids;
-          let raw = this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids }, state);
-          if (raw instanceof Promise) raw = await raw;
-          if (raw.rejection) return seat;
-          let adjusted = this.stage(endpoint, 'adjust-bids', raw.payload, state);
-          if (adjusted instanceof Promise) adjusted = await adjusted;
-          bids = adjusted.payload.bids;
-          seat.bids = bids.filter((bid) => Number.isFinite(bid.bid.price) && bid.bid.price >= 0);
-          return seat;
-        }),
+        shares.map((share) =>
+          Promise.race([
+            this.askBidder(endpoint, share, state, timing, httpCalls),
+            expired.then((): SeatResult => ({
+              bidder: share.bidder,
+              adapter: share.adapter,
+              bids: [],
+              errors: [{ code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' }],
+              responseTimeMs: Math.round(clock.now() - started),
+            })),
+          ]),
+        ),
       );
       return { seats, httpCalls };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** One bidder's part: bidder-request hooks, the calls, raw-bidder-response and adjust-bids hooks. */
+  private async askBidder(
+    endpoint: EndpointName,
+    share: BidderRequest,
+    state: HookRequestState,
+    timing: { bidderDeadline: number; debug: boolean; currency: string },
+    httpCalls: Map<string, HttpCallRecord[]>,
+  ): Promise<SeatResult> {
+    const { clock, transport, bidders, config } = this.deps;
+    const started = clock.now();
+    const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
+    const entry = bidders.get(share.adapter);
+    if (!entry?.bidder) {
+      seat.errors.push({ code: BidderErrorCode.BadInput, message: `bidder ${share.bidder} is not enabled on this host` });
+      return seat;
+    }
+    if (timing.bidderDeadline - started < config.auction.minBidderTimeMs) {
+      seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
+      return seat;
+    }
+    let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
+    if (prepared instanceof Promise) prepared = await prepared;
+    if (prepared.rejection) {
+      seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
+      return seat;
+    }
+    const called = await callBidder(entry, { ...share, request: prepared.payload.request }, transport, timing.bidderDeadline, {
+      endpoint,
+      recordCalls: timing.debug,
+      currency: timing.currency,
+    });
+    seat.errors.push(...called.errors);
+    if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
+    seat.responseTimeMs = Math.round(clock.now() - started);
+    let raw = this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids: called.bids }, state);
+    if (raw instanceof Promise) raw = await raw;
+    if (raw.rejection) return seat;
+    let adjusted = this.stage(endpoint, 'adjust-bids', raw.payload, state);
+    if (adjusted instanceof Promise) adjusted = await adjusted;
+    seat.bids = adjusted.payload.bids.filter((bid) => Number.isFinite(bid.bid.price) && bid.bid.price >= 0);
+    return seat;
   }
 
   private buildResponse(

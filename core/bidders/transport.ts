@@ -3,8 +3,8 @@ import { Agent } from 'undici';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
-  /** Aborts the call when the auction's bidder deadline passes. */
-  signal: AbortSignal;
+  /** Time left for this call: the transport gives up (a timeout) once it passes. */
+  timeoutMs: number;
   /** Gzip the body (the bidder's `endpointCompression`). */
   gzip?: boolean;
 }
@@ -26,6 +26,13 @@ export interface BidderTransport {
 }
 
 export class ResponseTooLargeError extends Error {}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when a transport failure means the bidder ran out of time (error code 1), not that it failed. */
+export function isTimeout(err: unknown): boolean {
+  return TIMEOUT_CODES.has((err as { code?: string })?.code ?? '');
+}
 
 export class UndiciBidderTransport implements BidderTransport {
   private readonly agent: Agent;
@@ -59,7 +66,9 @@ export class UndiciBidderTransport implements BidderTransport {
       method: call.method,
       headers,
       body: call.method === 'GET' ? undefined : body,
-      signal: options.signal,
+      // undici's own timers, not an AbortSignal: a signal's listeners cost more per call than the request itself.
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
     });
     let text: string;
     try {

@@ -40,7 +40,10 @@ export class HookRequestState {
   /** The context a module's hooks see; one per module per request, so its `moduleContext` persists across stages. */
   contextFor(module: string): HookContext {
     let context = this.contexts.get(module);
-    if (!context) this.contexts.set(module, (context = { ...this.base, moduleContext: {} }));
+    if (!context) {
+      const { endpoint, namespace, deadline, secure, logger } = this.base;
+      this.contexts.set(module, (context = { endpoint, namespace, deadline, secure, logger, moduleContext: {} }));
+    }
     return context;
   }
 }

@@ -6,9 +6,10 @@ import type { Middleware } from 'koa';
  */
 export function cors(allowedOrigins: string[]): Middleware {
   const allowList = allowedOrigins.length > 0 ? new Set(allowedOrigins) : undefined;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const origin = ctx.get('origin');
-    ctx.vary('Origin');
+    // Set, not appended: this middleware runs first, so no Vary exists yet.
+    ctx.set('Vary', 'Origin');
     if (origin && (!allowList || allowList.has(origin))) {
       ctx.set('Access-Control-Allow-Origin', origin);
       ctx.set('Access-Control-Allow-Credentials', 'true');
@@ -18,8 +19,8 @@ export function cors(allowedOrigins: string[]): Middleware {
       ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || 'Content-Type');
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
-      return;
+      return Promise.resolve();
     }
-    await next();
+    return next();
   };
 }
