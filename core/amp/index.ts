@@ -1,6 +1,5 @@
 import type { EndpointServices } from '../app/endpoints.js';
-import { finish, prepareRequest } from '../auction/auction-endpoint.js';
-import { parseUidsCookie } from '../auction/buyer-ids.js';
+import { finish, prepareRequest, runPrepared } from '../auction/auction-endpoint.js';
 import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { detectNamespace, unifyNamespaces } from '../auction/namespace.js';
 import type { EndpointHandler } from '../http/app.js';
@@ -51,15 +50,7 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
 
   const prepared = await prepareRequest('amp', input, request as Record<string, unknown>, services);
   if ('status' in prepared) return prepared.status === 200 ? emptyAmpAnswer(built.warnings) : prepared;
-  const outcome = await services.pipeline.run({
-    endpoint: 'amp',
-    request: prepared.request,
-    namespace: prepared.namespace,
-    receivedAt: input.receivedAt,
-    secure: input.secure,
-    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
-    hookState: prepared.state,
-  });
+  const outcome = await runPrepared('amp', input, prepared, services.pipeline);
   const answer = ampAnswer(outcome, {
     namespace: prepared.namespace,
     debugRequested: params.debug,

@@ -56,6 +56,25 @@ export function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
   return jsonResponse(200, outcome.response);
 }
 
+/** Runs the pipeline on a prepared request (or on one the endpoint built from it), with the exchange's facts. */
+export function runPrepared(
+  endpoint: EndpointName,
+  input: EndpointRequest,
+  prepared: PreparedRequest,
+  pipeline: AuctionPipeline,
+  request: BidRequest = prepared.request,
+): Promise<AuctionOutcome> {
+  return pipeline.run({
+    endpoint,
+    request,
+    namespace: prepared.namespace,
+    receivedAt: input.receivedAt,
+    secure: input.secure,
+    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
+    hookState: prepared.state,
+  });
+}
+
 /** POST /openrtb2/auction. */
 export async function handleAuction(
   input: EndpointRequest,
@@ -63,15 +82,7 @@ export async function handleAuction(
 ): Promise<EndpointResponse> {
   const prepared = await prepareRequest('auction', input, input.body ?? {}, services);
   if ('status' in prepared) return prepared;
-  const outcome = await services.pipeline.run({
-    endpoint: 'auction',
-    request: prepared.request,
-    namespace: prepared.namespace,
-    receivedAt: input.receivedAt,
-    secure: input.secure,
-    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
-    hookState: prepared.state,
-  });
+  const outcome = await runPrepared('auction', input, prepared, services.pipeline);
   return finish('auction', auctionAnswer(outcome), prepared.state, services.pipeline);
 }
 

@@ -1,6 +1,5 @@
 import type { BidderError, BidRequest } from '../api/index.js';
-import { finish, prepareRequest, type PreparedRequest } from '../auction/auction-endpoint.js';
-import { parseUidsCookie } from '../auction/buyer-ids.js';
+import { finish, prepareRequest, runPrepared, type PreparedRequest } from '../auction/auction-endpoint.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { unifyNamespaces, type Namespace } from '../auction/namespace.js';
 import { effectiveTmax } from '../auction/pipeline.js';
@@ -59,15 +58,7 @@ async function answerVideo(input: EndpointRequest, prepared: PreparedRequest, se
   const rejectedPods = [...checked.rejectedPods, ...expanded.rejectedPods].sort((a, b) => a.index - b.index);
   if (expanded.pods.length === 0) return invalidRequest(rejectedPods.flatMap((pod) => pod.messages));
 
-  const outcome = await services.pipeline.run({
-    endpoint: 'video',
-    request: expanded.request,
-    namespace,
-    receivedAt: input.receivedAt,
-    secure: input.secure,
-    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
-    hookState: prepared.state,
-  });
+  const outcome = await runPrepared('video', input, prepared, services.pipeline, expanded.request);
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
 
   const completed = outcome.kind === 'completed' ? outcome : undefined;

@@ -1,6 +1,6 @@
 import { MemoryCacheStore } from '../../core/cache/index.js';
 import { MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
-import { startGavel, type RunningGavel } from '../support/gavel.js';
+import { getJson, startGavel, type HttpAnswer, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 
 export const CACHE_PUBLIC_URL = 'https://cache.gavel.test/cache';
@@ -15,13 +15,7 @@ export function storedAmpRequest(extra: Record<string, unknown> = {}, impExtra: 
   };
 }
 
-export interface AmpAnswer {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-  elapsedMs: number;
-}
+export type AmpAnswer = HttpAnswer;
 
 /** One Gavel with AMP stored requests and a real local OpenRTB bidder behind the `ortb` adapter. */
 export class AmpTestServer {
@@ -56,17 +50,8 @@ export class AmpTestServer {
     return new AmpTestServer(gavel, bidder);
   }
 
-  async get(query: string, headers: Record<string, string> = {}): Promise<AmpAnswer> {
-    const started = performance.now();
-    const response = await fetch(`${this.gavel.url}/openrtb2/amp?${query}`, { headers });
-    const text = await response.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, text, json, headers: response.headers, elapsedMs: performance.now() - started };
+  get(query: string, headers: Record<string, string> = {}): Promise<AmpAnswer> {
+    return getJson(`${this.gavel.url}/openrtb2/amp?${query}`, headers);
   }
 
   /** The body the named bidder received last. */

@@ -10,7 +10,7 @@ import { discoverPlugins } from '../../core/plugins/discover.js';
 import { runFixturesWith } from '../harness/adapter-runner.js';
 import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { getJson } from '../registry/http.js';
+import { getJson } from '../support/gavel.js';
 
 /** The compiled packages (dist/test/external/...): their package.json is copied beside the compiled index.js. */
 const packageDir = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));

@@ -8,7 +8,7 @@ import { MemoryCacheStore } from '../../core/cache/index.js';
 import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
-import { diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
 /** Where the fixtures' cache lives: `hb_cache_host` / `hb_cache_path` in their expected targeting. */
@@ -118,20 +118,9 @@ function compareErrors(expected: ExpectedAmpResponse['errors'], actual: unknown)
  * are not compared: the fixtures' only warning is Prebid Server's per-account debug switch, which Gavel lacks.
  */
 export function compareAmp(fixture: AmpFixture, status: number, text: string, seen: SeenBidderRequests): string[] {
-  const diffs: string[] = [];
-  const expectedStatus = fixture.expectedReturnCode ?? 200;
-  if (status !== expectedStatus) diffs.push(`status: expected ${expectedStatus}, got ${status}: ${text.slice(0, 300)}`);
-  if (fixture.expectedErrorMessage && !text.includes(fixture.expectedErrorMessage.trim())) {
-    diffs.push(`body: expected to contain ${JSON.stringify(fixture.expectedErrorMessage)}, got ${JSON.stringify(text.slice(0, 300))}`);
-  }
   const expected = fixture.expectedAmpResponse;
-  if (!expected || diffs.length > 0) return diffs;
-  let actual: Json;
-  try {
-    actual = JSON.parse(text) as Json;
-  } catch {
-    return [`body: not JSON: ${text.slice(0, 200)}`];
-  }
+  const { diffs, body: actual } = compareExchange(fixture, status, text, expected !== undefined);
+  if (!expected || !actual) return diffs;
   if (typeof actual.errors !== 'object' || actual.errors === null) diffs.push(`errors: expected an object, got ${JSON.stringify(actual.errors)}`);
   if (expected.targeting !== undefined) diffs.push(...diffJson(expected.targeting, actual.targeting, 'targeting'));
   diffs.push(...compareErrors(expected.errors ?? expected.ortb2?.ext?.errors, actual.errors));

@@ -5,7 +5,7 @@ import type { Capabilities } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { deepMerge } from '../../core/config/index.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
-import { diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
 /** A Prebid Server endpoint fixture (see ../shared/conformance/README.md). */
@@ -39,20 +39,9 @@ export const FIXTURE_CACHE_URL = 'http://www.pbcserver.com/pbcache/endpoint';
 
 /** Compares an auction answer with a fixture's expectations, by the rules of the conformance README. */
 export function compareAuction(fixture: AuctionFixture, status: number, text: string): string[] {
-  const diffs: string[] = [];
-  const expectedStatus = fixture.expectedReturnCode ?? 200;
-  if (status !== expectedStatus) diffs.push(`status: expected ${expectedStatus}, got ${status}: ${text.slice(0, 300)}`);
-  if (fixture.expectedErrorMessage && !text.includes(fixture.expectedErrorMessage.trim())) {
-    diffs.push(`body: expected to contain ${JSON.stringify(fixture.expectedErrorMessage)}, got ${JSON.stringify(text.slice(0, 300))}`);
-  }
   const expected = fixture.expectedBidResponse;
-  if (!expected || diffs.length > 0) return diffs;
-  let actual: Json;
-  try {
-    actual = JSON.parse(text) as Json;
-  } catch {
-    return [`body: not JSON: ${text.slice(0, 200)}`];
-  }
+  const { diffs, body: actual } = compareExchange(fixture, status, text, expected !== undefined);
+  if (!expected || !actual) return diffs;
   if (expected.id !== undefined && actual.id !== expected.id) diffs.push(`id: expected ${expected.id}, got ${actual.id}`);
   if (expected.cur !== undefined && actual.cur !== expected.cur) diffs.push(`cur: expected ${expected.cur}, got ${actual.cur}`);
   const actualSeats = new Map<string, Json>(((actual.seatbid ?? []) as Json[]).map((seat) => [seat.seat, seat]));

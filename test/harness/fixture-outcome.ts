@@ -52,3 +52,28 @@ function brief(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? 'undefined' : text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+/** What every endpoint fixture states about the HTTP exchange. */
+export interface ExchangeExpectation {
+  expectedReturnCode?: number;
+  expectedErrorMessage?: string;
+}
+
+/**
+ * The checks every endpoint runner makes first: the status, and `expectedErrorMessage` contained in the body. When
+ * those pass and the fixture expects a JSON answer, the body parsed; otherwise the diffs that end the comparison.
+ */
+export function compareExchange(fixture: ExchangeExpectation, status: number, text: string, expectsBody: boolean): { diffs: string[]; body?: Record<string, any> } {
+  const diffs: string[] = [];
+  const expectedStatus = fixture.expectedReturnCode ?? 200;
+  if (status !== expectedStatus) diffs.push(`status: expected ${expectedStatus}, got ${status}: ${text.slice(0, 300)}`);
+  if (fixture.expectedErrorMessage && !text.includes(fixture.expectedErrorMessage.trim())) {
+    diffs.push(`body: expected to contain ${JSON.stringify(fixture.expectedErrorMessage)}, got ${JSON.stringify(text.slice(0, 300))}`);
+  }
+  if (!expectsBody || diffs.length > 0) return { diffs };
+  try {
+    return { diffs, body: JSON.parse(text) as Record<string, any> };
+  } catch {
+    return { diffs: [`body: not JSON: ${text.slice(0, 200)}`] };
+  }
+}

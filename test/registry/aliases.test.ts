@@ -8,7 +8,7 @@ import { ErrorCode } from '../../core/api/index.js';
 import { discoverPlugins } from '../../core/plugins/discover.js';
 import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { getJson } from './http.js';
+import { getJson } from '../support/gavel.js';
 import { makePluginRoot, manifestModule, type PluginRoot } from './plugin-root.js';
 
 const ACME = { maintainer: { email: 'prebid@acme.example' }, capabilities: { site: { mediaTypes: ['banner'] } } };

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { startGavel, type RunningGavel } from '../support/gavel.js';
-import { getJson } from './http.js';
+import { getJson } from '../support/gavel.js';
 
 describe('bidder discovery endpoints', () => {
   let gavel: RunningGavel;

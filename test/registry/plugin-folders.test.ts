@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ErrorCode } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { silentLogger, startGavel, testConfig } from '../support/gavel.js';
-import { getJson } from './http.js';
+import { getJson } from '../support/gavel.js';
 import { makePluginRoot, manifestModule, renameCopiedAdapter, type PluginRoot } from './plugin-root.js';
 
 const VALID_INFO = { maintainer: { email: 'prebid@acme.example' }, capabilities: { site: { mediaTypes: ['banner'] } } };

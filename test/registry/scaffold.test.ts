@@ -13,7 +13,7 @@ import type { AdapterManifest } from '../../core/api/index.js';
 import { discoverPlugins } from '../../core/plugins/discover.js';
 import { runFixturesWith } from '../harness/adapter-runner.js';
 import { startGavel } from '../support/gavel.js';
-import { getJson } from './http.js';
+import { getJson } from '../support/gavel.js';
 import { distRoot, repoRoot } from './plugin-root.js';
 
 const SCRIPT = join(repoRoot, 'scripts', 'new-adapter.mjs');

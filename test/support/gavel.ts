@@ -28,9 +28,19 @@ export async function startGavel(overrides: Record<string, unknown> = {}, boot: 
   return { app, server, url, close: () => app.close() };
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: any; headers: Headers; elapsedMs: number }> {
+/** An HTTP answer as the tests read it: status, raw text, JSON when the text is JSON, and how long it took. */
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  json: any;
+  headers: Headers;
+  elapsedMs: number;
+}
+
+/** Fetches and reads the whole answer, timing it from the call. */
+export async function fetchAnswer(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
   const started = performance.now();
-  const response = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+  const response = await fetch(url, init);
   const text = await response.text();
   let json: any;
   try {
@@ -39,6 +49,14 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     json = undefined;
   }
   return { status: response.status, text, json, headers: response.headers, elapsedMs: performance.now() - started };
+}
+
+export function getJson(url: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return fetchAnswer(url, { headers });
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return fetchAnswer(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /** A minimal valid auction request offering one banner imp to the named bidders. */
