@@ -1,4 +1,5 @@
 import { ampRoutes } from '../amp/index.js';
+import { userSyncRoutes } from '../usersync/index.js';
 import { videoRoutes } from '../video/index.js';
 import type { AuctionPipeline } from '../auction/pipeline.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
@@ -18,7 +19,11 @@ export interface EndpointServices {
   logger: Logger;
 }
 
-/** The endpoints beyond /openrtb2/auction (AMP, video) add their routes here. */
+/** The endpoints beyond /openrtb2/auction (AMP, video, user sync) add their routes here. */
 export function endpointContributions(services: EndpointServices): { jsonPost: Record<string, EndpointHandler>; get: Record<string, EndpointHandler> } {
-  return { jsonPost: { ...videoRoutes(services).jsonPost }, get: { ...ampRoutes(services).get } };
+  const userSync = userSyncRoutes(services);
+  return {
+    jsonPost: { ...videoRoutes(services).jsonPost, ...userSync.jsonPost },
+    get: { ...ampRoutes(services).get, ...userSync.get },
+  };
 }

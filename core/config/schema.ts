@@ -174,10 +174,43 @@ export const configSchema = {
         timeoutAdjustmentMs: { type: 'integer', minimum: 0 },
       },
     },
+    userSync: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        /** Lifetime of the `uids` cookie in the browser (its Max-Age). */
+        cookieTtlDays: { type: 'integer', minimum: 1 },
+        /** How long one bidder's id stays live after /setuid stored it; then /cookie_sync asks for a fresh one. */
+        uidTtlDays: { type: 'integer', minimum: 1 },
+        /** Largest `uids=<value>` the server writes; the ids expiring first are dropped to stay under it. */
+        maxCookieBytes: { type: 'integer', minimum: 200, maximum: 4096 },
+        /** The cookie's Domain attribute (e.g. `gavel.example.com`); host-only when absent. */
+        cookieDomain: { type: 'string', minLength: 1 },
+        /** A cookie the host sets for users who opted out; its presence (with `value`, if given) stops id writes. */
+        optOutCookie: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: { name: { type: 'string', minLength: 1 }, value: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
     cors: {
       type: 'object',
       additionalProperties: false,
       properties: { allowedOrigins: { type: 'array', items: { type: 'string' } } },
+    },
+    admin: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        /** Serve GET /metrics (Prometheus) and GET /health on their own listener. */
+        enabled: { type: 'boolean' },
+        /** Address of that listener: loopback by default; widen it only behind a firewall. */
+        host: { type: 'string', minLength: 1 },
+        /** 0 picks a free port (tests); it must differ from server.port. */
+        port: { type: 'integer', minimum: 0, maximum: 65535 },
+      },
     },
   },
 } as const;

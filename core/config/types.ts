@@ -45,7 +45,16 @@ export interface GavelConfig {
     maxImpsPerRequest: number;
   };
   amp: { defaultTimeoutMs: number; timeoutAdjustmentMs: number };
+  userSync: {
+    cookieTtlDays: number;
+    uidTtlDays: number;
+    maxCookieBytes: number;
+    cookieDomain?: string;
+    optOutCookie: { name: string; value?: string };
+  };
   cors: { allowedOrigins: string[] };
+  /** The operators' port: Prometheus metrics and the health check, kept off the public listener. */
+  admin: { enabled: boolean; host: string; port: number };
 }
 
 /** What a config file or env override may say: any subset of the full config. */

@@ -45,7 +45,7 @@ function toEndpointRequest(ctx: Koa.Context, receivedAt: number, body?: Record<s
 function write(ctx: Koa.Context, answer: EndpointResponse): void {
   ctx.status = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-  if (typeof answer.body === 'string') ctx.body = answer.body;
+  if (typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) ctx.body = answer.body;
   else {
     ctx.body = JSON.stringify(answer.body);
     if (!answer.headers['content-type']) ctx.type = 'application/json';

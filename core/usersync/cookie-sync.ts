@@ -1,0 +1,79 @@
+import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import { filterAllows, readCookieSyncRequest, type CookieSyncRequest, type SyncType } from './cookie-sync-request.js';
+import { syncUrl } from './sync-url.js';
+import { listSyncers, syncerForBidder, type Syncer } from './syncers.js';
+import { liveUids } from './uids-cookie.js';
+import { optedOutResponse, readUserState, type UserSyncDeps } from './user-state.js';
+
+export const COOKIE_SYNC_PATH = '/cookie_sync';
+
+export interface BidderSyncStatus {
+  bidder: string;
+  no_cookie: true;
+  usersync: { url: string; type: SyncType; supportCORS?: true };
+}
+
+export interface CookieSyncResponse {
+  /** "ok" when the cookie already holds a live id for some bidder, else "no_cookie". */
+  status: 'ok' | 'no_cookie';
+  bidder_status: BidderSyncStatus[];
+}
+
+/** Prebid Server's preference: an iframe sync when the bidder has one and the page allows it, else a redirect. */
+const TYPE_PREFERENCE: SyncType[] = ['iframe', 'redirect'];
+
+/** The syncers the request asks about, in its order: the named bidders, then (co-op sync) every other one. */
+function candidates(request: CookieSyncRequest, deps: UserSyncDeps): Syncer[] {
+  const all = listSyncers(deps.bidders);
+  if (!request.bidders) return all;
+  const named = request.bidders.map((name) => syncerForBidder(deps.bidders, name)).filter((syncer): syncer is Syncer => syncer !== undefined);
+  return request.coopSync ? [...named, ...all] : named;
+}
+
+function chooseType(syncer: Syncer, request: CookieSyncRequest): SyncType | undefined {
+  return TYPE_PREFERENCE.find((type) => syncer.info[type]?.url && filterAllows(request.filters[type], syncer.bidder));
+}
+
+function syncStatus(syncer: Syncer, type: SyncType, request: CookieSyncRequest, deps: UserSyncDeps): BidderSyncStatus | undefined {
+  const url = syncUrl(deps.config.server.externalUrl, syncer, type, request.privacy);
+  if (!url) return undefined;
+  const usersync: BidderSyncStatus['usersync'] = { url, type };
+  if (syncer.info.supportCors) usersync.supportCORS = true;
+  return { bidder: syncer.bidder, no_cookie: true, usersync };
+}
+
+/**
+ * The syncs to offer: enabled bidders without a live id, one per cookie key (bidders sharing a key share the id),
+ * each by a sync type the page allows, at most `limit` of them.
+ */
+export function chooseSyncs(request: CookieSyncRequest, live: Record<string, string>, deps: UserSyncDeps): BidderSyncStatus[] {
+  const offered = new Set<string>();
+  const statuses: BidderSyncStatus[] = [];
+  for (const syncer of candidates(request, deps)) {
+    if (request.limit > 0 && statuses.length >= request.limit) break;
+    if (!syncer.enabled || offered.has(syncer.key) || live[syncer.key]) continue;
+    const type = chooseType(syncer, request);
+    const status = type && syncStatus(syncer, type, request, deps);
+    if (!status) continue;
+    offered.add(syncer.key);
+    statuses.push(status);
+  }
+  return statuses;
+}
+
+/**
+ * POST /cookie_sync: Prebid.js (with credentials, so the `uids` cookie comes along) asks which bidders need a sync
+ * and gets each one's sync URL, whose redirect comes back to /setuid with the bidder's id.
+ */
+export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
+  const read = readCookieSyncRequest(input.body ?? {});
+  if ('problems' in read) return invalidRequest(read.problems);
+  const state = readUserState(input, deps.config.userSync);
+  if (state.optedOut) return optedOutResponse();
+  const live = liveUids(state.cookie, deps.now());
+  const response: CookieSyncResponse = {
+    status: Object.keys(live).length > 0 ? 'ok' : 'no_cookie',
+    bidder_status: chooseSyncs(read.request, live, deps),
+  };
+  return jsonResponse(200, response);
+}

@@ -1,0 +1,72 @@
+import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import { resolveSyncKey } from './syncers.js';
+import { cookieAttributes, cookieSize, encodeUidsCookie, fitUidsCookie, setUid, uidsSetCookieHeader, type UidsCookie } from './uids-cookie.js';
+import { gdprProblems, optedOutResponse, readUserState, type UserSyncDeps } from './user-state.js';
+
+export const SETUID_PATH = '/setuid';
+
+/**
+ * The transparent 1x1 GIF answered to `f=i`: a sync redirect lands in an `<img>`, which wants an image back.
+ * Header, 1x1 screen with a two-colour table, a graphic-control block making colour 0 transparent, one pixel.
+ */
+export const PIXEL_GIF = Buffer.from('47494638396101000100800000000000ffffff21f90401000000002c000000000100010000020144003b', 'hex');
+
+/** How the answer is shaped for the element that made the call (`f`). */
+type SetuidFormat = 'empty' | 'image' | 'html';
+
+const FORMATS: Record<string, SetuidFormat> = { '': 'empty', i: 'image', b: 'html' };
+
+function formatOf(f: string | undefined): SetuidFormat | undefined {
+  return FORMATS[f ?? ''];
+}
+
+function answer(format: SetuidFormat, setCookie: string): EndpointResponse {
+  // A sync answer is per user and changes their cookie: nothing on the way may cache it.
+  const headers: Record<string, string> = { 'set-cookie': setCookie, 'cache-control': 'no-store' };
+  if (format === 'image') return { status: 200, headers: { ...headers, 'content-type': 'image/gif' }, body: PIXEL_GIF };
+  if (format === 'html') return { status: 200, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: '' };
+  return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: '' };
+}
+
+function queryProblems(request: EndpointRequest, deps: UserSyncDeps): { problems: string[]; key?: string; format?: SetuidFormat } {
+  const { query } = request;
+  const format = formatOf(query.f);
+  if (!format) return { problems: [`"f" query param must be "i" (image) or "b" (blank HTML), got ${JSON.stringify(query.f)}`] };
+  const bidder = query.bidder;
+  if (!bidder) return { problems: ['"bidder" query param is required: the bidder (or its uids cookie key) whose id this is'] };
+  const key = resolveSyncKey(deps.bidders, bidder);
+  if (!key) return { problems: [`"bidder" query param names an unknown bidder: "${bidder}" is neither a bidder with user sync nor a uids cookie key`] };
+  const problems = gdprProblems(query.gdpr, query.gdpr_consent, { gdpr: '"gdpr" query param', consent: '"gdpr_consent" query param' });
+  return { problems, key, format };
+}
+
+/** True when one id alone would not fit in the cookie: no eviction could make room for it. */
+function tooLongAlone(key: string, uid: string, maxBytes: number): boolean {
+  const alone: UidsCookie = { uids: new Map([[key, { uid, expires: 0 }]]), optOut: false };
+  return cookieSize(encodeUidsCookie(alone)) > maxBytes;
+}
+
+/**
+ * GET /setuid?bidder=<bidder or cookie key>&uid=<id>[&gdpr=&gdpr_consent=&f=i|b]: where a bidder's sync redirect
+ * lands. Stores the id in the `uids` cookie (an empty or absent `uid` removes it), unless the user opted out.
+ */
+export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
+  const settings = deps.config.userSync;
+  const { problems, key, format } = queryProblems(request, deps);
+  if (problems.length > 0 || !key || !format) return invalidRequest(problems);
+
+  const state = readUserState(request, settings);
+  if (state.optedOut) return optedOutResponse();
+
+  const uid = request.query.uid ?? '';
+  const now = deps.now();
+  if (uid === '') state.cookie.uids.delete(key);
+  else if (tooLongAlone(key, uid, settings.maxCookieBytes)) return invalidRequest([`"uid" query param is too long: the uids cookie may hold ${settings.maxCookieBytes} bytes`]);
+  else setUid(state.cookie, key, uid, now, settings.uidTtlDays);
+
+  const encoded = fitUidsCookie(state.cookie, now, settings.maxCookieBytes);
+  const attributes = cookieAttributes(settings);
+  // Nothing left to keep: delete the cookie rather than carry an empty one on every request.
+  const setCookie = state.cookie.uids.size === 0 ? uidsSetCookieHeader('', { ...attributes, maxAgeSeconds: 0 }) : uidsSetCookieHeader(encoded, attributes);
+  return answer(format, setCookie);
+}

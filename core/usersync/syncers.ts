@@ -1,0 +1,53 @@
+import type { UserSyncInfo } from '../api/index.js';
+import type { BidderCatalog, BidderEntry } from '../bidders/catalog.js';
+
+/** A bidder that can sync: its adapter ships user-sync URLs. */
+export interface Syncer {
+  /** The bidder's name in the catalog. */
+  bidder: string;
+  /** Where its id lives in the `uids` cookie; bidders sharing an adapter's key share one id. */
+  key: string;
+  info: UserSyncInfo;
+  enabled: boolean;
+}
+
+/** The `uids` cookie key of a bidder: the key its adapter declares, else the adapter's name. */
+export function syncerKey(entry: BidderEntry): string {
+  return entry.info.userSync?.key ?? entry.adapter;
+}
+
+function hasSyncUrl(info: UserSyncInfo | undefined): info is UserSyncInfo {
+  return Boolean(info?.redirect?.url || info?.iframe?.url);
+}
+
+function syncerOf(entry: BidderEntry): Syncer | undefined {
+  const info = entry.info.userSync;
+  if (!hasSyncUrl(info)) return undefined;
+  return { bidder: entry.name, key: syncerKey(entry), info, enabled: entry.enabled };
+}
+
+/** Every bidder in the catalog that can sync, in catalog order. */
+export function listSyncers(bidders: BidderCatalog): Syncer[] {
+  const syncers: Syncer[] = [];
+  for (const entry of bidders.entries.values()) {
+    const syncer = syncerOf(entry);
+    if (syncer) syncers.push(syncer);
+  }
+  return syncers;
+}
+
+/** The syncer a bidder name denotes, if that bidder can sync. */
+export function syncerForBidder(bidders: BidderCatalog, name: string): Syncer | undefined {
+  const entry = bidders.get(name);
+  return entry ? syncerOf(entry) : undefined;
+}
+
+/**
+ * What `/setuid?bidder=` names: a bidder (`appnexus`) or a cookie key (`adnxs`, which bidders' sync redirects send).
+ * Either way the answer is the cookie key to write under.
+ */
+export function resolveSyncKey(bidders: BidderCatalog, name: string): string | undefined {
+  const byBidder = syncerForBidder(bidders, name);
+  if (byBidder) return byBidder.key;
+  return listSyncers(bidders).find((syncer) => syncer.key === name)?.key;
+}

@@ -1,0 +1,42 @@
+import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
+import type { BidderCatalog } from '../bidders/catalog.js';
+import type { GavelConfig } from '../config/index.js';
+import { readUidsCookie, requestCookie, type UidsCookie } from './uids-cookie.js';
+
+/** What the user-sync endpoints need from the running server. */
+export interface UserSyncDeps {
+  config: GavelConfig;
+  bidders: BidderCatalog;
+  /** Epoch ms; tests pin it to check expiry. */
+  now: () => number;
+}
+
+/** The browser's sync state as one request shows it. */
+export interface UserState {
+  cookie: UidsCookie;
+  /** The user asked not to be synced: no id is written and no sync offered. */
+  optedOut: boolean;
+}
+
+/**
+ * Reads the `uids` cookie and the opt-out signals: `"optout":true` inside the cookie (Prebid Server's opt-out),
+ * or the host's own opt-out cookie (`userSync.optOutCookie`).
+ */
+export function readUserState(request: EndpointRequest, config: GavelConfig['userSync']): UserState {
+  const cookie = readUidsCookie(request.uidsCookie);
+  const optOutValue = requestCookie(request.headers.cookie, config.optOutCookie.name);
+  const hostOptOut = optOutValue !== undefined && optOutValue !== '' && (config.optOutCookie.value === undefined || optOutValue === config.optOutCookie.value);
+  return { cookie, optedOut: cookie.optOut || hostOptOut };
+}
+
+/** The answer to a sync request from a user who opted out (Prebid Server answers 401 too). */
+export function optedOutResponse(): EndpointResponse {
+  return { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'The user has opted out of user syncing.\n' };
+}
+
+/** GDPR signals as both endpoints take them; consent is required whenever GDPR applies. */
+export function gdprProblems(gdpr: string | undefined, consent: string | undefined, names: { gdpr: string; consent: string }): string[] {
+  if (gdpr !== undefined && gdpr !== '' && gdpr !== '0' && gdpr !== '1') return [`${names.gdpr} must be 0 or 1, got ${JSON.stringify(gdpr)}`];
+  if (gdpr === '1' && !consent) return [`${names.consent} is required when ${names.gdpr} is 1`];
+  return [];
+}

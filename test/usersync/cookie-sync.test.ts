@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import type { EndpointResponse } from '../../core/auction/endpoint-types.js';
+import type { BidderCatalog, BidderEntry } from '../../core/bidders/catalog.js';
+import { handleCookieSync, type BidderSyncStatus, type UserSyncDeps } from '../../core/usersync/index.js';
+import { DAY_MS, endpointRequest, handWrittenUids, NOW, userSyncDeps } from './support.js';
+
+/** The installed adapters that ship user-sync URLs, all enabled under the default config. */
+const SYNCING_BIDDERS = ['appnexus', 'ix', 'openx', 'pubmatic'];
+
+describe('POST /cookie_sync', () => {
+  let deps: UserSyncDeps;
+  before(async () => {
+    deps = await userSyncDeps();
+  });
+
+  function cookieSync(body: Record<string, unknown>, cookie?: string, using = deps): Promise<EndpointResponse> {
+    return handleCookieSync(endpointRequest({ method: 'POST', path: '/cookie_sync', body, cookie }), using);
+  }
+
+  async function statuses(body: Record<string, unknown>, cookie?: string, using = deps): Promise<BidderSyncStatus[]> {
+    const answer = await cookieSync(body, cookie, using);
+    expect(answer.status, String(answer.body)).to.equal(200);
+    return (answer.body as { bidder_status: BidderSyncStatus[] }).bidder_status;
+  }
+
+  const names = (list: BidderSyncStatus[]) => list.map((status) => status.bidder);
+
+  describe('which bidders', () => {
+    it('offers every enabled bidder with user-sync info when no list is given, and says no_cookie', async () => {
+      const answer = await cookieSync({});
+      expect(answer.headers['content-type']).to.equal('application/json');
+      const body = answer.body as { status: string; bidder_status: BidderSyncStatus[] };
+      expect(body.status).to.equal('no_cookie');
+      expect(names(body.bidder_status).sort()).to.deep.equal(SYNCING_BIDDERS);
+      for (const status of body.bidder_status) expect(status.no_cookie).to.equal(true);
+    });
+
+    it('offers only the requested bidders, in their order, skipping those with a live id; status ok', async () => {
+      const cookie = handWrittenUids({ adnxs: { uid: 'an-1', expires: NOW + DAY_MS } });
+      const answer = await cookieSync({ bidders: ['pubmatic', 'appnexus', 'ix'] }, `uids=${cookie}`);
+      const body = answer.body as { status: string; bidder_status: BidderSyncStatus[] };
+      expect(body.status).to.equal('ok');
+      expect(names(body.bidder_status)).to.deep.equal(['pubmatic', 'ix']);
+    });
+
+    it('offers a bidder again once its id expired; status no_cookie when nothing is live', async () => {
+      const cookie = handWrittenUids({ adnxs: { uid: 'an-1', expires: NOW - 1 } });
+      const answer = await cookieSync({ bidders: ['appnexus'] }, `uids=${cookie}`);
+      expect(answer.body).to.deep.include({ status: 'no_cookie' });
+      expect(names((answer.body as { bidder_status: BidderSyncStatus[] }).bidder_status)).to.deep.equal(['appnexus']);
+    });
+
+    it('ignores names that are unknown or have no user sync', async () => {
+      expect(names(await statuses({ bidders: ['nosuch', 'ortb', 'rubicon', 'openx'] }))).to.deep.equal(['openx']);
+    });
+
+    it('caps the list at limit', async () => {
+      expect(await statuses({ limit: 2 })).to.have.length(2);
+      expect(names(await statuses({ bidders: ['openx', 'ix', 'pubmatic'], limit: 1 }))).to.deep.equal(['openx']);
+      expect(await statuses({ limit: 0 })).to.have.length(SYNCING_BIDDERS.length);
+    });
+
+    it('with coopSync, adds the other bidders after the requested ones', async () => {
+      const list = names(await statuses({ bidders: ['pubmatic'], coopSync: true }));
+      expect(list[0]).to.equal('pubmatic');
+      expect([...list].sort()).to.deep.equal(SYNCING_BIDDERS);
+    });
+
+    it('skips disabled bidders', async () => {
+      const withoutIx = await userSyncDeps({ bidders: { ix: { enabled: false } } });
+      expect(names(await statuses({}, undefined, withoutIx))).to.not.include('ix');
+    });
+
+    it('offers one sync per cookie key when bidders share it (an alias of appnexus)', async () => {
+      const withAlias = await userSyncDeps({ bidders: { anxalias: { aliasOf: 'appnexus' } } });
+      const list = await statuses({ bidders: ['anxalias', 'appnexus'] }, undefined, withAlias);
+      expect(names(list)).to.deep.equal(['anxalias']);
+      expect(list[0]!.usersync.url).to.contain('bidder%3Dadnxs');
+    });
+
+    it('offers nothing to a user who opted out', async () => {
+      const answer = await cookieSync({}, `uids=${handWrittenUids({}, { optout: true })}`);
+      expect(answer.status).to.equal(401);
+    });
+  });
+
+  describe('sync URLs', () => {
+    it("fills appnexus's own redirect URL with our /setuid, encoded", async () => {
+      const [appnexus] = await statuses({ bidders: ['appnexus'], gdpr: 1, gdpr_consent: 'CPc0nsent' });
+      expect(appnexus).to.deep.equal({
+        bidder: 'appnexus',
+        no_cookie: true,
+        usersync: {
+          url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D1%26gdpr_consent%3DCPc0nsent%26f%3Di%26uid%3D%24UID',
+          type: 'redirect',
+        },
+      });
+    });
+
+    it('fills the privacy macros with URL-encoded request values and leaves no macro behind', async () => {
+      const [ix] = await statuses({ bidders: ['ix'], gdpr: 0, gdpr_consent: 'a b&c', us_privacy: '1YNN', gpp: 'DBAB', gpp_sid: [2, 6] });
+      expect(ix!.usersync.type).to.equal('iframe');
+      const url = new URL(ix!.usersync.url);
+      expect(url.origin).to.equal('https://ssum-sec.casalemedia.com');
+      expect(ix!.usersync.url).to.contain('gdpr=0&gdpr_consent=a%20b%26c&us_privacy=1YNN&gpp=DBAB&gppsid=2%2C6&cb=');
+      expect(ix!.usersync.url).to.not.contain('{{');
+      // The redirect decodes to our /setuid with the same signals; ix appends the id after `uid=`.
+      expect(url.searchParams.get('cb')).to.equal('https://gavel.example.com/setuid?bidder=ix&gdpr=0&gdpr_consent=a%20b%26c&f=b&uid=');
+    });
+
+    it('leaves unknown signals empty', async () => {
+      const [pubmatic] = await statuses({ bidders: ['pubmatic'] });
+      expect(pubmatic!.usersync.url).to.match(/^https:\/\/ads\.pubmatic\.com\/AdServer\/js\/user_sync\.html\?gdpr=&gdpr_consent=&us_privacy=&predirect=/);
+    });
+
+    it('prefers an iframe sync, and falls back to the redirect when the page filters iframes out', async () => {
+      expect((await statuses({ bidders: ['openx'] }))[0]!.usersync.type).to.equal('iframe');
+      const filtered = await statuses({ bidders: ['openx', 'appnexus'], filterSettings: { iframe: { bidders: '*', filter: 'exclude' } } });
+      expect(filtered.map((status) => status.usersync.type)).to.deep.equal(['redirect', 'redirect']);
+      expect(new URL(filtered[0]!.usersync.url).searchParams.get('r')).to.equal('https://gavel.example.com/setuid?bidder=openx&gdpr=&gdpr_consent=&f=i&uid=${UID}');
+    });
+
+    it('drops a bidder no allowed sync type is left for', async () => {
+      const settings = { iframe: { bidders: '*', filter: 'exclude' }, image: { bidders: ['openx'], filter: 'include' } };
+      expect(names(await statuses({ filterSettings: settings }))).to.deep.equal(['openx']);
+    });
+
+    it('says supportCORS when the adapter supports it', async () => {
+      const appnexus = deps.bidders.get('appnexus')!;
+      const corsEntry: BidderEntry = { ...appnexus, name: 'corsbidder', info: { ...appnexus.info, userSync: { ...appnexus.info.userSync, key: 'cors', supportCors: true } } };
+      const entries = new Map([['corsbidder', corsEntry]]);
+      const catalog: BidderCatalog = { entries, get: (name) => entries.get(name) };
+      const [status] = await statuses({}, undefined, { ...deps, bidders: catalog });
+      expect(status!.usersync.supportCORS).to.equal(true);
+      const [plain] = await statuses({ bidders: ['appnexus'] });
+      expect(plain!.usersync).to.not.have.property('supportCORS');
+    });
+  });
+
+  describe('bad requests', () => {
+    it('answers 400 listing every problem in the body', async () => {
+      const answer = await cookieSync({ bidders: 'appnexus', gdpr: 2, limit: -1, coopSync: 'yes', us_privacy: 5, filterSettings: { image: { filter: 'maybe' } } });
+      expect(answer.status).to.equal(400);
+      const lines = String(answer.body).trim().split('\n');
+      expect(lines).to.have.length(6);
+      for (const field of ['"bidders"', '"gdpr"', '"limit"', '"coopSync"', '"us_privacy"', '"filterSettings.image".filter']) {
+        expect(lines.some((line) => line.startsWith('Invalid request: ') && line.includes(field)), field).to.equal(true);
+      }
+    });
+
+    it('answers 400 when GDPR applies without a consent string', async () => {
+      const answer = await cookieSync({ gdpr: 1 });
+      expect(answer.status).to.equal(400);
+      expect(answer.body).to.contain('"gdpr_consent" is required');
+    });
+  });
+});

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { fetchAnswer, postJson } from '../support/gavel.js';
+import { parseSetCookie, startUserSyncServer, userSyncDeps } from './support.js';
+
+describe('user sync over HTTP (the real edge)', () => {
+  let server: { url: string; close(): Promise<void> };
+  before(async () => {
+    // The real clock: the browser-side round trip below depends on ids staying live.
+    server = await startUserSyncServer(await userSyncDeps({}, Date.now()));
+  });
+  after(() => server.close());
+
+  it('GET /setuid answers 200 with one Set-Cookie carrying the id and the attributes', async () => {
+    const answer = await fetchAnswer(`${server.url}/setuid?bidder=adnxs&uid=an-42`);
+    expect(answer.status).to.equal(200);
+    expect(answer.text).to.equal('');
+    const cookies = answer.headers.getSetCookie();
+    expect(cookies).to.have.length(1);
+    expect(cookies[0]).to.match(/^uids=[A-Za-z0-9_-]+=*; Path=\/; Max-Age=7776000; SameSite=None; Secure; HttpOnly$/);
+  });
+
+  it('the cookie /setuid writes is the one /cookie_sync and later /setuid calls read', async () => {
+    const first = await fetchAnswer(`${server.url}/setuid?bidder=appnexus&uid=an-42`);
+    const cookie = `uids=${parseSetCookie(first.headers.getSetCookie()[0]!).value}`;
+
+    const sync = await postJson(`${server.url}/cookie_sync`, { bidders: ['appnexus', 'ix'] }, { cookie });
+    expect(sync.status).to.equal(200);
+    expect(sync.json.status).to.equal('ok');
+    expect(sync.json.bidder_status.map((status: { bidder: string }) => status.bidder)).to.deep.equal(['ix']);
+
+    const second = await fetchAnswer(`${server.url}/setuid?bidder=ix&uid=ix-9`, { headers: { cookie } });
+    const both = `uids=${parseSetCookie(second.headers.getSetCookie()[0]!).value}`;
+    const after = await postJson(`${server.url}/cookie_sync`, { bidders: ['appnexus', 'ix'] }, { cookie: both });
+    expect(after.json.bidder_status).to.deep.equal([]);
+  });
+
+  it('f=i answers the GIF bytes as image/gif', async () => {
+    const response = await fetch(`${server.url}/setuid?bidder=adnxs&uid=a&f=i`);
+    expect(response.headers.get('content-type')).to.equal('image/gif');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.toString('base64')).to.equal('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7');
+  });
+
+  it('unknown or missing bidder is a 400 with a clear message and no cookie', async () => {
+    const unknown = await fetchAnswer(`${server.url}/setuid?bidder=nosuch&uid=a`);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.text).to.contain('unknown bidder: "nosuch"');
+    expect(unknown.headers.getSetCookie()).to.deep.equal([]);
+    const missing = await fetchAnswer(`${server.url}/setuid?uid=a`);
+    expect(missing.status).to.equal(400);
+    expect(missing.text).to.contain('"bidder" query param is required');
+  });
+
+  it('POST /cookie_sync takes Prebid.js text/plain bodies with credentials (CORS echo)', async () => {
+    const answer = await fetchAnswer(`${server.url}/cookie_sync`, {
+      method: 'POST',
+      body: JSON.stringify({ bidders: ['appnexus'], gdpr: 0 }),
+      headers: { 'content-type': 'text/plain', origin: 'https://publisher.example' },
+    });
+    expect(answer.status).to.equal(200);
+    expect(answer.headers.get('access-control-allow-origin')).to.equal('https://publisher.example');
+    expect(answer.headers.get('access-control-allow-credentials')).to.equal('true');
+    expect(answer.json).to.deep.equal({
+      status: 'no_cookie',
+      bidder_status: [{
+        bidder: 'appnexus',
+        no_cookie: true,
+        usersync: { url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3D%26f%3Di%26uid%3D%24UID', type: 'redirect' },
+      }],
+    });
+  });
+
+  it('POST /cookie_sync with a body that is not JSON is a 400', async () => {
+    const answer = await postJson(`${server.url}/cookie_sync`, '{"bidders": [');
+    expect(answer.status).to.equal(400);
+    expect(answer.text).to.match(/^Invalid request: /);
+  });
+});
