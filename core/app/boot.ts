@@ -13,6 +13,7 @@ import { createCacheServices, registerCacheRoutes, type CacheServices, type Cach
 import type { GavelConfig } from '../config/index.js';
 import { buildExecutionPlans, type AvailableHooks, type ExecutionPlans } from '../hooks/plan.js';
 import { closeServer, createHttpApp, type EndpointHandler } from '../http/app.js';
+import { instrumentCachePut, NoopMetrics, PrometheusMetrics, type Metrics } from '../metrics/index.js';
 import { discoverPlugins, type PluginCatalog } from '../plugins/discover.js';
 import { createStoredDataFetcher, type StoredDataFetcher } from '../stored/index.js';
 import { endpointContributions } from './endpoints.js';
@@ -26,6 +27,7 @@ export interface BootOverrides {
   stored?: StoredDataFetcher;
   logger?: Logger;
   clock?: Clock;
+  metrics?: Metrics;
   /** Where to scan for built-in plugins (default: the compiled tree). */
   pluginRoot?: string;
   /** Change the discovered plugins before bidders are built (the endpoint fixture runner swaps adapters). */
@@ -39,6 +41,8 @@ export interface GavelApp {
   logger: Logger;
   plugins: PluginCatalog;
   bidders: BidderCatalog;
+  /** What the admin server exposes (NoopMetrics when `admin.enabled` is false). */
+  metrics: Metrics;
   listen(port?: number, host?: string): Promise<Server>;
   close(): Promise<void>;
 }
@@ -56,7 +60,7 @@ function enabledModules(config: GavelConfig, plugins: PluginCatalog) {
   });
 }
 
-function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger): ModuleDeps {
+function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger, metrics: Metrics): ModuleDeps {
   const view = new Map<string, { adapter: string; capabilities: import('../api/index.js').Capabilities; enabled: boolean }>();
   for (const [name, entry] of bidders.entries) view.set(name, { adapter: entry.adapter, capabilities: entry.info.capabilities, enabled: entry.enabled });
   return {
@@ -67,7 +71,7 @@ function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger
       if (!validate || validate(params)) return undefined;
       return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`).join('; ');
     },
-    cachePut: (values, deadline) => cache.client.put(values, deadline),
+    cachePut: instrumentCachePut((values, deadline) => cache.client.put(values, deadline), metrics),
     cachePublicUrl: cache.publicUrl ? { host: cache.publicUrl.host, path: cache.publicUrl.path, scheme: cache.publicUrl.scheme } : undefined,
   };
 }
@@ -114,6 +118,9 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
   const plugins = await discoverPlugins({ root: overrides.pluginRoot, packages: config.plugins });
   overrides.adjustPlugins?.(plugins);
   const bidders = buildBidderCatalog(config, plugins, logger);
+  const metrics =
+    overrides.metrics ??
+    (config.admin.enabled ? new PrometheusMetrics({ bidders: bidders.entries.keys(), modules: plugins.modules.keys() }) : new NoopMetrics());
 
   const publicUrl = config.cache.publicUrl ?? (config.cache.url ? undefined : `${config.server.externalUrl.replace(/\/$/, '')}/cache`);
   const cache = createCacheServices({ ...config.cache, publicUrl }, logger);
@@ -123,7 +130,7 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
     cache.client = new EmbeddedCacheClient(overrides.cacheStore, cache.limits, { logger });
   }
   const storedService = overrides.stored ? { fetcher: overrides.stored, close: async () => {} } : storedFetcher(config, logger);
-  const plans = buildExecutionPlans(config, instantiateModules(config, plugins, moduleDeps(bidders, cache, logger)));
+  const plans = buildExecutionPlans(config, instantiateModules(config, plugins, moduleDeps(bidders, cache, logger, metrics)));
   const transport = overrides.transport ?? new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes);
   const clock = overrides.clock ?? systemClock;
 
@@ -136,12 +143,13 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
   container.bind(Tokens.StoredDataFetcher).toConstantValue(storedService.fetcher);
   container.bind(Tokens.CacheClient).toConstantValue(cache.client);
   container.bind(Tokens.Clock).toConstantValue(clock);
+  container.bind(Tokens.Metrics).toConstantValue(metrics);
   container
     .bind(Tokens.AuctionService)
     .toResolvedValue(
-      (cfg: GavelConfig, catalog: BidderCatalog, executionPlans: ExecutionPlans, bidderTransport: BidderTransport, log: Logger, time: Clock) =>
-        new AuctionPipeline({ config: cfg, bidders: catalog, plans: executionPlans, transport: bidderTransport, logger: log, clock: time }),
-      [Tokens.Config, Tokens.BidderCatalog, Tokens.ExecutionPlans, Tokens.BidderTransport, Tokens.Logger, Tokens.Clock],
+      (cfg: GavelConfig, catalog: BidderCatalog, executionPlans: ExecutionPlans, bidderTransport: BidderTransport, log: Logger, time: Clock, recorder: Metrics) =>
+        new AuctionPipeline({ config: cfg, bidders: catalog, plans: executionPlans, transport: bidderTransport, logger: log, clock: time, metrics: recorder }),
+      [Tokens.Config, Tokens.BidderCatalog, Tokens.ExecutionPlans, Tokens.BidderTransport, Tokens.Logger, Tokens.Clock, Tokens.Metrics],
     )
     .inSingletonScope();
 
@@ -157,10 +165,13 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
     ...bidderInfoHandlers(bidders),
     ...contributions.get,
   };
+  // The cache routes are registered by `extend` below; they are the only ones not in these two maps.
+  metrics.declareRoutes([...Object.keys(jsonPost), ...Object.keys(get), '/cache']);
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
     allowedOrigins: config.cors.allowedOrigins,
     logger,
+    metrics,
     jsonPost,
     get,
     extend: (router) => {
@@ -176,6 +187,7 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
     logger,
     plugins,
     bidders,
+    metrics,
     async listen(port = config.server.port, host = config.server.host) {
       server = http.listen(port, host);
       await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { GavelError } from '../api/index.js';
 import { loadConfig, type GavelConfig } from '../config/index.js';
+import type { GavelApp } from './boot.js';
 
 const USAGE = `usage: gavel <command> [options]
   serve [--config FILE]            run the server (config also from GAVEL_CONFIG and GAVEL_* variables)
@@ -20,36 +21,76 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-async function serve(config: GavelConfig): Promise<void> {
-  if (config.server.workers > 1 && cluster.isPrimary) {
-    // Shared nothing: each worker boots its own Gavel; the primary only hands out connections and restarts.
-    let stopping = false;
-    for (let i = 0; i < config.server.workers; i++) cluster.fork();
-    cluster.on('exit', (worker, code) => {
-      if (!stopping) {
-        console.error(`gavel: worker ${worker.process.pid} exited with ${code}; starting another`);
-        cluster.fork();
-      }
+/**
+ * With several workers the primary serves the admin port: a port the workers shared would hand each scrape to one
+ * worker at random. It sums the workers' metrics per scrape and is ready while any worker listens.
+ */
+async function superviseWorkers(config: GavelConfig): Promise<void> {
+  // Shared nothing: each worker boots its own Gavel; the primary only hands out connections and restarts.
+  let stopping = false;
+  const listening = new Set<number>();
+  let admin: { close(): Promise<void> } | undefined;
+  if (config.admin.enabled) {
+    const { ClusterMetricsExposition, startAdminServer } = await import('../metrics/index.js');
+    const { createLogger } = await import('./logger.js');
+    admin = await startAdminServer({
+      host: config.admin.host,
+      port: config.admin.port,
+      metrics: new ClusterMetricsExposition(),
+      logger: createLogger(config),
+      readiness: () => !stopping && listening.size > 0,
     });
-    const stop = () => {
-      stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    return;
   }
+  for (let i = 0; i < config.server.workers; i++) cluster.fork();
+  cluster.on('listening', (worker) => listening.add(worker.id));
+  cluster.on('exit', (worker, code) => {
+    listening.delete(worker.id);
+    if (!stopping) {
+      console.error(`gavel: worker ${worker.process.pid} exited with ${code}; starting another`);
+      cluster.fork();
+    } else if (Object.keys(cluster.workers ?? {}).length === 0) {
+      void admin?.close();
+    }
+  });
+  const stop = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** The admin port of a lone process; a cluster worker hands its metrics to the primary instead. */
+async function startAdmin(config: GavelConfig, app: GavelApp, readiness: () => boolean) {
+  if (!config.admin.enabled) return undefined;
+  const { PrometheusMetrics, shareWithClusterPrimary, startAdminServer } = await import('../metrics/index.js');
+  if (!(app.metrics instanceof PrometheusMetrics)) return undefined;
+  if (cluster.isWorker) {
+    shareWithClusterPrimary(app.metrics);
+    return undefined;
+  }
+  return startAdminServer({ host: config.admin.host, port: config.admin.port, metrics: app.metrics, logger: app.logger, readiness });
+}
+
+async function serve(config: GavelConfig): Promise<void> {
+  if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config);
   // Imported here, not at the top: a cluster primary only forks, so it never loads the server's code.
   const { bootGavel } = await import('./boot.js');
   const app = await bootGavel(config);
-  await app.listen();
+  let listening = false;
   let closing = false;
+  const admin = await startAdmin(config, app, () => listening && !closing);
+  await app.listen();
+  listening = true;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.logger.info({ signal, drainTimeoutMs: config.server.drainTimeoutMs }, 'draining and shutting down');
     app.close().then(
-      () => process.exit(0),
+      async () => {
+        await admin?.close();
+        process.exit(0);
+      },
       (err) => {
         app.logger.error({ err }, 'shutdown failed');
         process.exit(1);

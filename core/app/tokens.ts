@@ -14,6 +14,7 @@ export const Tokens = {
   CacheClient: Symbol('CacheClient'),
   AuctionService: Symbol('AuctionService'),
   Clock: Symbol('Clock'),
+  Metrics: Symbol('Metrics'),
 } as const;
 
 /** Time source, replaceable in tests. `now()` is epoch milliseconds with sub-millisecond precision. */

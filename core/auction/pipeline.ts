@@ -18,6 +18,7 @@ import type { GavelConfig } from '../config/index.js';
 import { HookRequestState, runStage, type TraceLevel } from '../hooks/executor.js';
 import type { ExecutionPlans } from '../hooks/plan.js';
 import type { Clock } from '../app/tokens.js';
+import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
 import { callBidder, type HttpCallRecord } from './bidder-call.js';
 import { requestOptions, type Namespace } from './namespace.js';
 import { markWinners } from './winners.js';
@@ -49,6 +50,7 @@ export interface AuctionDeps {
   transport: BidderTransport;
   logger: PluginLogger;
   clock: Clock;
+  metrics: Metrics;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -83,10 +85,16 @@ export class AuctionPipeline {
    * built-ins and for stages with no hooks): callers await only a real promise, so an idle stage costs no microtask.
    */
   stage<S extends Stage>(endpoint: EndpointName, stage: S, payload: StagePayloads[S], state: HookRequestState) {
-    return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger);
+    return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger, this.deps.metrics);
   }
 
   async run(input: AuctionInput): Promise<AuctionOutcome> {
+    const outcome = await this.runAuction(input);
+    this.deps.metrics.auctionCompleted(input.endpoint, auctionOutcomeLabel(outcome.kind), this.deps.clock.now() - input.receivedAt);
+    return outcome;
+  }
+
+  private async runAuction(input: AuctionInput): Promise<AuctionOutcome> {
     const { config } = this.deps;
     const { endpoint, namespace, receivedAt } = input;
     let request = input.request;
@@ -159,6 +167,7 @@ export class AuctionPipeline {
           ]),
         ),
       );
+      for (const seat of seats) recordBidderSeat(this.deps.metrics, seat);
       return { seats, httpCalls };
     } finally {
       clearTimeout(timer);
@@ -173,7 +182,7 @@ export class AuctionPipeline {
     timing: { bidderDeadline: number; debug: boolean; currency: string },
     httpCalls: Map<string, HttpCallRecord[]>,
   ): Promise<SeatResult> {
-    const { clock, transport, bidders, config } = this.deps;
+    const { clock, transport, bidders, config, metrics } = this.deps;
     const started = clock.now();
     const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
     const entry = bidders.get(share.adapter);
@@ -196,6 +205,7 @@ export class AuctionPipeline {
       recordCalls: timing.debug,
       currency: timing.currency,
     });
+    for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
     seat.errors.push(...called.errors);
     if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
     seat.responseTimeMs = Math.round(clock.now() - started);

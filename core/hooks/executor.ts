@@ -8,7 +8,10 @@ import {
   type StagePayloads,
   type Warning,
 } from '../api/index.js';
+import { NoopMetrics, type Metrics } from '../metrics/index.js';
 import type { PlannedGroup, PlannedHook, StagePlan } from './plan.js';
+
+const NO_METRICS: Metrics = new NoopMetrics();
 
 export type TraceLevel = 'basic' | 'verbose';
 
@@ -109,6 +112,7 @@ export function runStage<S extends Stage>(
   payload: StagePayloads[S],
   state: HookRequestState,
   logger: PluginLogger,
+  metrics: Metrics = NO_METRICS,
 ): StageOutcome<StagePayloads[S]> | Promise<StageOutcome<StagePayloads[S]>> {
   let current = payload;
   for (let index = 0; index < plan.length; index++) {
@@ -116,13 +120,13 @@ export function runStage<S extends Stage>(
     const pending = group.hooks.map((hook) => settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module)));
     if (pending.some((entry) => entry instanceof Promise)) {
       return settleWithin(pending, group.timeoutMs).then(async (settled) => {
-        const outcome = applyGroup(stage, group, settled, current, state, logger);
+        const outcome = applyGroup(stage, group, settled, current, state, logger, metrics);
         if (outcome.rejection || outcome.invalid) return outcome;
-        const rest = runStage(stage, plan.slice(index + 1), outcome.payload, state, logger);
+        const rest = runStage(stage, plan.slice(index + 1), outcome.payload, state, logger, metrics);
         return rest instanceof Promise ? await rest : rest;
       });
     }
-    const outcome = applyGroup(stage, group, pending as Settled<StagePayloads[S]>[], current, state, logger);
+    const outcome = applyGroup(stage, group, pending as Settled<StagePayloads[S]>[], current, state, logger, metrics);
     if (outcome.rejection || outcome.invalid) return outcome;
     current = outcome.payload;
   }
@@ -136,6 +140,7 @@ function applyGroup<P>(
   payload: P,
   state: HookRequestState,
   logger: PluginLogger,
+  metrics: Metrics,
 ): StageOutcome<P> {
   let current = payload;
   let rejection: HookResult<P> | undefined;
@@ -143,6 +148,7 @@ function applyGroup<P>(
     const hook = group.hooks[i]!;
     const outcome = settled[i]!;
     if (outcome.status !== 'success') {
+      metrics.hookOutcome(stage, hook.module, outcome.status);
       logger.warn({ stage, module: hook.module, hook: hook.hook, status: outcome.status, error: outcome.error }, 'hook did not complete');
       state.trace?.push({ stage, module: hook.module, hook: hook.hook, status: outcome.status, action: 'no-op', executiontimemillis: round(outcome.ms), message: outcome.error });
       continue;
@@ -150,6 +156,7 @@ function applyGroup<P>(
     const result = outcome.result;
     const wantsReject = result?.action === 'reject';
     const canReject = REJECTING_STAGES.has(stage);
+    metrics.hookOutcome(stage, hook.module, wantsReject && canReject ? 'rejected' : 'success');
     if (result?.warnings) mergeLists(state.warnings, result.warnings);
     if (result?.errors) mergeLists(state.errors, result.errors);
     if (wantsReject && canReject && !rejection) rejection = result;

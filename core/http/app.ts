@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
+import { httpMetricsMiddleware, type Metrics } from '../metrics/index.js';
 import { HttpError, parseJsonObject, readBody } from './body.js';
 import { cors } from './cors.js';
 
@@ -13,6 +14,8 @@ export interface HttpRoutes {
   maxRequestBytes: number;
   allowedOrigins: string[];
   logger: PluginLogger;
+  /** Counts every answer by route and status; outermost, so it sees the status the error handler settles on. */
+  metrics?: Metrics;
   /** POST endpoints taking a JSON body. */
   jsonPost: Record<string, EndpointHandler>;
   /** GET endpoints reading the query string. */
@@ -60,6 +63,7 @@ export function createHttpApp(routes: HttpRoutes): Koa {
   const app = new Koa();
   const router = new Router();
 
+  if (routes.metrics) app.use(httpMetricsMiddleware(routes.metrics));
   app.use(async (ctx, next) => {
     try {
       await next();

@@ -58,6 +58,8 @@ export function gavelConfig(workers: number, port: number): Record<string, unkno
   return {
     server: { port, host: '127.0.0.1', workers, drainTimeoutMs: 1000 },
     logging: { level: 'warn' },
+    // Metrics on, as in production; port 0 because the 1- and 2-worker servers run side by side.
+    admin: { port: 0 },
     httpClient: { connectionsPerHost: 256 },
     bidders,
   };

@@ -76,7 +76,7 @@ describe('gavel CLI', () => {
     after(async () => bidder?.close());
 
     it('answers /status, then on SIGTERM finishes the in-flight auction and exits 0', async () => {
-      const config = writeConfig(`server:\n  port: 0\n  host: 127.0.0.1\n  drainTimeoutMs: 3000\nbidders:\n  slow: { adapter: ortb, endpoint: "${bidder.url}/rtb?name=slow&price=1&delayMs=400" }\n`);
+      const config = writeConfig(`server:\n  port: 0\n  host: 127.0.0.1\n  drainTimeoutMs: 3000\nadmin:\n  port: 0\nbidders:\n  slow: { adapter: ortb, endpoint: "${bidder.url}/rtb?name=slow&price=1&delayMs=400" }\n`);
       const { child, port, exited } = await serve(config);
       const status = await fetch(`http://127.0.0.1:${port}/status`);
       expect(status.status).to.equal(200);
@@ -91,7 +91,7 @@ describe('gavel CLI', () => {
 
     it('takes config from GAVEL_* variables', async () => {
       const config = writeConfig('server:\n  host: 127.0.0.1\n');
-      const child = spawn(process.execPath, [cli, 'serve', '--config', config], { env: { ...process.env, GAVEL_SERVER__PORT: '0', GAVEL_LOGGING__LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'serve', '--config', config], { env: { ...process.env, GAVEL_SERVER__PORT: '0', GAVEL_ADMIN__PORT: '0', GAVEL_LOGGING__LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
       const port = await new Promise<number>((resolve, reject) => {
         let output = '';
         child.stdout.on('data', (chunk: Buffer) => {
