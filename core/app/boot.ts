@@ -9,7 +9,7 @@ import { AuctionPipeline } from '../auction/pipeline.js';
 import { buildBidderCatalog, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
-import { createCacheServices, registerCacheRoutes, type CacheServices, type CacheStore } from '../cache/index.js';
+import { createCacheServices, EmbeddedCacheClient, registerCacheRoutes, type CacheServices, type CacheStore } from '../cache/index.js';
 import type { GavelConfig } from '../config/index.js';
 import { buildExecutionPlans, type AvailableHooks, type ExecutionPlans } from '../hooks/plan.js';
 import { closeServer, createHttpApp, type EndpointHandler } from '../http/app.js';
@@ -125,7 +125,6 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
   const publicUrl = config.cache.publicUrl ?? (config.cache.url ? undefined : `${config.server.externalUrl.replace(/\/$/, '')}/cache`);
   const cache = createCacheServices({ ...config.cache, publicUrl }, logger);
   if (overrides.cacheStore) {
-    const { EmbeddedCacheClient } = await import('../cache/index.js');
     cache.store = overrides.cacheStore;
     cache.client = new EmbeddedCacheClient(overrides.cacheStore, cache.limits, { logger });
   }

@@ -74,6 +74,7 @@ async function startAdmin(config: GavelConfig, app: GavelApp, readiness: () => b
 
 async function serve(config: GavelConfig): Promise<void> {
   if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config);
+  if (cluster.isWorker && config.admin.enabled) (await import('../metrics/index.js')).answerClusterScrapes();
   // Imported here, not at the top: a cluster primary only forks, so it never loads the server's code.
   const { bootGavel } = await import('./boot.js');
   const app = await bootGavel(config);

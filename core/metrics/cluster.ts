@@ -7,10 +7,18 @@ import type { MetricsExposition, PrometheusMetrics } from './metrics.js';
  * its metrics over the cluster's IPC channel, summing them into one exposition.
  */
 
-/** In a cluster worker: answer the primary's metric requests from this registry. */
-export function shareWithClusterPrimary(metrics: PrometheusMetrics): void {
+/**
+ * In a cluster worker, first thing: answer the primary's metric requests (with nothing yet), so a scrape during
+ * this worker's boot gets a prompt, partial answer instead of waiting for the aggregator's timeout.
+ */
+export function answerClusterScrapes(): void {
   // Constructing an AggregatorRegistry is what installs prom-client's IPC listener in a worker.
   new AggregatorRegistry();
+}
+
+/** In a cluster worker, once booted: answer the primary's metric requests from this registry. */
+export function shareWithClusterPrimary(metrics: PrometheusMetrics): void {
+  answerClusterScrapes();
   AggregatorRegistry.setRegistries([metrics.registry]);
 }
 

@@ -18,4 +18,4 @@ export {
 } from './metrics.js';
 export { startAdminServer, type AdminServer, type AdminServerOptions } from './admin-server.js';
 export { auctionOutcomeLabel, bidderCallOutcome, httpMetricsMiddleware, instrumentCachePut, recordBidderSeat } from './instrument.js';
-export { ClusterMetricsExposition, shareWithClusterPrimary } from './cluster.js';
+export { answerClusterScrapes, ClusterMetricsExposition, shareWithClusterPrimary } from './cluster.js';

@@ -110,8 +110,14 @@ describe('gavel serve with the admin port', function () {
     try {
       for (let i = 0; i < 6; i++) await postJson(`http://127.0.0.1:${publicPort}/openrtb2/auction`, { id: 'x', imp: [] });
       const admin = `http://127.0.0.1:${adminPort}`;
-      const text = (await getJson(`${admin}/metrics`)).text;
-      expect(valueOf(text, METRIC_NAMES.auctions, { endpoint: 'auction', outcome: 'invalid' })).to.equal(6);
+      // The second worker may still be booting when the first answers: a scrape sums only the workers that answer
+      // the primary, so wait (bounded) until both are in, then check the sum.
+      let counted: number | undefined;
+      for (let attempt = 0; attempt < 40 && counted !== 6; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        counted = valueOf((await getJson(`${admin}/metrics`)).text, METRIC_NAMES.auctions, { endpoint: 'auction', outcome: 'invalid' });
+      }
+      expect(counted).to.equal(6);
       expect((await getJson(`${admin}/health`)).status).to.equal(200);
     } finally {
       await stop(child);
