@@ -11,6 +11,7 @@ import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
 import { createCacheServices, EmbeddedCacheClient, registerCacheRoutes, type CacheServices, type CacheStore } from '../cache/index.js';
 import type { GavelConfig } from '../config/index.js';
+import { createCurrencyConverter, type CurrencyService } from '../currency/index.js';
 import { buildExecutionPlans, type AvailableHooks, type ExecutionPlans } from '../hooks/plan.js';
 import { closeServer, createHttpApp, type EndpointHandler } from '../http/app.js';
 import { instrumentCachePut, NoopMetrics, PrometheusMetrics, type Metrics } from '../metrics/index.js';
@@ -132,6 +133,7 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
   const plans = buildExecutionPlans(config, instantiateModules(config, plugins, moduleDeps(bidders, cache, logger, metrics)));
   const transport = overrides.transport ?? new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes);
   const clock = overrides.clock ?? systemClock;
+  const currency = await createCurrencyConverter(config.currency, { logger, clock });
 
   container.bind(Tokens.Config).toConstantValue(config);
   container.bind(Tokens.Logger).toConstantValue(logger);
@@ -143,12 +145,13 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
   container.bind(Tokens.CacheClient).toConstantValue(cache.client);
   container.bind(Tokens.Clock).toConstantValue(clock);
   container.bind(Tokens.Metrics).toConstantValue(metrics);
+  container.bind(Tokens.Currency).toConstantValue(currency);
   container
     .bind(Tokens.AuctionService)
     .toResolvedValue(
-      (cfg: GavelConfig, catalog: BidderCatalog, executionPlans: ExecutionPlans, bidderTransport: BidderTransport, log: Logger, time: Clock, recorder: Metrics) =>
-        new AuctionPipeline({ config: cfg, bidders: catalog, plans: executionPlans, transport: bidderTransport, logger: log, clock: time, metrics: recorder }),
-      [Tokens.Config, Tokens.BidderCatalog, Tokens.ExecutionPlans, Tokens.BidderTransport, Tokens.Logger, Tokens.Clock, Tokens.Metrics],
+      (cfg: GavelConfig, catalog: BidderCatalog, executionPlans: ExecutionPlans, bidderTransport: BidderTransport, log: Logger, time: Clock, recorder: Metrics, rates: CurrencyService) =>
+        new AuctionPipeline({ config: cfg, bidders: catalog, plans: executionPlans, transport: bidderTransport, logger: log, clock: time, metrics: recorder, currency: rates }),
+      [Tokens.Config, Tokens.BidderCatalog, Tokens.ExecutionPlans, Tokens.BidderTransport, Tokens.Logger, Tokens.Clock, Tokens.Metrics, Tokens.Currency],
     )
     .inSingletonScope();
 
@@ -200,6 +203,7 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
     },
     async close() {
       if (server) await closeServer(server, config.server.drainTimeoutMs);
+      currency.close();
       await Promise.allSettled([transport.close(), cache.close(), storedService.close()]);
     },
   };

@@ -15,6 +15,7 @@ export const Tokens = {
   AuctionService: Symbol('AuctionService'),
   Clock: Symbol('Clock'),
   Metrics: Symbol('Metrics'),
+  Currency: Symbol('Currency'),
 } as const;
 
 /** Time source, replaceable in tests. `now()` is epoch milliseconds with sub-millisecond precision. */

@@ -8,6 +8,7 @@ import {
   type ResponseData,
 } from '../api/index.js';
 import type { BidderEntry } from '../bidders/catalog.js';
+import type { ConvertPrice } from '../currency/index.js';
 import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
 
 /** One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it. */
@@ -46,7 +47,7 @@ export async function callBidder(
   share: BidderRequest,
   transport: BidderTransport,
   deadline: number,
-  options: { endpoint: 'auction' | 'amp' | 'video'; recordCalls: boolean; currency: string },
+  options: { endpoint: 'auction' | 'amp' | 'video'; recordCalls: boolean; currency: string; convert: ConvertPrice },
 ): Promise<BidderCallResult> {
   const result: BidderCallResult = { bids: [], errors: [], httpCalls: [] };
   const bidder = entry.bidder!;
@@ -90,24 +91,29 @@ export async function callBidder(
       }
       if (parsed.errors) result.errors.push(...parsed.errors);
       const currency = parsed.currency || 'USD';
-      if (currency !== options.currency) {
-        if (parsed.bids.length > 0) {
-          result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
-        }
-        return;
-      }
+      let unpriced = false;
       for (const typed of parsed.bids) {
+        const originalPrice = typed.bid.price;
+        const price = options.convert(originalPrice, currency, options.currency);
+        if (price === undefined) {
+          unpriced = true;
+          continue;
+        }
         // The bid object came from parsing this response: the auction owns it and edits it in place from here on.
+        typed.bid.price = price;
         result.bids.push({
           ...typed,
           bidder: share.bidder,
           adapter: share.adapter,
-          originalPrice: typed.bid.price,
+          originalPrice,
           originalCurrency: currency,
           targeting: {},
           winner: false,
           bidderBest: false,
         });
+      }
+      if (unpriced) {
+        result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
       }
     }),
   );

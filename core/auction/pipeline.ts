@@ -15,6 +15,7 @@ import {
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
+import type { ConvertPrice, CurrencyService } from '../currency/index.js';
 import { HookRequestState, runStage, type TraceLevel } from '../hooks/executor.js';
 import type { ExecutionPlans } from '../hooks/plan.js';
 import type { Clock } from '../app/tokens.js';
@@ -51,6 +52,7 @@ export interface AuctionDeps {
   logger: PluginLogger;
   clock: Clock;
   metrics: Metrics;
+  currency: CurrencyService;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -118,7 +120,8 @@ export class AuctionPipeline {
 
     const currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
     const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
-    const { seats, httpCalls } = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency });
+    const convert = this.deps.currency.converterFor(request, namespace);
+    const { seats, httpCalls } = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency, convert });
 
     let allBids = this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
     if (allBids instanceof Promise) allBids = await allBids;
@@ -143,7 +146,7 @@ export class AuctionPipeline {
     endpoint: EndpointName,
     shares: BidderRequest[],
     state: HookRequestState,
-    timing: { bidderDeadline: number; debug: boolean; currency: string },
+    timing: { bidderDeadline: number; debug: boolean; currency: string; convert: ConvertPrice },
   ): Promise<{ seats: SeatResult[]; httpCalls: Map<string, HttpCallRecord[]> }> {
     const { clock } = this.deps;
     const httpCalls = new Map<string, HttpCallRecord[]>();
@@ -179,7 +182,7 @@ export class AuctionPipeline {
     endpoint: EndpointName,
     share: BidderRequest,
     state: HookRequestState,
-    timing: { bidderDeadline: number; debug: boolean; currency: string },
+    timing: { bidderDeadline: number; debug: boolean; currency: string; convert: ConvertPrice },
     httpCalls: Map<string, HttpCallRecord[]>,
   ): Promise<SeatResult> {
     const { clock, transport, bidders, config, metrics } = this.deps;
@@ -204,6 +207,7 @@ export class AuctionPipeline {
       endpoint,
       recordCalls: timing.debug,
       currency: timing.currency,
+      convert: timing.convert,
     });
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
     seat.errors.push(...called.errors);

@@ -21,6 +21,8 @@ export const defaultConfig: GavelConfig = {
   cache: { memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
   video: { categoryMappings: {}, requireStoredRequest: false, maxImpsPerRequest: 200 },
   amp: { defaultTimeoutMs: 1000, timeoutAdjustmentMs: 0 },
+  // No feed by default: `npm start` must not depend on another service. Set currency.url to fetch one.
+  currency: { rates: {}, refreshSeconds: 1800, staleAfterSeconds: 86400, timeoutMs: 5000 },
   userSync: { cookieTtlDays: 90, uidTtlDays: 14, maxCookieBytes: 4000, optOutCookie: { name: 'uids-optout' } },
   cors: { allowedOrigins: [] },
   // Loopback only: metrics and health are for the host's own agents, never for the public.

@@ -174,6 +174,29 @@ export const configSchema = {
         timeoutAdjustmentMs: { type: 'integer', minimum: 0 },
       },
     },
+    currency: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        /** Rates pinned by the host, `{FROM: {TO: rate}}`; they win over the fetched file for every pair they price. */
+        rates: {
+          type: 'object',
+          propertyNames: { pattern: '^[A-Za-z]{3}$' },
+          additionalProperties: {
+            type: 'object',
+            propertyNames: { pattern: '^[A-Za-z]{3}$' },
+            additionalProperties: { type: 'number', exclusiveMinimum: 0 },
+          },
+        },
+        /** A Prebid currency file (`{"dataAsOf": ..., "conversions": {...}}`), fetched at boot and every refreshSeconds. */
+        url: { type: 'string', minLength: 1 },
+        refreshSeconds: { type: 'integer', minimum: 1 },
+        /** Fetched rates older than this (since the last successful fetch) are no longer used; 0 = never stale. */
+        staleAfterSeconds: { type: 'integer', minimum: 0 },
+        /** Time limit of one fetch of the currency file. */
+        timeoutMs: { type: 'integer', minimum: 1 },
+      },
+    },
     userSync: {
       type: 'object',
       additionalProperties: false,

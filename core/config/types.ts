@@ -45,6 +45,14 @@ export interface GavelConfig {
     maxImpsPerRequest: number;
   };
   amp: { defaultTimeoutMs: number; timeoutAdjustmentMs: number };
+  /** Host currency rates: pinned in config and/or fetched from a Prebid currency file. */
+  currency: {
+    rates: Record<string, Record<string, number>>;
+    url?: string;
+    refreshSeconds: number;
+    staleAfterSeconds: number;
+    timeoutMs: number;
+  };
   userSync: {
     cookieTtlDays: number;
     uidTtlDays: number;

@@ -1,0 +1,9 @@
+export { RateTable, currencyCode, readCurrencyFile, readRateMap, type CurrencyFile, type RateMap } from './rates.js';
+export {
+  CurrencyConverter,
+  createCurrencyConverter,
+  type ConvertPrice,
+  type CurrencyConverterOptions,
+  type CurrencyService,
+  type FetchedRatesState,
+} from './converter.js';

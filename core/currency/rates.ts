@@ -1,0 +1,143 @@
+/**
+ * Currency rates as Prebid Server publishes them: `{ "<FROM>": { "<TO>": rate } }`, where one unit of FROM is
+ * worth `rate` units of TO. The currency file wraps that map: `{"dataAsOf": "...", "conversions": {...}}`.
+ */
+export type RateMap = Record<string, Record<string, number>>;
+
+/** The contents of a Prebid currency file, once read. */
+export interface CurrencyFile {
+  dataAsOf?: string;
+  conversions: RateMap;
+}
+
+const CURRENCY_CODE = /^[A-Z]{3}$/;
+
+/**
+ * Cross rates are looked for through these first: the currencies the Prebid file is published from, so the
+ * usual path is one well-quoted pair on each side.
+ */
+const PREFERRED_BASES = ['USD', 'EUR', 'GBP'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An ISO 4217 code in upper case, or undefined when the text cannot be one. */
+export function currencyCode(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  const code = text.toUpperCase();
+  return CURRENCY_CODE.test(code) ? code : undefined;
+}
+
+function usableRate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+/**
+ * Reads a rate map, keeping every well-formed entry and naming the others: one bad entry in a feed or a request
+ * must not cost the good ones.
+ */
+export function readRateMap(value: unknown, where = 'rates'): { rates: RateMap; problems: string[] } {
+  const rates: RateMap = {};
+  const problems: string[] = [];
+  if (!isObject(value)) return { rates, problems: [`${where} must be an object of objects`] };
+  for (const [fromText, targets] of Object.entries(value)) {
+    const from = currencyCode(fromText);
+    if (!from || !isObject(targets)) {
+      problems.push(`${where}.${fromText}: not a currency code with an object of rates`);
+      continue;
+    }
+    for (const [toText, rate] of Object.entries(targets)) {
+      const to = currencyCode(toText);
+      if (!to || !usableRate(rate)) {
+        problems.push(`${where}.${fromText}.${toText}: not a currency code with a positive rate`);
+        continue;
+      }
+      (rates[from] ??= {})[to] = rate;
+    }
+  }
+  return { rates, problems };
+}
+
+/** Reads a Prebid currency file body (already JSON-parsed). */
+export function readCurrencyFile(body: unknown): { file: CurrencyFile; problems: string[] } {
+  if (!isObject(body) || !isObject(body.conversions)) {
+    return { file: { conversions: {} }, problems: ['the currency file has no "conversions" object'] };
+  }
+  const { rates, problems } = readRateMap(body.conversions, 'conversions');
+  const dataAsOf = typeof body.dataAsOf === 'string' ? body.dataAsOf : undefined;
+  return { file: { dataAsOf, conversions: rates }, problems };
+}
+
+/**
+ * An immutable table answering "how many TO is one FROM worth": the direct rate, else the inverse of the opposite
+ * rate, else a cross rate through a currency both are quoted against. Cross rates are found once and remembered.
+ */
+export class RateTable {
+  /** Every pair the table quotes, both ways: direct rates, then inverses where no direct rate exists. */
+  private readonly links = new Map<string, Map<string, number>>();
+  private readonly crossRates = new Map<string, number | undefined>();
+
+  /** `rates` as `readRateMap` returns it: upper-case codes, positive rates. */
+  constructor(rates: RateMap = {}) {
+    for (const [from, targets] of Object.entries(rates)) {
+      for (const [to, rate] of Object.entries(targets)) this.link(from, to, rate);
+    }
+    for (const [from, targets] of Object.entries(rates)) {
+      for (const [to, rate] of Object.entries(targets)) {
+        if (!this.links.get(to)?.has(from)) this.link(to, from, 1 / rate);
+      }
+    }
+  }
+
+  private link(from: string, to: string, rate: number): void {
+    let targets = this.links.get(from);
+    if (!targets) {
+      targets = new Map();
+      this.links.set(from, targets);
+    }
+    targets.set(to, rate);
+  }
+
+  get isEmpty(): boolean {
+    return this.links.size === 0;
+  }
+
+  /** Rate from one currency to another; undefined when the table cannot price the pair. Codes are case-insensitive. */
+  rate(fromText: string, toText: string): number | undefined {
+    if (fromText === toText) return 1;
+    const from = currencyCode(fromText);
+    const to = currencyCode(toText);
+    if (!from || !to) return undefined;
+    if (from === to) return 1;
+    const fromLinks = this.links.get(from);
+    // Codes the table has never heard of return here, so the remembered cross rates stay bounded by the table.
+    if (!fromLinks || !this.links.has(to)) return undefined;
+    const known = fromLinks.get(to);
+    if (known !== undefined) return known;
+    const key = `${from}${to}`;
+    if (this.crossRates.has(key)) return this.crossRates.get(key);
+    const cross = this.findCrossRate(from, fromLinks, to);
+    this.crossRates.set(key, cross);
+    return cross;
+  }
+
+  private findCrossRate(from: string, fromLinks: Map<string, number>, to: string): number | undefined {
+    for (const base of PREFERRED_BASES) {
+      const viaBase = this.throughBase(fromLinks, base, to);
+      if (viaBase !== undefined) return viaBase;
+    }
+    for (const base of fromLinks.keys()) {
+      if (base === from) continue;
+      const viaBase = this.throughBase(fromLinks, base, to);
+      if (viaBase !== undefined) return viaBase;
+    }
+    return undefined;
+  }
+
+  private throughBase(fromLinks: Map<string, number>, base: string, to: string): number | undefined {
+    const toBase = fromLinks.get(base);
+    const baseToTarget = this.links.get(base)?.get(to);
+    return toBase !== undefined && baseToTarget !== undefined ? toBase * baseToTarget : undefined;
+  }
+}
