@@ -1,29 +1,11 @@
 import { expect } from 'chai';
-import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
+import { bannerRequest, postJson, useGavelWithBidders } from '../support/gavel.js';
 
 describe('POST /openrtb2/auction end to end, against a real local bidder', () => {
-  let bidder: MockBidder;
-  let gavel: RunningGavel;
-
-  before(async () => {
-    bidder = await startMockBidder();
-    gavel = await startGavel({
-      bidders: {
-        alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1.25` },
-        beta: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=beta&price=2.37` },
-        sleepy: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?hang=1` },
-        broken: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?status=500` },
-      },
-    });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-  });
+  const servers = useGavelWithBidders({ alpha: 'name=alpha&price=1.25', beta: 'name=beta&price=2.37', sleepy: 'hang=1', broken: 'status=500' });
 
   it('returns both seats, the winner targeting and response times', async () => {
-    const { status, json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: { zone: 1 }, beta: { zone: 2 } }, { ext: { prebid: { targeting: {} } } }));
+    const { status, json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: { zone: 1 }, beta: { zone: 2 } }, { ext: { prebid: { targeting: {} } } }));
     expect(status).to.equal(200);
     const seats = json.seatbid.map((seat: { seat: string }) => seat.seat).sort();
     expect(seats).to.deep.equal(['alpha', 'beta']);
@@ -36,15 +18,15 @@ describe('POST /openrtb2/auction end to end, against a real local bidder', () =>
   });
 
   it('sends each bidder only its own params in imp.ext.bidder', async () => {
-    bidder.received.length = 0;
-    await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: { zone: 1 }, beta: { zone: 2 } }));
-    const alphaCall = bidder.received.find((call) => call.url.includes('name=alpha'))!;
+    servers.bidder.received.length = 0;
+    await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: { zone: 1 }, beta: { zone: 2 } }));
+    const alphaCall = servers.bidder.received.find((call) => call.url.includes('name=alpha'))!;
     expect((alphaCall.body.imp as any[])[0].ext).to.deep.equal({ bidder: { zone: 1 } });
   });
 
   it('a hanging bidder costs only its own bids, and the answer comes within tmax + 100 ms', async () => {
     const tmax = 300;
-    const { status, json, elapsedMs } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {}, sleepy: {}, broken: {} }, { tmax }));
+    const { status, json, elapsedMs } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {}, sleepy: {}, broken: {} }, { tmax }));
     expect(status).to.equal(200);
     expect(elapsedMs).to.be.below(tmax + 100);
     expect(json.seatbid.map((seat: { seat: string }) => seat.seat)).to.deep.equal(['alpha']);

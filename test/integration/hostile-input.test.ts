@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { postJson, getJson, startGavel, type RunningGavel } from '../support/gavel.js';
+import { getJson, postJson, useGavelWithBidders } from '../support/gavel.js';
 
 /** Bodies a careless or hostile client might send. None may cost a 500, a hang or a crash. */
 const hostileAuctionBodies: unknown[] = [
@@ -33,20 +32,11 @@ const hostileAuctionBodies: unknown[] = [
 ];
 
 describe('hostile input never costs a 500', () => {
-  let bidder: MockBidder;
-  let gavel: RunningGavel;
-  before(async () => {
-    bidder = await startMockBidder();
-    gavel = await startGavel({ bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1` } } });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-  });
+  const servers = useGavelWithBidders({ alpha: 'name=alpha&price=1' });
 
   hostileAuctionBodies.forEach((body, index) => {
     it(`auction body #${index}: ${JSON.stringify(body).slice(0, 90)}`, async () => {
-      const { status, text } = await postJson(`${gavel.url}/openrtb2/auction`, body);
+      const { status, text } = await postJson(`${servers.gavel.url}/openrtb2/auction`, body);
       expect(status, text).to.be.oneOf([200, 400]);
       if (status === 400) expect(text).to.match(/^Invalid request: /);
     });
@@ -54,21 +44,21 @@ describe('hostile input never costs a 500', () => {
 
   for (const body of [[], 'x', { podconfig: 'x' }, { podconfig: { pods: [{}] } }, { podconfig: { durationrangesec: [15], pods: [{ podid: 1, adpoddurationsec: 1e9, configid: 'x' }] }, site: { page: 'p', publisher: { id: 'p' } }, video: { mimes: ['video/mp4'], protocols: [2] } }]) {
     it(`video body ${JSON.stringify(body).slice(0, 90)}`, async () => {
-      const { status, text } = await postJson(`${gavel.url}/openrtb2/video`, body);
+      const { status, text } = await postJson(`${servers.gavel.url}/openrtb2/video`, body);
       expect(status, text).to.be.within(400, 499);
     });
   }
 
   for (const query of ['', 'tag_id=', 'tag_id=../../x', 'tag_id=x&ms=1x1,abc', 'tag_id=x&w=-5&timeout=abc&targeting={bad', 'tag_id=x&debug=maybe']) {
     it(`amp query "${query}"`, async () => {
-      const { status } = await getJson(`${gavel.url}/openrtb2/amp?${query}`);
+      const { status } = await getJson(`${servers.gavel.url}/openrtb2/amp?${query}`);
       expect(status).to.be.within(400, 499);
     });
   }
 
   for (const query of ['', 'bidder=', 'bidder=nope&uid=1', 'bidder=adnxs&uid=' + 'x'.repeat(5000)]) {
     it(`setuid query "${query.slice(0, 40)}"`, async () => {
-      const { status } = await getJson(`${gavel.url}/setuid?${query}`);
+      const { status } = await getJson(`${servers.gavel.url}/setuid?${query}`);
       expect(status).to.be.within(400, 499);
     });
   }

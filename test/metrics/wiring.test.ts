@@ -6,36 +6,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { METRIC_NAMES, type PrometheusMetrics } from '../../core/metrics/index.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { bannerRequest, getJson, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
+import { bannerRequest, getJson, postJson, useGavelWithBidders } from '../support/gavel.js';
 import { valueOf } from './exposition.js';
 
 const cli = fileURLToPath(new URL('../../core/app/cli.js', import.meta.url));
 
 describe('metrics recorded by a running Gavel', () => {
-  let bidder: MockBidder;
-  let gavel: RunningGavel;
-
-  before(async () => {
-    bidder = await startMockBidder();
-    gavel = await startGavel({
-      bidders: {
-        alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1.25` },
-        sleepy: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?hang=1` },
-        broken: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?status=500` },
-      },
-    });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-  });
+  const servers = useGavelWithBidders({ alpha: 'name=alpha&price=1.25', sleepy: 'hang=1', broken: 'status=500' });
 
   it('counts the auction, each bidder outcome, the bids, the hooks, the cache put and the HTTP answers', async () => {
     const request = bannerRequest({ alpha: {}, sleepy: {}, broken: {} }, { tmax: 200, ext: { prebid: { targeting: {}, cache: { bids: {} } } } });
-    expect((await postJson(`${gavel.url}/openrtb2/auction`, request)).status).to.equal(200);
-    expect((await postJson(`${gavel.url}/openrtb2/auction`, { id: 'x', imp: [] })).status).to.equal(400);
-    await getJson(`${gavel.url}/info/bidders/alpha`);
-    const text = await (gavel.app.metrics as PrometheusMetrics).render();
+    expect((await postJson(`${servers.gavel.url}/openrtb2/auction`, request)).status).to.equal(200);
+    expect((await postJson(`${servers.gavel.url}/openrtb2/auction`, { id: 'x', imp: [] })).status).to.equal(400);
+    await getJson(`${servers.gavel.url}/info/bidders/alpha`);
+    const text = await (servers.gavel.app.metrics as PrometheusMetrics).render();
     expect(valueOf(text, METRIC_NAMES.auctions, { endpoint: 'auction', outcome: 'ok' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.auctions, { endpoint: 'auction', outcome: 'invalid' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.bidderRequests, { bidder: 'alpha', outcome: 'bid' })).to.equal(1);

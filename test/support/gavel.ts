@@ -69,3 +69,28 @@ export function bannerRequest(bidders: Record<string, unknown>, extra: Record<st
     ...extra,
   };
 }
+
+/** A Gavel and the simulated bidder behind its `ortb` bidders, started once for a mocha suite. */
+export interface SuiteServers {
+  readonly gavel: RunningGavel;
+  readonly bidder: import('./mock-bidder.js').MockBidder;
+}
+
+/**
+ * Registers `before`/`after` hooks that start a simulated bidder and a Gavel whose bidders are `ortb` bidders on
+ * it: `{ alpha: 'name=alpha&price=1.25' }` declares `alpha` answering per that query (see the simulated bidder).
+ */
+export function useGavelWithBidders(bidderQueries: Record<string, string>, config: Record<string, unknown> = {}): SuiteServers {
+  const servers = {} as { gavel: RunningGavel; bidder: import('./mock-bidder.js').MockBidder };
+  before(async () => {
+    const { startMockBidder } = await import('./mock-bidder.js');
+    servers.bidder = await startMockBidder();
+    const bidders = Object.fromEntries(Object.entries(bidderQueries).map(([name, query]) => [name, { adapter: 'ortb', endpoint: `${servers.bidder.url}/rtb?${query}` }]));
+    servers.gavel = await startGavel({ ...config, bidders: { ...bidders, ...(config.bidders as Record<string, unknown> | undefined) } });
+  });
+  after(async () => {
+    await servers.gavel?.close();
+    await servers.bidder?.close();
+  });
+  return servers;
+}
