@@ -5,6 +5,7 @@ const info: BidderInfo = {
   // Index Exchange issues each host its own endpoint; this placeholder (what Prebid Server ships, with the bidder
   // disabled by default) must be replaced in the host's bidder config before the bidder is enabled.
   endpoint: 'http://host/endpoint',
+  disabled: true,
   maintainer: { email: 'pdu-supply-prebid@indexexchange.com' },
   gvlVendorId: 10,
   capabilities: {

@@ -12,6 +12,7 @@ const MEDIA_TYPES = ['banner', 'video', 'native'] as const;
  */
 const info: BidderInfo = {
   endpoint: PLACEHOLDER_HOST.endpoint,
+  disabled: true,
   maintainer: { email: 'header-bidding@rubiconproject.com' },
   gvlVendorId: 52,
   capabilities: { site: { mediaTypes: [...MEDIA_TYPES] }, app: { mediaTypes: [...MEDIA_TYPES] } },

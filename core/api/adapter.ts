@@ -31,6 +31,11 @@ export interface BidderInfo {
   ortbVersion?: '2.5' | '2.6';
   /** Whether the bidder takes a gzip-compressed request body. */
   endpointCompression?: 'none' | 'gzip';
+  /**
+   * Shipped switched off: the bidder needs per-host setup (its own endpoint, credentials) first, so a host enables it
+   * with `bidders.<name>.enabled: true` (or by setting `bidders.<name>.endpoint`) once configured.
+   */
+  disabled?: boolean;
   /** Bidder supports OpenRTB 2.6 ad pods natively, multi-format imps, and so on. */
   openrtb?: { multiformat?: boolean };
 }

@@ -68,11 +68,14 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
       adapter: code.manifest.name,
       aliasOf: info.aliasOf,
       info,
-      enabled: settings.enabled ?? true,
+      // A bidder shipped disabled comes on when the host enables it or gives it an endpoint of its own.
+      enabled: settings.enabled ?? (!own.manifest.info.disabled || settings.endpoint !== undefined),
       validateParams: code.validateParams,
       paramsSchema: code.manifest.paramsSchema,
     };
-    if (!entry.enabled) entry.disabledReason = 'disabled by config';
+    if (!entry.enabled) {
+      entry.disabledReason = settings.enabled === false ? 'disabled by config' : `needs host setup: set bidders.${name}.endpoint (see the adapter's README)`;
+    }
     else if (!endpointText) {
       entry.enabled = false;
       entry.disabledReason = `no endpoint: set bidders.${name}.endpoint`;

@@ -37,6 +37,7 @@ export const adapterManifestSchema = {
           properties: { key: { type: 'string' }, iframe: syncEndpoint, redirect: syncEndpoint, supportCors: { type: 'boolean' } },
         },
         aliasOf: { type: 'string' },
+        disabled: { type: 'boolean' },
         ortbVersion: { enum: ['2.5', '2.6'] },
         endpointCompression: { enum: ['none', 'gzip'] },
         openrtb: { type: 'object' },

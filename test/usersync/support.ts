@@ -14,7 +14,8 @@ export const EXTERNAL_URL = 'https://gavel.example.com';
 
 /** The real bidder catalog (the installed adapters with their shipped user-sync info) under a test config. */
 export async function userSyncDeps(config: Record<string, unknown> = {}, now = NOW): Promise<UserSyncDeps> {
-  const full = testConfig({ server: { externalUrl: EXTERNAL_URL }, ...config });
+  // ix ships disabled until a host gives it its own endpoint: this test host does, so ix takes part in user sync.
+  const full = testConfig({ server: { externalUrl: EXTERNAL_URL }, bidders: { ix: { endpoint: 'https://ix.example/pbs' } }, ...config });
   const bidders: BidderCatalog = buildBidderCatalog(full, await discoverPlugins(), silentLogger);
   return { config: full, bidders, now: () => now };
 }
