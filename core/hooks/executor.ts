@@ -117,10 +117,18 @@ export function runStage<S extends Stage>(
   let current = payload;
   for (let index = 0; index < plan.length; index++) {
     const group = plan[index]!;
-    const pending = group.hooks.map((hook) => settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module)));
-    if (pending.some((entry) => entry instanceof Promise)) {
+    const pending: Array<Settled<StagePayloads[S]> | Promise<Settled<StagePayloads[S]>>> = new Array(group.hooks.length);
+    let anyAsync = false;
+    for (let i = 0; i < group.hooks.length; i++) {
+      const hook = group.hooks[i]!;
+      const settled = settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module));
+      if (settled instanceof Promise) anyAsync = true;
+      pending[i] = settled;
+    }
+    if (anyAsync) {
+      const before = current;
       return settleWithin(pending, group.timeoutMs).then(async (settled) => {
-        const outcome = applyGroup(stage, group, settled, current, state, logger, metrics);
+        const outcome = applyGroup(stage, group, settled, before, state, logger, metrics);
         if (outcome.rejection || outcome.invalid) return outcome;
         const rest = runStage(stage, plan.slice(index + 1), outcome.payload, state, logger, metrics);
         return rest instanceof Promise ? await rest : rest;
