@@ -57,6 +57,8 @@ export function mockBidderOverrides(
           info: {
             ...loaded.manifest.info,
             endpoint,
+            // A mock needs no host setup, so an adapter shipped disabled for that reason takes part.
+            disabled: false,
             capabilities: { ...loaded.manifest.info.capabilities, ...options.bidderInfoOverrides?.[name]?.capabilities },
           },
           create: (config) => mockBidder(name, config.endpoint, byAdapter.get(name)),
