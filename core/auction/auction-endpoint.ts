@@ -28,12 +28,15 @@ export async function prepareRequest(
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   const tmax = effectiveTmax(body as BidRequest, services.config);
   const state = services.pipeline.newHookState(endpoint, namespace, input.receivedAt, tmax, input.secure, traceLevelOf(body as BidRequest, namespace));
-  let entry = services.pipeline.stage(endpoint, 'entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, state);
-  if (entry instanceof Promise) entry = await entry;
-  if (entry.invalid) return invalidRequest(entry.invalid);
-  if (entry.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: entry.rejection.nbr ?? 0 });
-  const enteredBody = entry.payload.body;
-  if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
+  let enteredBody: unknown = body;
+  if (services.pipeline.hooked(endpoint, 'entrypoint')) {
+    let entry = services.pipeline.stage(endpoint, 'entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, state);
+    if (entry instanceof Promise) entry = await entry;
+    if (entry.invalid) return invalidRequest(entry.invalid);
+    if (entry.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: entry.rejection.nbr ?? 0 });
+    enteredBody = entry.payload.body;
+    if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
+  }
 
   unifyNamespaces(enteredBody as BidRequest, namespace);
   let resolved;
@@ -88,6 +91,7 @@ export async function handleAuction(
 
 /** Runs the exitpoint stage over the answer about to be written. */
 export async function finish(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): Promise<EndpointResponse> {
+  if (!pipeline.hooked(endpoint, 'exitpoint')) return answer;
   let exit = pipeline.stage(endpoint, 'exitpoint', { status: answer.status, headers: answer.headers, body: answer.body }, state);
   if (exit instanceof Promise) exit = await exit;
   return { status: exit.payload.status, headers: exit.payload.headers, body: exit.payload.body };

@@ -6,6 +6,7 @@ import {
   type BidRequest,
   type RequestData,
   type ResponseData,
+  type TypedBid,
 } from '../api/index.js';
 import type { BidderEntry } from '../bidders/catalog.js';
 import type { ConvertPrice } from '../currency/index.js';
@@ -37,6 +38,16 @@ function describeFailure(err: unknown): BidderError {
   return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
 }
 
+/** How one auction calls its bidders: the same for every bidder of the auction, so built once per auction. */
+export interface BidderCallOptions {
+  endpoint: 'auction' | 'amp' | 'video';
+  /** Keep each exchange for `ext.debug.httpcalls`. */
+  recordCalls: boolean;
+  /** The auction's currency: bid prices are converted into it. */
+  currency: string;
+  convert: ConvertPrice;
+}
+
 /**
  * Asks one bidder for bids: the adapter builds the calls, the core checks each URL against the bidder's endpoint
  * (a call to anywhere else never leaves), sends them concurrently, and hands each answer back to the adapter.
@@ -47,76 +58,94 @@ export async function callBidder(
   share: BidderRequest,
   transport: BidderTransport,
   deadline: number,
-  options: { endpoint: 'auction' | 'amp' | 'video'; recordCalls: boolean; currency: string; convert: ConvertPrice },
+  options: BidderCallOptions,
 ): Promise<BidderCallResult> {
   const result: BidderCallResult = { bids: [], errors: [], httpCalls: [] };
-  const bidder = entry.bidder!;
   let built;
   try {
-    built = bidder.makeRequests(share.request, { bidder: share.bidder, endpoint: options.endpoint });
+    built = entry.bidder!.makeRequests(share.request, { bidder: share.bidder, endpoint: options.endpoint });
   } catch (err) {
     result.errors.push({ code: BidderErrorCode.Unknown, message: `adapter ${entry.adapter} failed to build requests: ${(err as Error).message}` });
     return result;
   }
   if (built.errors) result.errors.push(...built.errors);
-  const gzip = entry.info.endpointCompression === 'gzip';
-
-  await Promise.all(
-    built.requests.map(async (call) => {
-      if (!entry.endpoint!.allows(call.uri)) {
-        result.errors.push({ code: BidderErrorCode.BadInput, message: `refused to call ${call.uri}: it is not on the configured endpoint ${entry.endpoint!.template}` });
-        return;
-      }
-      const bodyText = serialiseBody(call);
-      const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: call.headers } : undefined;
-      if (record) result.httpCalls.push(record);
-      let response: ResponseData;
-      try {
-        response = await transport.send(call, bodyText, { timeoutMs: Math.max(1, Math.round(deadline - Date.now())), gzip });
-      } catch (err) {
-        result.errors.push(describeFailure(err));
-        return;
-      }
-      if (record) {
-        record.status = response.status;
-        record.responsebody = response.body;
-      }
-      if (response.status === 204) return;
-      let parsed;
-      try {
-        parsed = bidder.makeBids(share.request, call, response);
-      } catch (err) {
-        result.errors.push({ code: BidderErrorCode.BadServerResponse, message: `adapter ${entry.adapter} failed to read the response: ${(err as Error).message}` });
-        return;
-      }
-      if (parsed.errors) result.errors.push(...parsed.errors);
-      const currency = parsed.currency || 'USD';
-      let unpriced = false;
-      for (const typed of parsed.bids) {
-        const originalPrice = typed.bid.price;
-        const price = options.convert(originalPrice, currency, options.currency);
-        if (price === undefined) {
-          unpriced = true;
-          continue;
-        }
-        // The bid object came from parsing this response: the auction owns it and edits it in place from here on.
-        typed.bid.price = price;
-        result.bids.push({
-          ...typed,
-          bidder: share.bidder,
-          adapter: share.adapter,
-          originalPrice,
-          originalCurrency: currency,
-          targeting: {},
-          winner: false,
-          bidderBest: false,
-        });
-      }
-      if (unpriced) {
-        result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
-      }
-    }),
-  );
+  const calls = built.requests;
+  // Most adapters make one call per auction: it is awaited directly, without a promise per call and one for all.
+  if (calls.length === 1) await exchange(entry, share, calls[0]!, transport, deadline, options, result);
+  else if (calls.length > 1) await Promise.all(calls.map((call) => exchange(entry, share, call, transport, deadline, options, result)));
   return result;
 }
 
+/** One call: the endpoint check, the send, and the adapter's reading of the answer into `result`. */
+async function exchange(
+  entry: BidderEntry,
+  share: BidderRequest,
+  call: RequestData,
+  transport: BidderTransport,
+  deadline: number,
+  options: BidderCallOptions,
+  result: BidderCallResult,
+): Promise<void> {
+  if (!entry.endpoint!.allows(call.uri)) {
+    result.errors.push({ code: BidderErrorCode.BadInput, message: `refused to call ${call.uri}: it is not on the configured endpoint ${entry.endpoint!.template}` });
+    return;
+  }
+  const bodyText = serialiseBody(call);
+  const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: call.headers } : undefined;
+  if (record) result.httpCalls.push(record);
+  let response: ResponseData;
+  try {
+    response = await transport.send(call, bodyText, { timeoutMs: Math.max(1, Math.round(deadline - Date.now())), gzip: entry.info.endpointCompression === 'gzip' });
+  } catch (err) {
+    result.errors.push(describeFailure(err));
+    return;
+  }
+  if (record) {
+    record.status = response.status;
+    record.responsebody = response.body;
+  }
+  if (response.status === 204) return;
+  let parsed;
+  try {
+    parsed = entry.bidder!.makeBids(share.request, call, response);
+  } catch (err) {
+    result.errors.push({ code: BidderErrorCode.BadServerResponse, message: `adapter ${entry.adapter} failed to read the response: ${(err as Error).message}` });
+    return;
+  }
+  if (parsed.errors && parsed.errors.length > 0) result.errors.push(...parsed.errors);
+  const currency = parsed.currency || 'USD';
+  let unpriced = false;
+  for (const typed of parsed.bids) {
+    const originalPrice = typed.bid.price;
+    const price = options.convert(originalPrice, currency, options.currency);
+    if (price === undefined) {
+      unpriced = true;
+      continue;
+    }
+    // The bid object came from parsing this response: the auction owns it and edits it in place from here on.
+    typed.bid.price = price;
+    result.bids.push(auctionBid(typed, share, originalPrice, currency));
+  }
+  if (unpriced) {
+    result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
+  }
+}
+
+/** The adapter's bid as the auction tracks it. Built field by field: every AuctionBid then shares one shape. */
+function auctionBid(typed: TypedBid, share: BidderRequest, originalPrice: number, originalCurrency: string): AuctionBid {
+  const bid: AuctionBid = {
+    bid: typed.bid,
+    type: typed.type,
+    bidder: share.bidder,
+    adapter: share.adapter,
+    originalPrice,
+    originalCurrency,
+    targeting: {},
+    winner: false,
+    bidderBest: false,
+  };
+  if (typed.seat !== undefined) bid.seat = typed.seat;
+  if (typed.dealPriority !== undefined) bid.dealPriority = typed.dealPriority;
+  if (typed.video !== undefined) bid.video = typed.video;
+  return bid;
+}

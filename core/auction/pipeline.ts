@@ -1,10 +1,12 @@
 import {
   BidderErrorCode,
+  type AllBidsPayload,
   type AuctionBid,
   type BidderError,
   type BidderRequest,
   type BidRequest,
   type BidResponse,
+  type BidsPayload,
   type EndpointName,
   type PluginLogger,
   type SeatBid,
@@ -15,12 +17,12 @@ import {
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
-import type { ConvertPrice, CurrencyService } from '../currency/index.js';
+import type { CurrencyService } from '../currency/index.js';
 import { HookRequestState, runStage, type TraceLevel } from '../hooks/executor.js';
 import type { ExecutionPlans } from '../hooks/plan.js';
 import type { Clock } from '../app/tokens.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
-import { callBidder, type HttpCallRecord } from './bidder-call.js';
+import { callBidder, type BidderCallOptions, type HttpCallRecord } from './bidder-call.js';
 import { requestOptions, type Namespace } from './namespace.js';
 import { markWinners } from './winners.js';
 import { applyCookieBuyerIds, type CookieUids } from './buyer-ids.js';
@@ -53,6 +55,28 @@ export interface AuctionDeps {
   clock: Clock;
   metrics: Metrics;
   currency: CurrencyService;
+}
+
+const REQUEST_STAGES = ['raw-auction-request', 'validate-request', 'processed-auction-request'] as const;
+const BID_STAGES = ['all-processed-bid-responses', 'build-targeting', 'cache-bids'] as const;
+
+/** What every bidder call of one auction shares: the deadline, the call options, the debug record. */
+interface BidderTiming {
+  bidderDeadline: number;
+  call: BidderCallOptions;
+  /** The exchanges per bidder, kept only for a debug request. */
+  httpCalls?: Map<string, HttpCallRecord[]>;
+}
+
+/** A bid the response can carry: modules may have set any price, but only a finite, non-negative one stays. */
+function isPriced(bid: AuctionBid): boolean {
+  return Number.isFinite(bid.bid.price) && bid.bid.price >= 0;
+}
+
+/** True when the object has an own enumerable key, without building the array of its keys. */
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -90,6 +114,11 @@ export class AuctionPipeline {
     return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger, this.deps.metrics);
   }
 
+  /** True when some module hooks this stage on this endpoint; a stage nobody hooks is skipped outright. */
+  hooked(endpoint: EndpointName, stage: Stage): boolean {
+    return this.deps.plans[endpoint][stage].length > 0;
+  }
+
   async run(input: AuctionInput): Promise<AuctionOutcome> {
     const outcome = await this.runAuction(input);
     this.deps.metrics.auctionCompleted(input.endpoint, auctionOutcomeLabel(outcome.kind), this.deps.clock.now() - input.receivedAt);
@@ -105,7 +134,8 @@ export class AuctionPipeline {
     const debug = request.test === 1;
     const resolvedRequest = debug ? structuredClone(request) : undefined;
 
-    for (const stage of ['raw-auction-request', 'validate-request', 'processed-auction-request'] as const) {
+    for (const stage of REQUEST_STAGES) {
+      if (!this.hooked(endpoint, stage)) continue;
       let outcome = this.stage(endpoint, stage, { request }, state);
       if (outcome instanceof Promise) outcome = await outcome;
       if (outcome.invalid) return { kind: 'invalid', messages: outcome.invalid };
@@ -121,70 +151,82 @@ export class AuctionPipeline {
     const currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
     const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
     const convert = this.deps.currency.converterFor(request, namespace);
-    const { seats, httpCalls } = await this.callBidders(endpoint, shares, state, { bidderDeadline, debug, currency, convert });
+    const httpCalls = debug ? new Map<string, HttpCallRecord[]>() : undefined;
+    const seats = await this.callBidders(endpoint, shares, state, {
+      bidderDeadline,
+      httpCalls,
+      call: { endpoint, recordCalls: debug, currency, convert },
+    });
 
-    let allBids = this.stage(endpoint, 'all-processed-bid-responses', { request, seats }, state);
-    if (allBids instanceof Promise) allBids = await allBids;
-    markWinners(request, allBids.payload.seats);
-    let targeted = this.stage(endpoint, 'build-targeting', allBids.payload, state);
-    if (targeted instanceof Promise) targeted = await targeted;
-    let cached = this.stage(endpoint, 'cache-bids', targeted.payload, state);
-    if (cached instanceof Promise) cached = await cached;
+    let allBids: AllBidsPayload = { request, seats };
+    for (const stage of BID_STAGES) {
+      // Winners are known before targeting is built: the later stages read them.
+      if (stage === 'build-targeting') markWinners(request, allBids.seats);
+      if (!this.hooked(endpoint, stage)) continue;
+      let outcome = this.stage(endpoint, stage, allBids, state);
+      if (outcome instanceof Promise) outcome = await outcome;
+      allBids = outcome.payload;
+    }
 
-    const debugInfo = debug ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
-    const response = this.buildResponse(request, cached.payload.seats, state, { namespace, tmax, currency, debugInfo });
+    const debugInfo = httpCalls ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
+    const response = this.buildResponse(request, allBids.seats, state, { namespace, tmax, currency, debugInfo });
+    if (!this.hooked(endpoint, 'auction-response')) return { kind: 'completed', response, request, seats: allBids.seats };
     let final = this.stage(endpoint, 'auction-response', { request, response }, state);
     if (final instanceof Promise) final = await final;
-    return { kind: 'completed', response: final.payload.response, request, seats: cached.payload.seats };
+    return { kind: 'completed', response: final.payload.response, request, seats: allBids.seats };
   }
 
   /**
    * Asks every bidder at once. One timer per auction, not per call: when it fires, the bidders still out are counted
-   * as timeouts and the auction goes on without them (the transport's own timeouts end their calls).
+   * as timeouts and the auction goes on without them (the transport's own timeouts end their calls). The seats are
+   * collected by hand rather than with a race per bidder: no promise per bidder beyond its own call.
    */
-  private async callBidders(
-    endpoint: EndpointName,
-    shares: BidderRequest[],
-    state: HookRequestState,
-    timing: { bidderDeadline: number; debug: boolean; currency: string; convert: ConvertPrice },
-  ): Promise<{ seats: SeatResult[]; httpCalls: Map<string, HttpCallRecord[]> }> {
-    const { clock } = this.deps;
-    const httpCalls = new Map<string, HttpCallRecord[]>();
+  private callBidders(endpoint: EndpointName, shares: BidderRequest[], state: HookRequestState, timing: BidderTiming): Promise<SeatResult[]> {
+    const { clock, metrics } = this.deps;
     const started = clock.now();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, timing.bidderDeadline - started));
+    const seats: Array<SeatResult | undefined> = new Array(shares.length);
+    if (shares.length === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      let outstanding = shares.length;
+      let done = false;
+      const finish = (): void => {
+        done = true;
+        clearTimeout(timer);
+        for (let i = 0; i < shares.length; i++) {
+          const share = shares[i]!;
+          seats[i] ??= {
+            bidder: share.bidder,
+            adapter: share.adapter,
+            bids: [],
+            errors: [{ code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' }],
+            responseTimeMs: Math.round(clock.now() - started),
+          };
+          recordBidderSeat(metrics, seats[i]!);
+        }
+        resolve(seats as SeatResult[]);
+      };
+      const timer = setTimeout(finish, Math.max(0, timing.bidderDeadline - started));
+      for (let i = 0; i < shares.length; i++) {
+        const share = shares[i]!;
+        this.askBidder(endpoint, share, state, timing).then(
+          (seat) => {
+            if (done) return;
+            seats[i] = seat;
+            if (--outstanding === 0) finish();
+          },
+          (err: unknown) => {
+            this.deps.logger.error({ err, bidder: share.bidder }, 'bidder call failed unexpectedly');
+            if (done) return;
+            seats[i] = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [{ code: BidderErrorCode.Unknown, message: 'internal error while calling this bidder' }], responseTimeMs: 0 };
+            if (--outstanding === 0) finish();
+          },
+        );
+      }
     });
-    try {
-      const seats = await Promise.all(
-        shares.map((share) =>
-          Promise.race([
-            this.askBidder(endpoint, share, state, timing, httpCalls),
-            expired.then((): SeatResult => ({
-              bidder: share.bidder,
-              adapter: share.adapter,
-              bids: [],
-              errors: [{ code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' }],
-              responseTimeMs: Math.round(clock.now() - started),
-            })),
-          ]),
-        ),
-      );
-      for (const seat of seats) recordBidderSeat(this.deps.metrics, seat);
-      return { seats, httpCalls };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** One bidder's part: bidder-request hooks, the calls, raw-bidder-response and adjust-bids hooks. */
-  private async askBidder(
-    endpoint: EndpointName,
-    share: BidderRequest,
-    state: HookRequestState,
-    timing: { bidderDeadline: number; debug: boolean; currency: string; convert: ConvertPrice },
-    httpCalls: Map<string, HttpCallRecord[]>,
-  ): Promise<SeatResult> {
+  private async askBidder(endpoint: EndpointName, share: BidderRequest, state: HookRequestState, timing: BidderTiming): Promise<SeatResult> {
     const { clock, transport, bidders, config, metrics } = this.deps;
     const started = clock.now();
     const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
@@ -197,28 +239,35 @@ export class AuctionPipeline {
       seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
       return seat;
     }
-    let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
-    if (prepared instanceof Promise) prepared = await prepared;
-    if (prepared.rejection) {
-      seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
-      return seat;
+    if (this.hooked(endpoint, 'bidder-request')) {
+      let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
+      if (prepared instanceof Promise) prepared = await prepared;
+      if (prepared.rejection) {
+        seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
+        return seat;
+      }
+      // The share was made for this auction by the split: it is the auction's to update.
+      share.request = prepared.payload.request;
     }
-    const called = await callBidder(entry, { ...share, request: prepared.payload.request }, transport, timing.bidderDeadline, {
-      endpoint,
-      recordCalls: timing.debug,
-      currency: timing.currency,
-      convert: timing.convert,
-    });
+    const called = await callBidder(entry, share, transport, timing.bidderDeadline, timing.call);
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
-    seat.errors.push(...called.errors);
-    if (timing.debug) httpCalls.set(share.bidder, called.httpCalls);
+    if (called.errors.length > 0) seat.errors.push(...called.errors);
+    if (timing.httpCalls) timing.httpCalls.set(share.bidder, called.httpCalls);
     seat.responseTimeMs = Math.round(clock.now() - started);
-    let raw = this.stage(endpoint, 'raw-bidder-response', { bidder: share.bidder, request: prepared.payload.request, bids: called.bids }, state);
-    if (raw instanceof Promise) raw = await raw;
-    if (raw.rejection) return seat;
-    let adjusted = this.stage(endpoint, 'adjust-bids', raw.payload, state);
-    if (adjusted instanceof Promise) adjusted = await adjusted;
-    seat.bids = adjusted.payload.bids.filter((bid) => Number.isFinite(bid.bid.price) && bid.bid.price >= 0);
+    let payload: BidsPayload = { bidder: share.bidder, request: share.request, bids: called.bids };
+    if (this.hooked(endpoint, 'raw-bidder-response')) {
+      let raw = this.stage(endpoint, 'raw-bidder-response', payload, state);
+      if (raw instanceof Promise) raw = await raw;
+      if (raw.rejection) return seat;
+      payload = raw.payload;
+    }
+    if (this.hooked(endpoint, 'adjust-bids')) {
+      let adjusted = this.stage(endpoint, 'adjust-bids', payload, state);
+      if (adjusted instanceof Promise) adjusted = await adjusted;
+      payload = adjusted.payload;
+    }
+    const bids = payload.bids;
+    seat.bids = bids.every(isPriced) ? bids : bids.filter(isPriced);
     return seat;
   }
 
@@ -232,10 +281,11 @@ export class AuctionPipeline {
     const seatbid: SeatBid[] = [];
     const bySeat = new Map<string, SeatBid>();
     const responseTimes: Record<string, number> = {};
-    const errors: Record<string, BidderError[]> = { ...state.errors };
+    // Most auctions have no errors: the errors object is made only for the first one.
+    let errors: Record<string, BidderError[]> | undefined = hasKeys(state.errors) ? { ...state.errors } : undefined;
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
-      if (seat.errors.length > 0) (errors[seat.bidder] ??= []).push(...seat.errors);
+      if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
       for (const auctionBid of seat.bids) {
         const seatName = auctionBid.seat ?? seat.bidder;
         let group = bySeat.get(seatName);
@@ -248,8 +298,8 @@ export class AuctionPipeline {
       }
     }
     const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: options.tmax };
-    if (Object.keys(errors).length > 0) ext.errors = errors;
-    if (Object.keys(state.warnings).length > 0) ext.warnings = state.warnings;
+    if (errors) ext.errors = errors;
+    if (hasKeys(state.warnings)) ext.warnings = state.warnings;
     if (options.debugInfo) ext.debug = options.debugInfo;
     if (state.trace) ext[ns] = { modules: { trace: state.trace } };
     const response: BidResponse = { id: String(request.id), seatbid, cur: options.currency, ext };
@@ -263,8 +313,8 @@ function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   const bidExt = isObject(bid.ext) ? bid.ext : {};
   const own = isObject(bidExt[ns]) ? (bidExt[ns] as Record<string, unknown>) : {};
   own.type = auctionBid.type;
-  own.meta = { ...(isObject(own.meta) ? own.meta : {}), adaptercode: auctionBid.adapter };
-  if (Object.keys(auctionBid.targeting).length > 0) own.targeting = auctionBid.targeting;
+  own.meta = isObject(own.meta) ? { ...own.meta, adaptercode: auctionBid.adapter } : { adaptercode: auctionBid.adapter };
+  if (hasKeys(auctionBid.targeting)) own.targeting = auctionBid.targeting;
   if (auctionBid.video) own.video = { duration: auctionBid.video.duration ?? 0, primary_category: auctionBid.video.primaryCategory ?? '' };
   bidExt[ns] = own;
   bidExt.origbidcpm = auctionBid.originalPrice;

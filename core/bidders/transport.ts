@@ -34,6 +34,18 @@ export function isTimeout(err: unknown): boolean {
   return TIMEOUT_CODES.has((err as { code?: string })?.code ?? '');
 }
 
+const JSON_CONTENT_TYPE = 'application/json;charset=utf-8';
+
+/** undici's response headers with repeated ones joined by ", ", in place: the object is this call's alone. */
+function joinRepeatedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  for (const key in headers) {
+    const value = headers[key];
+    if (value === undefined) delete headers[key];
+    else if (typeof value !== 'string') headers[key] = value.join(', ');
+  }
+  return headers as Record<string, string>;
+}
+
 export class UndiciBidderTransport implements BidderTransport {
   private readonly agent: Agent;
   private readonly maxResponseBytes: number;
@@ -50,10 +62,12 @@ export class UndiciBidderTransport implements BidderTransport {
   }
 
   async send(call: RequestData, bodyText: string | undefined, options: SendOptions): Promise<ResponseData> {
-    const headers: Record<string, string> = { ...call.headers };
-    let body: string | Buffer | undefined = bodyText;
-    if (body !== undefined) {
-      headers['content-type'] ??= 'application/json;charset=utf-8';
+    let body: string | Buffer | undefined = call.method === 'GET' ? undefined : bodyText;
+    let headers = call.headers;
+    if (body !== undefined && (options.gzip || headers?.['content-type'] === undefined)) {
+      // A copy: the adapter's headers are what `ext.debug.httpcalls` reports as sent by the adapter.
+      headers = headers ? { ...headers } : {};
+      headers['content-type'] ??= JSON_CONTENT_TYPE;
       if (options.gzip) {
         body = gzipSync(body);
         headers['content-encoding'] = 'gzip';
@@ -65,7 +79,7 @@ export class UndiciBidderTransport implements BidderTransport {
       path,
       method: call.method,
       headers,
-      body: call.method === 'GET' ? undefined : body,
+      body,
       // undici's own timers, not an AbortSignal: a signal's listeners cost more per call than the request itself.
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -77,11 +91,7 @@ export class UndiciBidderTransport implements BidderTransport {
       if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`);
       throw err;
     }
-    const responseHeaders: Record<string, string> = {};
-    for (const [key, value] of Object.entries(response.headers)) {
-      if (value !== undefined) responseHeaders[key] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return { status: response.statusCode, body: text, headers: responseHeaders };
+    return { status: response.statusCode, body: text, headers: joinRepeatedHeaders(response.headers) };
   }
 
   async close(): Promise<void> {

@@ -26,7 +26,9 @@ export interface HttpRoutes {
 
 function isSecure(ctx: Koa.Context): boolean {
   if (ctx.req.socket && 'encrypted' in ctx.req.socket && ctx.req.socket.encrypted) return true;
-  return String(ctx.get('x-forwarded-proto')).split(',')[0]?.trim().toLowerCase() === 'https';
+  const forwarded = ctx.req.headers['x-forwarded-proto'];
+  if (!forwarded) return false;
+  return String(forwarded).split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
 function toEndpointRequest(ctx: Koa.Context, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
@@ -47,11 +49,13 @@ function toEndpointRequest(ctx: Koa.Context, receivedAt: number, body?: Record<s
 
 function write(ctx: Koa.Context, answer: EndpointResponse): void {
   ctx.status = answer.status;
-  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+  const headers = answer.headers;
+  for (const name in headers) ctx.set(name, headers[name]!);
   if (typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) ctx.body = answer.body;
   else {
+    // The content type is set before the body, so Koa does not guess one from the text.
+    if (!headers['content-type']) ctx.set('content-type', 'application/json; charset=utf-8');
     ctx.body = JSON.stringify(answer.body);
-    if (!answer.headers['content-type']) ctx.type = 'application/json';
   }
 }
 

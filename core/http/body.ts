@@ -45,12 +45,14 @@ function collect(stream: Readable, maxBytes: number, what: string): Promise<Buff
  * `Content-Encoding: gzip`, or when Prebid.js adds `?gzip=1` without the header.
  */
 export async function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
-  const encoding = String(ctx.get('content-encoding') || '').toLowerCase();
-  const gzip = encoding === 'gzip' || ctx.query.gzip === '1';
+  const encodingHeader = ctx.req.headers['content-encoding'];
+  const encoding = encodingHeader ? encodingHeader.toLowerCase() : '';
+  // The query string is parsed only when there is one: most auctions carry none.
+  const gzip = encoding === 'gzip' || (ctx.querystring !== '' && ctx.query.gzip === '1');
   if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
     throw new HttpError(415, `Invalid request: Content-Encoding "${encoding}" is not supported; send identity or gzip`, 'GAVEL_E_REQUEST_MALFORMED');
   }
-  const declared = Number(ctx.get('content-length'));
+  const declared = Number(ctx.req.headers['content-length']);
   if (!gzip && Number.isFinite(declared) && declared > maxBytes) {
     throw new HttpError(413, `Invalid request: request body is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE');
   }

@@ -46,6 +46,8 @@ async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: 
   const imps = request.imp;
   if (!Array.isArray(imps)) return { request };
 
+  // Most requests name no stored imp: one look at each imp settles that before anything is built.
+  if (!imps.some((imp) => isJsonObject(imp) && readStoredRef(imp, namespace, '') !== undefined)) return { request };
   const refs = imps.map((imp: unknown, i) =>
     isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined,
   );
