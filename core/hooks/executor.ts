@@ -65,21 +65,22 @@ type Settled<P> =
 
 const now = (): number => performance.now();
 
-function settleSync<P>(hook: PlannedHook, payload: P, context: HookContext): Settled<P> | Promise<Settled<P>> {
-  const started = now();
+/** Runs one hook; `timed` (only when the request asked for a trace) measures it, else `ms` is 0. */
+function settleSync<P>(hook: PlannedHook, payload: P, context: HookContext, timed: boolean): Settled<P> | Promise<Settled<P>> {
+  const started = timed ? now() : 0;
   let returned: ReturnType<PlannedHook['run']>;
   try {
     returned = hook.run(payload as never, context) as ReturnType<PlannedHook['run']>;
   } catch (err) {
-    return { status: 'failure', error: (err as Error)?.message ?? String(err), ms: now() - started };
+    return { status: 'failure', error: (err as Error)?.message ?? String(err), ms: timed ? now() - started : 0 };
   }
   if (returned && typeof (returned as Promise<unknown>).then === 'function') {
     return (returned as Promise<HookResult<P> | undefined>).then(
-      (result) => ({ status: 'success' as const, result, ms: now() - started }),
-      (err: unknown) => ({ status: 'failure' as const, error: (err as Error)?.message ?? String(err), ms: now() - started }),
+      (result) => ({ status: 'success' as const, result, ms: timed ? now() - started : 0 }),
+      (err: unknown) => ({ status: 'failure' as const, error: (err as Error)?.message ?? String(err), ms: timed ? now() - started : 0 }),
     );
   }
-  return { status: 'success', result: returned as HookResult<P> | undefined, ms: now() - started };
+  return { status: 'success', result: returned as HookResult<P> | undefined, ms: timed ? now() - started : 0 };
 }
 
 /** Waits for the asynchronous hooks of a group, but never past the group's time box. */
@@ -121,7 +122,7 @@ export function runStage<S extends Stage>(
     let anyAsync = false;
     for (let i = 0; i < group.hooks.length; i++) {
       const hook = group.hooks[i]!;
-      const settled = settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module));
+      const settled = settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module), state.trace !== undefined);
       if (settled instanceof Promise) anyAsync = true;
       pending[i] = settled;
     }
