@@ -34,7 +34,15 @@ export function buildTargeting(payload: Readonly<AllBidsPayload>, context: HookC
   }
   const options = read.options;
   if (!options.includeWinners && !options.includeBidderKeys) return undefined;
-  return { action: 'update', changes: [(bids) => setTargetingKeys(bids, options)] };
+  return { action: 'update', changes: [targetingChange(options)] };
+}
+
+/**
+ * The change that sets the keys on the bids of the payload it is applied to. Made here rather than inline in the hook
+ * so that the hook does not pay for a closure context on requests it leaves alone.
+ */
+function targetingChange(options: TargetingOptions): (payload: AllBidsPayload) => void {
+  return (payload) => setTargetingKeys(payload, options);
 }
 
 /**
@@ -64,42 +72,46 @@ export function readTargetingOptions(
   };
 }
 
+/**
+ * Writes each targeted bid's keys straight into its `targeting` object: the core made that object for this bid and it
+ * belongs to the auction, and assigning in place keeps the key order a `{ ...targeting, ...keys }` copy would give.
+ */
 function setTargetingKeys(payload: AllBidsPayload, options: TargetingOptions): void {
   for (const seat of payload.seats) {
-    for (const bid of seat.bids) {
-      const keys = targetingKeys(bid, options);
-      if (keys) bid.targeting = { ...bid.targeting, ...keys };
-    }
+    for (const bid of seat.bids) writeTargetingKeys(bid, options, bid.targeting);
   }
 }
 
 /** The keys one bid gets: bidder-suffixed ones if it is its bidder's best, plain ones if it won its imp. */
 export function targetingKeys(bid: AuctionBid, options: TargetingOptions): Record<string, string> | undefined {
-  const bidderKeys = options.includeBidderKeys && bid.bidderBest;
-  const winnerKeys = options.includeWinners && bid.winner;
-  if (!bidderKeys && !winnerKeys) return undefined;
-
-  const values = keyValues(bid, options);
   const keys: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (bidderKeys) keys[truncateKey(`${key}_${bid.bidder}`)] = value;
-    if (winnerKeys) keys[truncateKey(key)] = value;
-  }
-  return keys;
+  return writeTargetingKeys(bid, options, keys) ? keys : undefined;
 }
 
-/** The un-suffixed key-value pairs describing a bid. */
-function keyValues(bid: AuctionBid, options: TargetingOptions): Record<string, string> {
-  const values: Record<string, string> = {
-    hb_pb: priceBucket(bid.bid.price, options.granularity),
-    hb_bidder: bid.bidder,
-  };
+/**
+ * Sets the keys one bid gets on `into`, each bidder-suffixed key before its plain form; false when it gets none.
+ * `hb_pb` and `hb_bidder` always; `hb_size`, `hb_deal`, `hb_format` and `hb_env` when they apply.
+ */
+function writeTargetingKeys(bid: AuctionBid, options: TargetingOptions, into: Record<string, string>): boolean {
+  const bidderKeys = options.includeBidderKeys && bid.bidderBest;
+  const winnerKeys = options.includeWinners && bid.winner;
+  if (!bidderKeys && !winnerKeys) return false;
+
+  const suffix = bidderKeys ? `_${bid.bidder}` : undefined;
+  setKey(into, 'hb_pb', priceBucket(bid.bid.price, options.granularity), suffix, winnerKeys);
+  setKey(into, 'hb_bidder', bid.bidder, suffix, winnerKeys);
   const { w, h, dealid } = bid.bid;
-  if (isSize(w) && isSize(h)) values.hb_size = `${w}x${h}`;
-  if (typeof dealid === 'string' && dealid !== '') values.hb_deal = dealid;
-  if (options.includeFormat) values.hb_format = bid.type;
-  if (options.environment) values.hb_env = options.environment;
-  return values;
+  if (isSize(w) && isSize(h)) setKey(into, 'hb_size', `${w}x${h}`, suffix, winnerKeys);
+  if (typeof dealid === 'string' && dealid !== '') setKey(into, 'hb_deal', dealid, suffix, winnerKeys);
+  if (options.includeFormat) setKey(into, 'hb_format', bid.type, suffix, winnerKeys);
+  if (options.environment) setKey(into, 'hb_env', options.environment, suffix, winnerKeys);
+  return true;
+}
+
+/** One key-value pair: as `<key><suffix>` when there is a bidder suffix, and as `<key>` on a winner. */
+function setKey(into: Record<string, string>, key: string, value: string, suffix: string | undefined, winnerKeys: boolean): void {
+  if (suffix !== undefined) into[truncateKey(key + suffix)] = value;
+  if (winnerKeys) into[truncateKey(key)] = value;
 }
 
 export function truncateKey(key: string): string {
