@@ -4,24 +4,29 @@
  * precedence over host bidder names, so that a new host bidder never changes what an existing alias means.
  */
 export class BidderDirectory {
-  private readonly aliases = new Map<string, string>();
-  private readonly aliasesByLowerCase = new Map<string, string>();
+  /** Created with the first alias: most requests declare none, and one directory is made per request. */
+  private aliases?: Map<string, string>;
+  private aliasesByLowerCase?: Map<string, string>;
 
   constructor(private readonly hostBidders: ReadonlyMap<string, unknown>) {}
 
   /** The host bidder's canonical (lowercase) name, or undefined when the host does not run it. */
   hostBidder(name: string): string | undefined {
+    // Requests mostly spell bidders as the host does, and host names are lowercase (ModuleDeps.bidders): a hit
+    // needs no lowercase copy, which toLowerCase allocates even for a name it leaves unchanged.
+    if (this.hostBidders.has(name)) return name;
     const lowerCase = name.toLowerCase();
     return this.hostBidders.has(lowerCase) ? lowerCase : undefined;
   }
 
   addAlias(alias: string, hostBidder: string): void {
-    this.aliases.set(alias, hostBidder);
-    this.aliasesByLowerCase.set(alias.toLowerCase(), hostBidder);
+    (this.aliases ??= new Map()).set(alias, hostBidder);
+    (this.aliasesByLowerCase ??= new Map()).set(alias.toLowerCase(), hostBidder);
   }
 
   /** The host bidder that serves a name from the request (an alias or a bidder name), or undefined. */
   resolve(name: string): string | undefined {
-    return this.aliases.get(name) ?? this.hostBidder(name) ?? this.aliasesByLowerCase.get(name.toLowerCase());
+    if (this.aliases === undefined) return this.hostBidder(name);
+    return this.aliases.get(name) ?? this.hostBidder(name) ?? this.aliasesByLowerCase?.get(name.toLowerCase());
   }
 }

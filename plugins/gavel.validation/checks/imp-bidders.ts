@@ -3,11 +3,13 @@
  * `imp.ext.<ns>.bidder.<bidder>` (Prebid.js's form); an imp may use both, and when both name the same bidder the
  * namespace form wins. An unknown name in a `bidder` map is a mistake (400); an unknown key directly in `imp.ext`
  * may be publisher data, so it only earns a warning and is dropped.
+ *
+ * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
-import { namespaceKeysIn, NAMESPACES, type ValidationScope } from './scope.js';
-import { isObject, isPresent, type JsonObject } from './values.js';
+import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
+import { hasOwnKeys, isObject, isPresent, type JsonObject } from './values.js';
 
 /** Keys of `imp.ext` that are never bidders. */
 export const RESERVED_IMP_EXT_KEYS: ReadonlySet<string> = new Set([
@@ -19,78 +21,86 @@ export function checkImpBidders(imp: JsonObject, impIndex: number, scope: Valida
 }
 
 class ImpBidderCheck {
-  private readonly path: string;
-  /** Names of the bidders this imp goes to, as the request spells them. */
-  private readonly bidders = new Set<string>();
+  /** How many bidders this imp goes to (one named under both namespaces counts twice: only "none" matters). */
+  private acceptedBidders = 0;
   private reportedProblem = false;
 
-  constructor(private readonly impIndex: number, private readonly scope: ValidationScope) {
-    this.path = `request.imp[${impIndex}].ext`;
-  }
+  constructor(private readonly impIndex: number, private readonly scope: ValidationScope) {}
 
   run(ext: unknown): void {
     if (isPresent(ext) && !isObject(ext)) {
-      this.fail(`${this.path} must be an object`);
+      this.fail(`${this.extPath()} must be an object`);
       return;
     }
-    const extObject = isObject(ext) ? ext : {};
-    const namespaceKeys = namespaceKeysIn(extObject, this.scope.namespace);
-    for (const key of namespaceKeys) this.checkNamespace(extObject[key], `${this.path}.${key}`);
-    this.checkDirectBidders(extObject);
-    if (this.bidders.size === 0 && !this.reportedProblem) {
+    if (isObject(ext)) {
+      for (const namespace of namespacesInOrder(this.scope.namespace)) {
+        if (isPresent(ext[namespace])) this.checkNamespace(ext[namespace], namespace);
+      }
+      this.checkDirectBidders(ext);
+    }
+    if (this.acceptedBidders === 0 && !this.reportedProblem) {
       // Names the namespace the request visibly used; with none in sight, the Prebid.js form, whose wording
       // Prebid Server clients know.
-      const namespace = namespaceKeys[0] ?? this.scope.declaredNamespace ?? 'prebid';
-      this.fail(`${this.path}.${namespace}.bidder must contain at least one bidder`);
+      const namespace = (isObject(ext) ? firstNamespaceIn(ext, this.scope.namespace) : undefined)
+        ?? this.scope.declaredNamespace ?? 'prebid';
+      this.fail(`${this.extPath()}.${namespace}.bidder must contain at least one bidder`);
     }
   }
 
-  private checkNamespace(options: unknown, path: string): void {
+  /** `request.imp[i].ext` */
+  private extPath(): string {
+    return `${impPath(this.impIndex)}.ext`;
+  }
+
+  private checkNamespace(options: unknown, namespace: Namespace): void {
     if (!isObject(options)) {
-      this.fail(`${path} must be an object`);
+      this.fail(`${this.extPath()}.${namespace} must be an object`);
       return;
     }
-    this.scope.report.addError(storedRequestError(options.storedrequest, `${path}.storedrequest`));
+    if (isPresent(options.storedrequest)) {
+      this.scope.report.addError(storedRequestError(options.storedrequest, `${this.extPath()}.${namespace}.storedrequest`));
+    }
     const bidderMap = options.bidder;
     if (!isPresent(bidderMap)) return;
     if (!isObject(bidderMap)) {
-      this.fail(`${path}.bidder must be an object mapping bidder names to their params`);
+      this.fail(`${this.extPath()}.${namespace}.bidder must be an object mapping bidder names to their params`);
       return;
     }
-    const entries = Object.entries(bidderMap);
-    if (entries.length === 0) this.fail(`${path}.bidder must contain at least one bidder`);
-    for (const [name, params] of entries) {
+    if (!hasOwnKeys(bidderMap)) this.fail(`${this.extPath()}.${namespace}.bidder must contain at least one bidder`);
+    for (const name in bidderMap) {
+      if (!Object.hasOwn(bidderMap, name)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(name);
       if (hostBidder === undefined) {
-        this.fail(`${path}.bidder contains unknown bidder: ${name}. `
-          + `Did you forget an alias in ${this.scope.optionsPath}.aliases?`);
+        this.fail(`${this.extPath()}.${namespace}.bidder contains unknown bidder: ${name}. `
+          + `Did you forget an alias in ${this.scope.optionsPaths.aliases}?`);
       } else {
-        this.accept(name, hostBidder, params, `${path}.bidder.${name}`);
+        this.accept(name, hostBidder, bidderMap[name], namespace);
       }
     }
   }
 
   private checkDirectBidders(ext: JsonObject): void {
-    const ignored: string[] = [];
-    for (const [key, params] of Object.entries(ext)) {
-      if (RESERVED_IMP_EXT_KEYS.has(key) || this.bidders.has(key)) continue;
+    let ignored: string[] | undefined;
+    for (const key in ext) {
+      if (!Object.hasOwn(ext, key) || RESERVED_IMP_EXT_KEYS.has(key)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(key);
       if (hostBidder === undefined) {
-        ignored.push(key);
-        this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.path}.${key} is not a known bidder or alias, `
-          + `so it was ignored. If it is an alias, declare it in ${this.scope.optionsPath}.aliases.`);
-      } else {
+        (ignored ??= []).push(key);
+        this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.extPath()}.${key} is not a known bidder or alias, `
+          + `so it was ignored. If it is an alias, declare it in ${this.scope.optionsPaths.aliases}.`);
+      } else if (!namedInNamespaceForm(ext, key)) {
         // Reported under the namespace form, the one the bidder's params are known by once split.
-        this.accept(key, hostBidder, params, `${this.path}.${this.scope.namespace}.bidder.${key}`);
+        this.accept(key, hostBidder, ext[key], this.scope.namespace);
       }
     }
-    if (ignored.length > 0) this.dropFromImpExt(ignored);
+    if (ignored !== undefined) this.dropFromImpExt(ignored);
   }
 
-  private accept(name: string, hostBidder: string, params: unknown, path: string): void {
-    this.bidders.add(name);
+  /** Params failures read `request.imp[i].ext.<ns>.bidder.<name> failed validation.` whichever form they came in. */
+  private accept(name: string, hostBidder: string, params: unknown, namespace: Namespace): void {
+    this.acceptedBidders++;
     const problem = this.scope.validateBidderParams(hostBidder, params);
-    if (problem !== undefined) this.fail(`${path} failed validation.\n${problem}`);
+    if (problem !== undefined) this.fail(`${this.extPath()}.${namespace}.bidder.${name} failed validation.\n${problem}`);
   }
 
   private dropFromImpExt(keys: string[]): void {
@@ -105,4 +115,13 @@ class ImpBidderCheck {
     this.reportedProblem = true;
     this.scope.report.addError(message);
   }
+}
+
+/** Whether an `imp.ext.<ns>.bidder` map names this bidder too: that form wins, and was checked already. */
+function namedInNamespaceForm(ext: JsonObject, name: string): boolean {
+  for (const namespace of NAMESPACES) {
+    const options = ext[namespace];
+    if (isObject(options) && isObject(options.bidder) && Object.hasOwn(options.bidder, name)) return true;
+  }
+  return false;
 }

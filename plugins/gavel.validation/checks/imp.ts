@@ -1,12 +1,20 @@
 /** Checks of `request.imp[]`: ids, media objects, deals, then each imp's bidders. */
 import { checkImpBidders } from './imp-bidders.js';
 import { interstitialFormats } from './interstitial.js';
-import { AUDIO_COUNTERS, bannerError, deprecatedSizeFieldError, playerError, pmpError, VIDEO_COUNTERS } from './media.js';
+import {
+  AUDIO_COUNTERS, bannerError, deprecatedSizeField, deprecatedSizeFieldError, playerError, pmpError, VIDEO_COUNTERS,
+} from './media.js';
 import { normaliseNative } from './native.js';
-import type { ValidationScope } from './scope.js';
+import { impPath, type ValidationScope } from './scope.js';
 import { isNonEmptyString, isObject, isPresent, type JsonObject } from './values.js';
 
 const MEDIA_TYPES = ['banner', 'video', 'audio', 'native'];
+
+/**
+ * Past this many imps, a repeated id is found through a map; below, by looking back over the earlier imps, which
+ * allocates nothing and is quick for the handful of imps requests carry.
+ */
+const MAX_IMPS_SCANNED_FOR_IDS = 16;
 
 export function checkImps(request: JsonObject, scope: ValidationScope): void {
   const imps = request.imp;
@@ -14,51 +22,73 @@ export function checkImps(request: JsonObject, scope: ValidationScope): void {
     scope.report.addError('request.imp must contain at least one element.');
     return;
   }
-  const firstIndexById = new Map<string, number>();
-  imps.forEach((imp: unknown, index) => {
+  const firstIndexById = imps.length > MAX_IMPS_SCANNED_FOR_IDS ? new Map<string, number>() : undefined;
+  for (let index = 0; index < imps.length; index++) {
+    const imp: unknown = imps[index];
     if (!isObject(imp)) {
-      scope.report.addError(`request.imp[${index}] must be an object`);
-      return;
+      scope.report.addError(`${impPath(index)} must be an object`);
+      continue;
     }
-    scope.report.addError(impIdError(imp.id, index, firstIndexById));
+    scope.report.addError(impIdError(imp.id, index, imps, firstIndexById));
     checkImpContent(imp, index, request.device, scope);
     checkImpBidders(imp, index, scope);
-  });
+  }
 }
 
-function impIdError(id: unknown, index: number, firstIndexById: Map<string, number>): string | undefined {
-  if (isPresent(id) && typeof id !== 'string') return `request.imp[${index}].id must be a string`;
-  if (!isNonEmptyString(id)) return `request.imp[${index}] missing required field: "id"`;
-  const first = firstIndexById.get(id);
-  if (first === undefined) {
-    firstIndexById.set(id, index);
-    return undefined;
-  }
+function impIdError(
+  id: unknown, index: number, imps: unknown[], firstIndexById: Map<string, number> | undefined,
+): string | undefined {
+  if (isPresent(id) && typeof id !== 'string') return `${impPath(index)}.id must be a string`;
+  if (!isNonEmptyString(id)) return `${impPath(index)} missing required field: "id"`;
+  const first = firstImpWithId(imps, id, index, firstIndexById);
+  if (first === undefined) return undefined;
   return `request.imp[${first}].id and request.imp[${index}].id are both "${id}". Imp IDs must be unique.`;
 }
 
+/** The first imp before `index` with this id, if any; registers the id in the map when there is one. */
+function firstImpWithId(
+  imps: unknown[], id: string, index: number, firstIndexById: Map<string, number> | undefined,
+): number | undefined {
+  if (firstIndexById === undefined) {
+    for (let earlier = 0; earlier < index; earlier++) {
+      const imp: unknown = imps[earlier];
+      if (isObject(imp) && imp.id === id) return earlier;
+    }
+    return undefined;
+  }
+  const first = firstIndexById.get(id);
+  if (first === undefined) firstIndexById.set(id, index);
+  return first;
+}
+
 function checkImpContent(imp: JsonObject, index: number, device: unknown, scope: ValidationScope): void {
-  const path = `request.imp[${index}]`;
   const { report } = scope;
-  report.addError(deprecatedSizeFieldError(imp, path, 'Use the "banner.format" array instead.'));
+  const deprecatedField = deprecatedSizeField(imp);
+  if (deprecatedField !== undefined) {
+    report.addError(deprecatedSizeFieldError(impPath(index), deprecatedField, 'Use the "banner.format" array instead.'));
+  }
   if (Array.isArray(imp.metric) ? imp.metric.length > 0 : isPresent(imp.metric)) {
     // Wording kept from Prebid Server, whose clients already know it.
-    report.addError(`${path}.metric is not yet supported by prebid-server. Support may be added in the future`);
+    report.addError(`${impPath(index)}.metric is not yet supported by prebid-server. Support may be added in the future`);
   }
-  if (!MEDIA_TYPES.some((type) => isPresent(imp[type]))) {
-    report.addError(`${path} must contain at least one of "banner", "video", "audio", or "native"`);
+  if (!hasMediaType(imp)) {
+    report.addError(`${impPath(index)} must contain at least one of "banner", "video", "audio", or "native"`);
   }
   if (isPresent(imp.banner)) checkBanner(imp, index, device, scope);
-  if (isPresent(imp.video)) report.addError(playerError(imp.video, `${path}.video`, VIDEO_COUNTERS));
-  if (isPresent(imp.audio)) report.addError(playerError(imp.audio, `${path}.audio`, AUDIO_COUNTERS));
+  if (isPresent(imp.video)) report.addError(playerError(imp.video, index, 'video', VIDEO_COUNTERS));
+  if (isPresent(imp.audio)) report.addError(playerError(imp.audio, index, 'audio', AUDIO_COUNTERS));
   if (isPresent(imp.native)) checkNative(imp.native, index, scope);
-  report.addError(pmpError(imp.pmp, `${path}.pmp`));
+  report.addError(pmpError(imp.pmp, index));
+}
+
+function hasMediaType(imp: JsonObject): boolean {
+  for (const type of MEDIA_TYPES) if (isPresent(imp[type])) return true;
+  return false;
 }
 
 function checkBanner(imp: JsonObject, index: number, device: unknown, scope: ValidationScope): void {
-  const path = `request.imp[${index}]`;
   const interstitial = imp.instl === 1;
-  const error = bannerError(imp.banner, `${path}.banner`, interstitial);
+  const error = bannerError(imp.banner, index, interstitial);
   scope.report.addError(error);
   if (error !== undefined || !interstitial || scope.interstitial === undefined || !isObject(imp.banner)) return;
   const outcome = interstitialFormats(imp.banner, imp.id, device, scope.interstitial);
@@ -73,7 +103,7 @@ function checkBanner(imp: JsonObject, index: number, device: unknown, scope: Val
 }
 
 function checkNative(native: unknown, index: number, scope: ValidationScope): void {
-  const outcome = normaliseNative(native, `request.imp[${index}].native`);
+  const outcome = normaliseNative(native, `${impPath(index)}.native`);
   if ('error' in outcome) {
     scope.report.addError(outcome.error);
     return;

@@ -1,51 +1,73 @@
 /** Checks of the request's top-level objects other than imps: site/app/dooh, device, regs, user. */
-import { namespaceKeysIn, type InterstitialSettings, type ValidationScope } from './scope.js';
+import { namespacesInOrder, type InterstitialSettings, type Namespace, type ValidationScope } from './scope.js';
 import {
-  firstError, isNonEmptyString, isObject, isPresent, kindError, nonNegativeIntegerFieldsError,
+  fieldKindError, isNonEmptyString, isObject, isPresent, kindError, nonNegativeIntegerFieldsError,
   type JsonKind, type JsonObject,
 } from './values.js';
 
 const CHANNELS = ['site', 'app', 'dooh'] as const;
 const SITE_IDENTITY_MISSING = 'request.site should include at least one of request.site.id or request.site.page.';
 
-/** The decoder wording for a type error inside `request.<object>.ext` (see kindError). */
-const extDecoderContext = (object: string): string => `req.${object}.ext is invalid`;
+type ExtFields = ReadonlyArray<readonly [field: string, kind: JsonKind]>;
+
+const REGS_EXT_FIELDS: ExtFields = [['us_privacy', 'string']];
+const USER_EXT_FIELDS: ExtFields = [['consent', 'string'], ['eids', 'array']];
+const NO_EXT_FIELDS: ExtFields = [];
+const DEVICE_SIZE_FIELDS = ['w', 'h', 'ppi'];
+
+/** Where `request.<object>.ext` and its service namespaces sit, and how a Go decoder names it (see kindError). */
+interface ExtPaths {
+  readonly ext: string;
+  readonly decoderContext: string;
+  readonly namespaces: Readonly<Record<Namespace, string>>;
+}
+
+function extPathsOf(object: string): ExtPaths {
+  const ext = `request.${object}.ext`;
+  return { ext, decoderContext: `req.${object}.ext is invalid`, namespaces: { svc: `${ext}.svc`, prebid: `${ext}.prebid` } };
+}
+
+/** Spelled once, at load: every request has some of these objects. */
+const EXT_PATHS = {
+  site: extPathsOf('site'),
+  app: extPathsOf('app'),
+  device: extPathsOf('device'),
+  regs: extPathsOf('regs'),
+  user: extPathsOf('user'),
+};
 
 /**
  * `request.<object>.ext` must be an object, its `fields` of the given kinds, and each service namespace in it an
- * object. Returns the namespace objects with their paths, for the caller's own checks.
+ * object. Returns the ext object when it is one; the caller checks the content of the namespaces that are objects.
  */
-function checkExt(
-  object: JsonObject, name: string, scope: ValidationScope, fields: Record<string, JsonKind> = {},
-): Array<{ path: string; options: JsonObject }> {
+function checkExt(object: JsonObject, paths: ExtPaths, scope: ValidationScope, fields = NO_EXT_FIELDS): JsonObject | undefined {
   const ext = object.ext;
-  const path = `request.${name}.ext`;
-  const error = kindError(ext, 'object', path, extDecoderContext(name));
-  if (error !== undefined || !isObject(ext)) {
-    scope.report.addError(error);
-    return [];
+  if (!isObject(ext)) {
+    scope.report.addError(kindError(ext, 'object', paths.ext, paths.decoderContext));
+    return undefined;
   }
-  for (const [field, kind] of Object.entries(fields)) {
-    scope.report.addError(kindError(ext[field], kind, `${path}.${field}`, extDecoderContext(name)));
+  for (const [field, kind] of fields) {
+    scope.report.addError(fieldKindError(ext, field, kind, paths.ext, paths.decoderContext));
   }
-  return namespaceKeysIn(ext, scope.namespace).flatMap((key) => {
-    const options = ext[key];
-    if (isObject(options)) return [{ path: `${path}.${key}`, options }];
-    scope.report.addError(`${path}.${key} must be an object`);
-    return [];
-  });
+  for (const namespace of namespacesInOrder(scope.namespace)) {
+    const options = ext[namespace];
+    if (isPresent(options) && !isObject(options)) scope.report.addError(`${paths.namespaces[namespace]} must be an object`);
+  }
+  return ext;
 }
 
 /** Exactly one of site, app or dooh; each identifies itself. */
 export function checkDistributionChannel(request: JsonObject, scope: ValidationScope): void {
-  const present = CHANNELS.filter((channel) => isPresent(request[channel]));
-  if (present.length > 1) {
+  let channelCount = 0;
+  for (const channel of CHANNELS) if (isPresent(request[channel])) channelCount++;
+  if (channelCount > 1) {
     scope.report.addError('No more than one of request.site or request.app or request.dooh can be defined');
   }
   // No channel at all reads as an empty site: the most common channel, and the line Prebid Server clients know.
-  if (present.length === 0) scope.report.addError(SITE_IDENTITY_MISSING);
-  for (const channel of present) {
+  if (channelCount === 0) scope.report.addError(SITE_IDENTITY_MISSING);
+  for (const channel of CHANNELS) {
     const object = request[channel];
+    if (!isPresent(object)) continue;
     if (!isObject(object)) {
       scope.report.addError(`request.${channel} must be an object`);
       continue;
@@ -58,15 +80,23 @@ export function checkDistributionChannel(request: JsonObject, scope: ValidationS
 
 function checkSite(site: JsonObject, scope: ValidationScope): void {
   if (!isNonEmptyString(site.id) && !isNonEmptyString(site.page)) scope.report.addError(SITE_IDENTITY_MISSING);
-  checkExt(site, 'site', scope);
+  checkExt(site, EXT_PATHS.site, scope);
 }
 
+/** Prebid Server's decoder names the Go fields of `app.ext.prebid`; its clients match on that wording. */
+const APP_EXT_DECODER_CONTEXTS = [
+  ['source', 'cannot unmarshal openrtb_ext.ExtAppPrebid.Source'],
+  ['version', 'cannot unmarshal openrtb_ext.ExtAppPrebid.Version'],
+] as const;
+
 function checkApp(app: JsonObject, scope: ValidationScope): void {
-  for (const { path, options } of checkExt(app, 'app', scope)) {
-    for (const field of ['source', 'version']) {
-      const goField = field.charAt(0).toUpperCase() + field.slice(1);
-      scope.report.addError(kindError(options[field], 'string', `${path}.${field}`,
-        `cannot unmarshal openrtb_ext.ExtAppPrebid.${goField}`));
+  const ext = checkExt(app, EXT_PATHS.app, scope);
+  if (ext === undefined) return;
+  for (const namespace of namespacesInOrder(scope.namespace)) {
+    const options = ext[namespace];
+    if (!isObject(options)) continue;
+    for (const [field, decoderContext] of APP_EXT_DECODER_CONTEXTS) {
+      scope.report.addError(fieldKindError(options, field, 'string', EXT_PATHS.app.namespaces[namespace], decoderContext));
     }
   }
 }
@@ -78,19 +108,24 @@ function checkDooh(dooh: JsonObject, scope: ValidationScope): void {
 }
 
 export function checkDevice(request: JsonObject, scope: ValidationScope): void {
-  const device = scope.report.optionalObject(request.device, 'request.device must be an object');
+  const device = scope.report.optionalObject(request.device, 'request.device');
   if (device === undefined) return;
-  scope.report.addError(nonNegativeIntegerFieldsError(device, ['w', 'h', 'ppi'], 'request.device'));
-  for (const { path, options } of checkExt(device, 'device', scope)) {
-    const settings = readInterstitialSettings(options.interstitial, `${path}.interstitial`, scope);
+  scope.report.addError(nonNegativeIntegerFieldsError(device, DEVICE_SIZE_FIELDS, 'request.device'));
+  const ext = checkExt(device, EXT_PATHS.device, scope);
+  if (ext === undefined) return;
+  for (const namespace of namespacesInOrder(scope.namespace)) {
+    const options = ext[namespace];
+    if (!isObject(options) || !isPresent(options.interstitial)) continue;
+    const settings = readInterstitialSettings(options.interstitial, `${EXT_PATHS.device.namespaces[namespace]}.interstitial`, scope);
     scope.interstitial ??= settings;
   }
 }
 
 function readInterstitialSettings(interstitial: unknown, path: string, scope: ValidationScope): InterstitialSettings | undefined {
-  const settings = scope.report.optionalObject(interstitial, `${path} must be an object with "minwidthperc" and "minheightperc"`);
+  const settings = scope.report.optionalObject(interstitial, path, 'must be an object with "minwidthperc" and "minheightperc"');
   if (settings === undefined) return undefined;
-  const error = firstError(['minwidthperc', 'minheightperc'].map((field) => percentError(settings[field], `${path}.${field}`)));
+  const error = percentError(settings.minwidthperc, `${path}.minwidthperc`)
+    ?? percentError(settings.minheightperc, `${path}.minheightperc`);
   scope.report.addError(error);
   if (error !== undefined) return undefined;
   return {
@@ -111,37 +146,44 @@ function gdprError(value: unknown, path: string): string | undefined {
 }
 
 export function checkRegs(request: JsonObject, scope: ValidationScope): void {
-  const regs = scope.report.optionalObject(request.regs, 'request.regs must be an object');
+  const regs = scope.report.optionalObject(request.regs, 'request.regs');
   if (regs === undefined) return;
   scope.report.addError(gdprError(regs.gdpr, 'request.regs.gdpr'));
   scope.report.addError(kindError(regs.us_privacy, 'string', 'request.regs.us_privacy'));
-  checkExt(regs, 'regs', scope, { us_privacy: 'string' });
-  if (isObject(regs.ext)) scope.report.addError(gdprError(regs.ext.gdpr, 'request.regs.ext.gdpr'));
+  const ext = checkExt(regs, EXT_PATHS.regs, scope, REGS_EXT_FIELDS);
+  if (ext !== undefined) scope.report.addError(gdprError(ext.gdpr, 'request.regs.ext.gdpr'));
 }
 
 export function checkUser(request: JsonObject, scope: ValidationScope): void {
-  const user = scope.report.optionalObject(request.user, 'request.user must be an object');
+  const user = scope.report.optionalObject(request.user, 'request.user');
   if (user === undefined) return;
   scope.report.addError(kindError(user.consent, 'string', 'request.user.consent'));
   scope.report.addError(kindError(user.buyeruid, 'string', 'request.user.buyeruid'));
-  for (const { path, options } of checkExt(user, 'user', scope, { consent: 'string', eids: 'array' })) {
-    checkBuyerUids(options.buyeruids, `${path}.buyeruids`, scope);
+  const ext = checkExt(user, EXT_PATHS.user, scope, USER_EXT_FIELDS);
+  if (ext === undefined) return;
+  for (const namespace of namespacesInOrder(scope.namespace)) {
+    const options = ext[namespace];
+    if (isObject(options) && isPresent(options.buyeruids)) {
+      checkBuyerUids(options.buyeruids, `${EXT_PATHS.user.namespaces[namespace]}.buyeruids`, scope);
+    }
   }
 }
 
 /** `user.ext.<ns>.buyeruids`: a non-empty map from known bidders (or aliases) to their ids for this user. */
 function checkBuyerUids(buyerUids: unknown, path: string, scope: ValidationScope): void {
-  const uids = scope.report.optionalObject(buyerUids, `${path} must be an object mapping bidder names to user ids`);
+  const uids = scope.report.optionalObject(buyerUids, path, 'must be an object mapping bidder names to user ids');
   if (uids === undefined) return;
-  const entries = Object.entries(uids);
-  if (entries.length === 0) {
-    scope.report.addError(`${path} must contain at least one bidder's user id. Leave it out when there is none.`);
-  }
-  for (const [bidder, uid] of entries) {
-    scope.report.addError(kindError(uid, 'string', `${path}.${bidder}`));
+  let bidderCount = 0;
+  for (const bidder in uids) {
+    if (!Object.hasOwn(uids, bidder)) continue; // see hasOwnKeys
+    bidderCount++;
+    scope.report.addError(fieldKindError(uids, bidder, 'string', path));
     if (scope.bidders.resolve(bidder) !== undefined) continue;
     // The path `request.user.ext.<bidder>` is the one Prebid Server clients know for a buyeruids key.
     scope.report.addError(`request.user.ext.${bidder} is neither a known bidder name nor an alias in `
-      + `${scope.optionsPath}.aliases`);
+      + `${scope.optionsPaths.aliases}`);
+  }
+  if (bidderCount === 0) {
+    scope.report.addError(`${path} must contain at least one bidder's user id. Leave it out when there is none.`);
   }
 }

@@ -1,4 +1,4 @@
-import { firstError, isObject, isPresent, type JsonObject } from './values.js';
+import { isObject, isPresent, type JsonObject } from './values.js';
 
 /** The legacy granularity names the service still honours. */
 export const LEGACY_GRANULARITIES: readonly string[] = ['low', 'med', 'medium', 'high', 'auto', 'dense'];
@@ -6,7 +6,10 @@ export const LEGACY_GRANULARITIES: readonly string[] = ['low', 'med', 'medium', 
 /** Beyond this many decimals a float cannot hold the bucket exactly. */
 export const MAX_PRECISION = 15;
 
-/** A granularity is a legacy name or `{precision?, ranges: [{max, increment}, ...]}` with increasing `max`. */
+/**
+ * A granularity is a legacy name or `{precision?, ranges: [{max, increment}, ...]}` with increasing `max`. The paths
+ * of its parts are spelled only when there is an error.
+ */
 export function priceGranularityError(granularity: unknown, path: string): string | undefined {
   if (!isPresent(granularity)) return undefined;
   if (typeof granularity === 'string') {
@@ -15,36 +18,41 @@ export function priceGranularityError(granularity: unknown, path: string): strin
     return `${path} must be one of ${names}, or an object with "ranges". Got "${granularity}"`;
   }
   if (!isObject(granularity)) return `${path} must be a legacy granularity name or an object with "ranges"`;
-  return precisionError(granularity.precision, `${path}.precision`) ?? rangesError(granularity.ranges, `${path}.ranges`);
+  return precisionError(granularity.precision, path) ?? rangesError(granularity.ranges, path);
 }
 
-function precisionError(precision: unknown, path: string): string | undefined {
+function precisionError(precision: unknown, granularityPath: string): string | undefined {
   if (!isPresent(precision)) return undefined;
   if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < 0) {
-    return `${path} must be a non-negative integer. Got ${JSON.stringify(precision)}`;
+    return `${granularityPath}.precision must be a non-negative integer. Got ${JSON.stringify(precision)}`;
   }
-  return precision > MAX_PRECISION ? `${path} must be at most ${MAX_PRECISION}. Got ${precision}` : undefined;
+  return precision > MAX_PRECISION ? `${granularityPath}.precision must be at most ${MAX_PRECISION}. Got ${precision}` : undefined;
 }
 
-function rangesError(ranges: unknown, path: string): string | undefined {
-  if (!Array.isArray(ranges) || ranges.length === 0) return `${path} must be an array of at least one {max, increment}`;
+/** The first problem among the ranges; each is checked against the `max` of the one before. */
+function rangesError(ranges: unknown, granularityPath: string): string | undefined {
+  if (!Array.isArray(ranges) || ranges.length === 0) {
+    return `${granularityPath}.ranges must be an array of at least one {max, increment}`;
+  }
   let previousMax = 0;
-  return firstError(ranges.map((range: unknown, index) => {
-    const rangePath = `${path}[${index}]`;
-    const error = rangeError(range, rangePath, previousMax);
-    if (error === undefined) previousMax = (range as JsonObject).max as number;
-    return error;
-  }));
+  for (let index = 0; index < ranges.length; index++) {
+    const range: unknown = ranges[index];
+    const error = rangeError(range, granularityPath, index, previousMax);
+    if (error !== undefined) return error;
+    previousMax = (range as JsonObject).max as number;
+  }
+  return undefined;
 }
 
-function rangeError(range: unknown, path: string, previousMax: number): string | undefined {
-  if (!isObject(range)) return `${path} must be an object with "max" and "increment"`;
+function rangeError(range: unknown, granularityPath: string, index: number, previousMax: number): string | undefined {
+  if (!isObject(range)) return `${granularityPath}.ranges[${index}] must be an object with "max" and "increment"`;
   const { max, increment } = range;
   if (typeof max !== 'number' || !(max > previousMax)) {
-    return `${path}.max must be a number greater than ${previousMax} (ranges are listed in increasing order of "max"). Got ${JSON.stringify(max)}`;
+    return `${granularityPath}.ranges[${index}].max must be a number greater than ${previousMax} `
+      + `(ranges are listed in increasing order of "max"). Got ${JSON.stringify(max)}`;
   }
   if (typeof increment !== 'number' || !(increment > 0)) {
-    return `${path}.increment must be a positive number. Got ${JSON.stringify(increment)}`;
+    return `${granularityPath}.ranges[${index}].increment must be a positive number. Got ${JSON.stringify(increment)}`;
   }
   return undefined;
 }

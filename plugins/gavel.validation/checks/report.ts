@@ -9,44 +9,50 @@ export const WarningCode = {
   UnknownImpExtKey: 10999,
 } as const;
 
-/** Collects what one validation pass found: the 400 lines, the warnings, and the normalisations to apply. */
+/**
+ * Collects what one validation pass found: the 400 lines, the warnings, and the normalisations to apply. Each list
+ * is created with its first entry: most requests have none, and they cost nothing.
+ */
 export class ValidationReport {
-  readonly invalid: string[] = [];
-  readonly warnings: Warning[] = [];
-  readonly changes: RequestChange[] = [];
+  private invalid?: string[];
+  private warnings?: Warning[];
+  private changes?: RequestChange[];
 
   /** Records a 400 line when a check produced one; checks return undefined when all is well. */
   addError(message: string | undefined): void {
-    if (message !== undefined) this.invalid.push(message);
+    if (message !== undefined) (this.invalid ??= []).push(message);
   }
 
   /**
-   * Reads an optional object field: undefined when absent; when present but not an object, records `message` and
-   * gives undefined too, so the caller's checks of its content are skipped.
+   * Reads an optional object field: undefined when absent; when present but not an object, records
+   * `<path> <requirement>` and gives undefined too, so the caller's checks of its content are skipped. The line is
+   * spelled only then: valid requests pay nothing for it.
    */
-  optionalObject(value: unknown, message: string): JsonObject | undefined {
+  optionalObject(value: unknown, path: string, requirement = 'must be an object'): JsonObject | undefined {
     if (!isPresent(value)) return undefined;
     if (isObject(value)) return value;
-    this.addError(message);
+    this.addError(`${path} ${requirement}`);
     return undefined;
   }
 
   addWarning(code: number, message: string): void {
-    this.warnings.push({ code, message });
+    (this.warnings ??= []).push({ code, message });
   }
 
   addChange(change: RequestChange): void {
-    this.changes.push(change);
+    (this.changes ??= []).push(change);
   }
 
   get hasErrors(): boolean {
-    return this.invalid.length > 0;
+    return this.invalid !== undefined;
   }
 
   toHookResult(): HookResult<RequestPayload> | undefined {
-    const warnings = this.warnings.length > 0 ? { warnings: { general: this.warnings } } : {};
-    if (this.hasErrors) return { action: 'reject', invalid: this.invalid, ...warnings };
-    if (this.changes.length > 0) return { action: 'update', changes: this.changes, ...warnings };
-    return this.warnings.length > 0 ? { action: 'no-op', ...warnings } : undefined;
+    // A clean request: the executor has nothing to do.
+    if (this.invalid === undefined && this.changes === undefined && this.warnings === undefined) return undefined;
+    const warnings = this.warnings !== undefined ? { warnings: { general: this.warnings } } : {};
+    if (this.invalid !== undefined) return { action: 'reject', invalid: this.invalid, ...warnings };
+    if (this.changes !== undefined) return { action: 'update', changes: this.changes, ...warnings };
+    return { action: 'no-op', ...warnings };
   }
 }

@@ -1,15 +1,15 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { firstError, isNonEmptyString, isObject, isPresent, kindError, type JsonObject } from './values.js';
+import { fieldKindError, isNonEmptyString, isObject, isPresent, type JsonObject } from './values.js';
 
 /**
  * Aliases first: every other check resolves bidder names through them. Only well-formed aliases are registered,
  * so a broken alias is reported once, where it is defined.
  */
 export function checkAliases(options: JsonObject, scope: ValidationScope): void {
-  const path = `${scope.optionsPath}.aliases`;
-  const aliases = scope.report.optionalObject(options.aliases, `${path} must be an object mapping alias names to bidder names`);
+  const path = scope.optionsPaths.aliases;
+  const aliases = scope.report.optionalObject(options.aliases, path, 'must be an object mapping alias names to bidder names');
   if (aliases === undefined) return;
   for (const [alias, target] of Object.entries(aliases)) {
     const outcome = resolveAlias(alias, target, `${path}.${alias}`, scope.bidders);
@@ -29,12 +29,12 @@ function resolveAlias(alias: string, target: unknown, path: string, bidders: Bid
 
 /** `bidadjustmentfactors` is `{<bidder>: factor}`, optionally with `mediatypes: {<type>: {<bidder>: factor}}`. */
 export function checkBidAdjustmentFactors(options: JsonObject, scope: ValidationScope): void {
-  const path = `${scope.optionsPath}.bidadjustmentfactors`;
-  const factors = scope.report.optionalObject(options.bidadjustmentfactors, `${path} must be an object mapping bidder names to factors`);
+  const path = scope.optionsPaths.bidAdjustmentFactors;
+  const factors = scope.report.optionalObject(options.bidadjustmentfactors, path, 'must be an object mapping bidder names to factors');
   if (factors === undefined) return;
   const { mediatypes, ...byBidder } = factors;
   checkFactorsByBidder(byBidder, path, scope);
-  const byMediaType = scope.report.optionalObject(mediatypes, `${path}.mediatypes must be an object mapping media types to bidder factors`);
+  const byMediaType = scope.report.optionalObject(mediatypes, `${path}.mediatypes`, 'must be an object mapping media types to bidder factors');
   for (const [mediaType, mediaFactors] of Object.entries(byMediaType ?? {})) {
     const mediaPath = `${path}.mediatypes.${mediaType}`;
     if (isObject(mediaFactors)) checkFactorsByBidder(mediaFactors, mediaPath, scope);
@@ -70,44 +70,45 @@ function factorBidderError(name: string, path: string, scope: ValidationScope): 
 const TARGETING_FLAGS = ['includewinners', 'includebidderkeys', 'includeformat', 'preferdeals', 'appendbiddernames'];
 
 export function checkTargeting(options: JsonObject, scope: ValidationScope): void {
-  const path = `${scope.optionsPath}.targeting`;
-  const targeting = scope.report.optionalObject(options.targeting, `${path} must be an object`);
+  const paths = scope.optionsPaths;
+  const targeting = scope.report.optionalObject(options.targeting, paths.targeting);
   if (targeting === undefined) return;
-  for (const flag of TARGETING_FLAGS) scope.report.addError(kindError(targeting[flag], 'boolean', `${path}.${flag}`));
+  for (const flag of TARGETING_FLAGS) scope.report.addError(fieldKindError(targeting, flag, 'boolean', paths.targeting));
   // Asking for includeformat still states what targeting is wanted; Prebid Server clients send that and get a 200.
   if (targeting.includewinners === false && targeting.includebidderkeys === false && targeting.includeformat !== true) {
-    scope.report.addError(`${path}: at least one of includewinners or includebidderkeys must be true`);
+    scope.report.addError(`${paths.targeting}: at least one of includewinners or includebidderkeys must be true`);
   }
-  scope.report.addError(priceGranularityError(targeting.pricegranularity, `${path}.pricegranularity`));
-  scope.report.addError(mediaTypeGranularityError(targeting.mediatypepricegranularity, `${path}.mediatypepricegranularity`));
+  scope.report.addError(priceGranularityError(targeting.pricegranularity, paths.priceGranularity));
+  scope.report.addError(mediaTypeGranularityError(targeting.mediatypepricegranularity, paths.mediaTypePriceGranularity));
 }
 
+/** The first problem among the granularities by media type. */
 function mediaTypeGranularityError(byMediaType: unknown, path: string): string | undefined {
   if (!isPresent(byMediaType)) return undefined;
   if (!isObject(byMediaType)) return `${path} must be an object mapping media types to granularities`;
-  return firstError(Object.entries(byMediaType).map(([mediaType, granularity]) =>
-    priceGranularityError(granularity, `${path}.${mediaType}`)));
+  for (const mediaType in byMediaType) {
+    if (!Object.hasOwn(byMediaType, mediaType)) continue; // see hasOwnKeys
+    const error = priceGranularityError(byMediaType[mediaType], `${path}.${mediaType}`);
+    if (error !== undefined) return error;
+  }
+  return undefined;
 }
 
 /** Specification 2.11: `cache` holds `bids` and/or `vastxml`, at least one of them. */
 export function checkCache(options: JsonObject, scope: ValidationScope): void {
-  const path = `${scope.optionsPath}.cache`;
-  const cache = scope.report.optionalObject(options.cache, `${path} must be an object`);
+  const path = scope.optionsPaths.cache;
+  const cache = scope.report.optionalObject(options.cache, path);
   if (cache === undefined) return;
   if (!isPresent(cache.bids) && !isPresent(cache.vastxml)) {
     scope.report.addError(`${path} requires one of the "bids" or "vastxml" properties`);
     return;
   }
-  scope.report.addError(kindError(cache.bids, 'object', `${path}.bids`) ?? kindError(cache.vastxml, 'object', `${path}.vastxml`));
+  scope.report.addError(fieldKindError(cache, 'bids', 'object', path) ?? fieldKindError(cache, 'vastxml', 'object', path));
 }
 
-/**
- * The whole request's stored request. Its path is spelled `ext.<ns>.storedrequest`, without `request.`, as Prebid
- * Server clients know it.
- */
+/** The whole request's stored request (its path is spelled without `request.`: see OptionsPaths). */
 export function checkStoredRequest(options: JsonObject, scope: ValidationScope): void {
-  const path = `${scope.optionsPath.replace(/^request\./, '')}.storedrequest`;
-  scope.report.addError(storedRequestError(options.storedrequest, path));
+  scope.report.addError(storedRequestError(options.storedrequest, scope.optionsPaths.storedRequest));
 }
 
 /** `ext.<ns>.storedrequest.id` (request or imp) names stored JSON by a string id. */

@@ -14,10 +14,14 @@ export function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-/** The first message of a chain of checks; each check yields a message or undefined. */
-export function firstError(messages: Iterable<string | undefined>): string | undefined {
-  for (const message of messages) if (message !== undefined) return message;
-  return undefined;
+/**
+ * Whether an object has any own key. Checks on every request walk objects with `for (const key in object)` and skip
+ * keys that are not `Object.hasOwn`: the keys of Object.keys/entries, in the same order, without building an array
+ * (`for...in` alone would also visit inherited enumerable keys).
+ */
+export function hasOwnKeys(object: JsonObject): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 /**
@@ -30,8 +34,19 @@ export function nonNegativeIntegerError(value: unknown, path: string): string | 
   return value < 0 ? `${path} must be a positive number` : undefined;
 }
 
+/** The first of `fields` of `object` that is present but not a non-negative integer, if any. */
+export function firstNonNegativeIntegerViolation(object: JsonObject, fields: readonly string[]): string | undefined {
+  for (const field of fields) {
+    const value = object[field];
+    if (isPresent(value) && !(typeof value === 'number' && Number.isInteger(value) && value >= 0)) return field;
+  }
+  return undefined;
+}
+
+/** The error of the first of `fields` of `object` (at `path`) that is not a non-negative integer. */
 export function nonNegativeIntegerFieldsError(object: JsonObject, fields: readonly string[], path: string): string | undefined {
-  return firstError(fields.map((field) => nonNegativeIntegerError(object[field], `${path}.${field}`)));
+  const field = firstNonNegativeIntegerViolation(object, fields);
+  return field === undefined ? undefined : nonNegativeIntegerError(object[field], `${path}.${field}`);
 }
 
 export type JsonKind = 'string' | 'object' | 'array' | 'number' | 'boolean';
@@ -67,4 +82,13 @@ export function kindError(value: unknown, kind: JsonKind, path: string, decoderC
   if (decoderContext === undefined) return sentence;
   const found = JSON.stringify(value)?.charAt(0) ?? '?';
   return `${decoderContext}: ${DECODER_EXPECTATION[kind]}, but found ${found} (${sentence})`;
+}
+
+/** kindError for `object[field]`, spelling the field's path (`<objectPath>.<field>`) only when there is an error. */
+export function fieldKindError(
+  object: JsonObject, field: string, kind: JsonKind, objectPath: string, decoderContext?: string,
+): string | undefined {
+  const value = object[field];
+  if (!isPresent(value) || hasKind(value, kind)) return undefined;
+  return kindError(value, kind, `${objectPath}.${field}`, decoderContext);
 }

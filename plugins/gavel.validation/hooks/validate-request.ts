@@ -11,7 +11,7 @@ import { ValidationReport } from '../checks/report.js';
 import {
   checkAliases, checkBidAdjustmentFactors, checkCache, checkStoredRequest, checkTargeting,
 } from '../checks/request-options.js';
-import { namespaceKeysIn, type Namespace, type ValidationScope } from '../checks/scope.js';
+import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from '../checks/scope.js';
 import { isObject, isPresent, type JsonObject } from '../checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -26,11 +26,11 @@ export function validateBidRequest(request: unknown, namespace: Namespace, deps:
     report.addError('request body must be a JSON object');
     return report;
   }
-  const declaredNamespace = isObject(request.ext) ? namespaceKeysIn(request.ext, namespace)[0] : undefined;
+  const declaredNamespace = isObject(request.ext) ? firstNamespaceIn(request.ext, namespace) : undefined;
   const scope: ValidationScope = {
     namespace,
     declaredNamespace,
-    optionsPath: `request.ext.${declaredNamespace ?? namespace}`,
+    optionsPaths: optionsPathsFor(declaredNamespace ?? namespace),
     bidders: new BidderDirectory(deps.bidders),
     validateBidderParams: deps.validateBidderParams,
     report,
@@ -52,11 +52,14 @@ export function validateBidRequest(request: unknown, namespace: Namespace, deps:
   return report;
 }
 
+/** Stands for the options of a request that has none (the checks only read them). */
+const NO_OPTIONS: JsonObject = Object.freeze({});
+
 /** `request.ext.<ns>`, or an empty object when the request has no (usable) options. */
 function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject {
-  const ext = scope.report.optionalObject(request.ext, 'request.ext must be an object');
-  if (ext === undefined || scope.declaredNamespace === undefined) return {};
-  return scope.report.optionalObject(ext[scope.declaredNamespace], `${scope.optionsPath} must be an object`) ?? {};
+  const ext = scope.report.optionalObject(request.ext, 'request.ext');
+  if (ext === undefined || scope.declaredNamespace === undefined) return NO_OPTIONS;
+  return scope.report.optionalObject(ext[scope.declaredNamespace], scope.optionsPaths.options) ?? NO_OPTIONS;
 }
 
 function checkTopLevelFields(request: JsonObject, report: ValidationReport): void {

@@ -15,6 +15,15 @@ describe('gavel.validation: imps', () => {
     expectAccepted(request);
   });
 
+  it('requires imp ids to be unique in a request with many imps too', () => {
+    const request = withRequest((r) => {
+      for (let index = 1; index < 30; index++) r.imp.push({ ...r.imp[0], id: `imp-${index + 1}` });
+    });
+    expectAccepted(request);
+    request.imp[25].id = 'imp-3';
+    expectRejected(request, 'request.imp[2].id and request.imp[25].id are both "imp-3". Imp IDs must be unique.');
+  });
+
   it('requires at least one media type', () => {
     expectRejected(withImp((imp) => { delete imp.banner; }),
       'request.imp[0] must contain at least one of "banner", "video", "audio", or "native"');
