@@ -17,13 +17,18 @@ function staticAnswer(index: number): string {
 
 const answers = new Map(PRICES.map((_, index) => [`/b${index}`, staticAnswer(index)]));
 
+/** The body a mock bidder answers on `path` (`/b0`..`/b4`), or undefined where it answers no bid. */
+export function mockBidderBody(path: string): string | undefined {
+  return answers.get(path);
+}
+
 export function createMockBidderServer(): Server {
   const server = createServer((req, res) => {
     // The body is read to the end before answering, as a real bidder would, so the connection stays reusable.
     req.resume();
     req.once('end', () => {
       const path = (req.url ?? '').split('?')[0]!;
-      const body = answers.get(path);
+      const body = mockBidderBody(path);
       if (body !== undefined) {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
