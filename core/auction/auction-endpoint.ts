@@ -1,6 +1,6 @@
 import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
 import type { StoredDataFetcher } from '../stored/index.js';
-import { resolveStoredRequest } from '../stored/index.js';
+import { namesStoredData, resolveStoredRequest, type StoredResolution } from '../stored/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
@@ -39,9 +39,11 @@ export async function prepareRequest(
   }
 
   unifyNamespaces(enteredBody as BidRequest, namespace);
-  let resolved;
+  const entered = enteredBody as Record<string, unknown>;
+  // Most requests name no stored data: they skip the resolution and its promises altogether.
+  let resolved: StoredResolution = { request: entered };
   try {
-    resolved = await resolveStoredRequest(enteredBody as Record<string, unknown>, namespace, services.stored);
+    if (namesStoredData(entered, namespace)) resolved = await resolveStoredRequest(entered, namespace, services.stored);
   } catch (err) {
     // The backend failed, not the client: a 503 the caller may retry, never a 400.
     services.logger.error({ err }, 'stored data backend failed');
@@ -49,7 +51,7 @@ export async function prepareRequest(
   }
   if ('errors' in resolved) return invalidRequest(resolved.errors);
   const request = resolved.request as BidRequest;
-  unifyNamespaces(request, namespace);
+  if (request !== entered) unifyNamespaces(request, namespace);
   return { request, namespace, state };
 }
 

@@ -29,6 +29,15 @@ export async function resolveStoredRequest(
   return mergeStoredImps(withStoredRequest.request, namespace, fetcher);
 }
 
+/**
+ * True when the request refers to stored data anywhere (`ext.<ns>.storedrequest` or an imp's): most requests do not,
+ * and then the caller can skip the resolution, and its promises, altogether.
+ */
+export function namesStoredData(body: JsonObject, namespace: string): boolean {
+  if (readStoredRef(body, namespace, '') !== undefined) return true;
+  return Array.isArray(body.imp) && body.imp.some((imp) => isJsonObject(imp) && readStoredRef(imp, namespace, '') !== undefined);
+}
+
 async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: StoredDataFetcher): Promise<StoredResolution> {
   const ref = readStoredRef(body, namespace, `ext.${namespace}.storedrequest.id`);
   if (!ref) return { request: body };
@@ -46,8 +55,6 @@ async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: 
   const imps = request.imp;
   if (!Array.isArray(imps)) return { request };
 
-  // Most requests name no stored imp: one look at each imp settles that before anything is built.
-  if (!imps.some((imp) => isJsonObject(imp) && readStoredRef(imp, namespace, '') !== undefined)) return { request };
   const refs = imps.map((imp: unknown, i) =>
     isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined,
   );
