@@ -95,7 +95,7 @@ async function exchange(
   if (record) result.httpCalls.push(record);
   let response: ResponseData;
   try {
-    response = await transport.send(call, bodyText, { timeoutMs: Math.max(1, Math.round(deadline - Date.now())), gzip: entry.info.endpointCompression === 'gzip' });
+    response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), gzip: entry.info.endpointCompression === 'gzip' });
   } catch (err) {
     result.errors.push(describeFailure(err));
     return;
@@ -129,6 +129,20 @@ async function exchange(
   if (unpriced) {
     result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
   }
+}
+
+/** Steps the transport's timeout is rounded up to. */
+const TRANSPORT_TIMEOUT_STEP_MS = 25;
+
+/**
+ * How long the transport may wait for this call: the time left, rounded up to a 25 ms step. The auction stops
+ * waiting at the exact deadline on its own timer; this timeout only ends the calls it abandoned. Rounded because
+ * undici keeps a call's timer when the next call on the connection asks for the same duration, and Node keeps one
+ * timer list per distinct duration: a duration that changes with every call costs a new timer and list each time.
+ */
+function transportTimeout(deadline: number): number {
+  const left = Math.max(1, deadline - Date.now());
+  return Math.ceil(left / TRANSPORT_TIMEOUT_STEP_MS) * TRANSPORT_TIMEOUT_STEP_MS;
 }
 
 /** The adapter's bid as the auction tracks it. Built field by field: every AuctionBid then shares one shape. */

@@ -205,7 +205,9 @@ export class AuctionPipeline {
         }
         resolve(seats as SeatResult[]);
       };
-      const timer = setTimeout(finish, Math.max(0, timing.bidderDeadline - started));
+      // A whole number of ms: Node keeps one timer list per distinct duration, and a fractional one is a new list
+      // (and a priority-queue insert) for every auction.
+      const timer = setTimeout(finish, Math.max(0, Math.floor(timing.bidderDeadline - started)));
       for (let i = 0; i < shares.length; i++) {
         const share = shares[i]!;
         this.askBidder(endpoint, share, state, timing).then(

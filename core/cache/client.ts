@@ -161,7 +161,9 @@ function chunk<T>(items: T[], size: number): T[][] {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    // Whole ms: Node keeps a timer list per distinct duration, and a fractional one would be a new list per call.
+    const wholeMs = Math.max(1, Math.floor(ms));
+    timer = setTimeout(() => reject(new Error(`timed out after ${wholeMs} ms`)), wholeMs);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
