@@ -92,8 +92,11 @@ export async function handleAuction(
 }
 
 /** Runs the exitpoint stage over the answer about to be written. */
-export async function finish(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): Promise<EndpointResponse> {
-  if (!pipeline.hooked(endpoint, 'exitpoint')) return answer;
+export function finish(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): EndpointResponse | Promise<EndpointResponse> {
+  return pipeline.hooked(endpoint, 'exitpoint') ? runExitpoint(endpoint, answer, state, pipeline) : answer;
+}
+
+async function runExitpoint(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): Promise<EndpointResponse> {
   let exit = pipeline.stage(endpoint, 'exitpoint', { status: answer.status, headers: answer.headers, body: answer.body }, state);
   if (exit instanceof Promise) exit = await exit;
   return { status: exit.payload.status, headers: exit.payload.headers, body: exit.payload.body };

@@ -53,7 +53,7 @@ export interface BidderCallOptions {
  * (a call to anywhere else never leaves), sends them concurrently, and hands each answer back to the adapter.
  * Never throws: every failure becomes an error for this bidder alone.
  */
-export async function callBidder(
+export function callBidder(
   entry: BidderEntry,
   share: BidderRequest,
   transport: BidderTransport,
@@ -66,17 +66,17 @@ export async function callBidder(
     built = entry.bidder!.makeRequests(share.request, { bidder: share.bidder, endpoint: options.endpoint });
   } catch (err) {
     result.errors.push({ code: BidderErrorCode.Unknown, message: `adapter ${entry.adapter} failed to build requests: ${(err as Error).message}` });
-    return result;
+    return Promise.resolve(result);
   }
   if (built.errors) result.errors.push(...built.errors);
   const calls = built.requests;
-  // Most adapters make one call per auction: it is awaited directly, without a promise per call and one for all.
-  if (calls.length === 1) await exchange(entry, share, calls[0]!, transport, deadline, options, result);
-  else if (calls.length > 1) await Promise.all(calls.map((call) => exchange(entry, share, call, transport, deadline, options, result)));
-  return result;
+  // Most adapters make one call per auction: its exchange is the bidder's whole answer, with no promise around it.
+  if (calls.length === 1) return exchange(entry, share, calls[0]!, transport, deadline, options, result);
+  if (calls.length === 0) return Promise.resolve(result);
+  return Promise.all(calls.map((call) => exchange(entry, share, call, transport, deadline, options, result))).then(() => result);
 }
 
-/** One call: the endpoint check, the send, and the adapter's reading of the answer into `result`. */
+/** One call: the endpoint check, the send, and the adapter's reading of the answer into `result`, which it returns. */
 async function exchange(
   entry: BidderEntry,
   share: BidderRequest,
@@ -85,10 +85,10 @@ async function exchange(
   deadline: number,
   options: BidderCallOptions,
   result: BidderCallResult,
-): Promise<void> {
+): Promise<BidderCallResult> {
   if (!entry.endpoint!.allows(call.uri)) {
     result.errors.push({ code: BidderErrorCode.BadInput, message: `refused to call ${call.uri}: it is not on the configured endpoint ${entry.endpoint!.template}` });
-    return;
+    return result;
   }
   const bodyText = serialiseBody(call);
   const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: call.headers } : undefined;
@@ -98,19 +98,19 @@ async function exchange(
     response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), gzip: entry.info.endpointCompression === 'gzip' });
   } catch (err) {
     result.errors.push(describeFailure(err));
-    return;
+    return result;
   }
   if (record) {
     record.status = response.status;
     record.responsebody = response.body;
   }
-  if (response.status === 204) return;
+  if (response.status === 204) return result;
   let parsed;
   try {
     parsed = entry.bidder!.makeBids(share.request, call, response);
   } catch (err) {
     result.errors.push({ code: BidderErrorCode.BadServerResponse, message: `adapter ${entry.adapter} failed to read the response: ${(err as Error).message}` });
-    return;
+    return result;
   }
   if (parsed.errors && parsed.errors.length > 0) result.errors.push(...parsed.errors);
   const currency = parsed.currency || 'USD';
@@ -129,6 +129,7 @@ async function exchange(
   if (unpriced) {
     result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
   }
+  return result;
 }
 
 /** Steps the transport's timeout is rounded up to. */
