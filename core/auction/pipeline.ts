@@ -189,7 +189,7 @@ export class AuctionPipeline {
     return new Promise((resolve) => {
       let outstanding = shares.length;
       let done = false;
-      const finish = (): void => {
+      const settle = (): void => {
         done = true;
         clearTimeout(timer);
         for (let i = 0; i < shares.length; i++) {
@@ -207,20 +207,20 @@ export class AuctionPipeline {
       };
       // A whole number of ms: Node keeps one timer list per distinct duration, and a fractional one is a new list
       // (and a priority-queue insert) for every auction.
-      const timer = setTimeout(finish, Math.max(0, Math.floor(timing.bidderDeadline - started)));
+      const timer = setTimeout(settle, Math.max(0, Math.floor(timing.bidderDeadline - started)));
       for (let i = 0; i < shares.length; i++) {
         const share = shares[i]!;
         this.askBidder(endpoint, share, state, timing).then(
           (seat) => {
             if (done) return;
             seats[i] = seat;
-            if (--outstanding === 0) finish();
+            if (--outstanding === 0) settle();
           },
           (err: unknown) => {
             this.deps.logger.error({ err, bidder: share.bidder }, 'bidder call failed unexpectedly');
             if (done) return;
             seats[i] = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [{ code: BidderErrorCode.Unknown, message: 'internal error while calling this bidder' }], responseTimeMs: 0 };
-            if (--outstanding === 0) finish();
+            if (--outstanding === 0) settle();
           },
         );
       }
