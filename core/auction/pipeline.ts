@@ -182,10 +182,10 @@ export class AuctionPipeline {
    * collected by hand rather than with a race per bidder: no promise per bidder beyond its own call.
    */
   private callBidders(endpoint: EndpointName, shares: BidderRequest[], state: HookRequestState, timing: BidderTiming): Promise<SeatResult[]> {
+    if (shares.length === 0) return Promise.resolve([]);
     const { clock, metrics } = this.deps;
     const started = clock.now();
     const seats: Array<SeatResult | undefined> = new Array(shares.length);
-    if (shares.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
       let outstanding = shares.length;
       let done = false;
