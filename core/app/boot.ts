@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Container } from 'inversify';
-import type Koa from 'koa';
 import { ErrorCode, GavelError, type Hook, type ModuleDeps, type Stage } from '../api/index.js';
 import { handleAuction } from '../auction/auction-endpoint.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
@@ -13,7 +12,7 @@ import { createCacheServices, EmbeddedCacheClient, registerCacheRoutes, type Cac
 import type { GavelConfig } from '../config/index.js';
 import { createCurrencyConverter, type CurrencyService } from '../currency/index.js';
 import { buildExecutionPlans, type AvailableHooks, type ExecutionPlans } from '../hooks/plan.js';
-import { closeServer, createHttpApp, type EndpointHandler } from '../http/app.js';
+import { closeServer, createHttpApp, type EndpointHandler, type HttpEdge } from '../http/app.js';
 import { instrumentCachePut, NoopMetrics, PrometheusMetrics, type Metrics } from '../metrics/index.js';
 import { discoverPlugins, type PluginCatalog } from '../plugins/discover.js';
 import { createStoredDataFetcher, type StoredDataFetcher } from '../stored/index.js';
@@ -38,7 +37,7 @@ export interface BootOverrides {
 export interface GavelApp {
   container: Container;
   config: GavelConfig;
-  http: Koa;
+  http: HttpEdge;
   logger: Logger;
   plugins: PluginCatalog;
   bidders: BidderCatalog;

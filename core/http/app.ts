@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
@@ -24,91 +25,181 @@ export interface HttpRoutes {
   extend?: (router: Router) => void;
 }
 
-function isSecure(ctx: Koa.Context): boolean {
-  if (ctx.req.socket && 'encrypted' in ctx.req.socket && ctx.req.socket.encrypted) return true;
-  const forwarded = ctx.req.headers['x-forwarded-proto'];
+function isSecure(req: IncomingMessage): boolean {
+  if (req.socket && 'encrypted' in req.socket && req.socket.encrypted) return true;
+  const forwarded = req.headers['x-forwarded-proto'];
   if (!forwarded) return false;
   return String(forwarded).split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
-function toEndpointRequest(ctx: Koa.Context, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
-  // Query and cookies are parsed only when the request has them: most auctions carry neither.
+/** The `uids` cookie as Koa's `ctx.cookies.get('uids')` reads it: the raw value, surrounding quotes removed. */
+const UIDS_COOKIE = /(?:^|;) *uids=([^;]*)/;
+
+function uidsCookieOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const value = UIDS_COOKIE.exec(header)?.[1];
+  return value?.[0] === '"' ? value.slice(1, -1) : value;
+}
+
+/** The query string's parameters, the first value of each; parsed only when there is a query string. */
+function queryParams(querystring: string): Record<string, string> {
   const query: Record<string, string> = {};
-  if (ctx.querystring) for (const [key, value] of Object.entries(ctx.query)) if (value !== undefined) query[key] = Array.isArray(value) ? value[0]! : value;
+  if (!querystring) return query;
+  const parsed = parseQueryString(querystring);
+  for (const key in parsed) {
+    const value = parsed[key];
+    if (value !== undefined) query[key] = Array.isArray(value) ? value[0]! : value;
+  }
+  return query;
+}
+
+function toEndpointRequest(req: IncomingMessage, path: string, querystring: string, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
   return {
-    method: ctx.method,
-    path: ctx.path,
-    headers: ctx.headers,
-    query,
+    method: req.method ?? 'GET',
+    path,
+    headers: req.headers,
+    query: queryParams(querystring),
     body,
-    secure: isSecure(ctx),
+    secure: isSecure(req),
     receivedAt,
-    uidsCookie: ctx.headers.cookie ? (ctx.cookies.get('uids') ?? undefined) : undefined,
+    uidsCookie: uidsCookieOf(req.headers.cookie),
   };
 }
 
-function write(ctx: Koa.Context, answer: EndpointResponse): void {
-  ctx.status = answer.status;
+/** Statuses that carry no body. */
+const EMPTY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * Writes an endpoint's answer: objects as JSON, strings and buffers as they are. The content type a handler leaves
+ * out is chosen as Koa chooses it, so an answer reads the same on either lane of the edge.
+ */
+function writeAnswer(res: ServerResponse, answer: EndpointResponse): void {
+  res.statusCode = answer.status;
   const headers = answer.headers;
-  for (const name in headers) ctx.set(name, headers[name]!);
-  if (typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) ctx.body = answer.body;
-  else {
-    // The content type is set before the body, so Koa does not guess one from the text.
-    if (!headers['content-type']) ctx.set('content-type', 'application/json; charset=utf-8');
-    ctx.body = JSON.stringify(answer.body);
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  let body = answer.body;
+  if (body === undefined || body === null || EMPTY_STATUSES.has(answer.status)) {
+    if (!EMPTY_STATUSES.has(answer.status)) res.statusCode = 204;
+    res.removeHeader('content-type');
+    res.end();
+    return;
   }
+  if (typeof body === 'string') {
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8');
+  } else if (Buffer.isBuffer(body)) {
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/octet-stream');
+  } else {
+    if (!headers['content-type']) res.setHeader('content-type', 'application/json; charset=utf-8');
+    body = JSON.stringify(body);
+  }
+  res.setHeader('content-length', Buffer.byteLength(body as string | Buffer));
+  res.end(body);
 }
 
 /** An HttpError becomes its 4xx with a plain-text message; anything else is logged and answered with a bare 500. */
-function answerError(ctx: Koa.Context, err: unknown, logger: PluginLogger): void {
-  ctx.type = 'text/plain; charset=utf-8';
+function writeError(res: ServerResponse, err: unknown, path: string, logger: PluginLogger): void {
+  let status = 500;
+  let text = 'Critical error.\n';
   if (err instanceof HttpError) {
-    ctx.status = err.status;
-    ctx.body = `${err.message}\n`;
+    status = err.status;
+    text = `${err.message}\n`;
+  } else {
+    logger.error({ err, path }, 'unhandled error');
+  }
+  if (res.headersSent) {
+    res.destroy();
     return;
   }
-  logger.error({ err, path: ctx.path }, 'unhandled error');
-  ctx.status = 500;
-  ctx.body = 'Critical error.\n';
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** The HTTP edge: a node:http request listener, and `listen` to serve it. */
+export interface HttpEdge {
+  readonly listener: RequestListener;
+  listen(port: number, host: string): Server;
 }
 
 /**
  * The HTTP edge: CORS, body limits and decompression, JSON parsing, and the mapping of errors to 4xx. No auction
  * logic lives here; each route hands an `EndpointRequest` to its handler and writes the `EndpointResponse` back.
+ *
+ * Two lanes. The endpoints with fixed paths (the JSON POST endpoints, the auction's hot path, and the plain GET
+ * ones) are found with one map lookup and served on node's request and response directly: Koa's context, its
+ * middleware promises and its response handling cost about a fifth of a bare server's CPU per request, measured.
+ * Everything else (preflights aside: CORS answers them first, for every path) goes to Koa and @koa/router: routes
+ * with parameters, HEAD, 405s, the cache routes a component registers, and paths spelt in another case or with a
+ * trailing slash, which the router matches loosely.
  */
-export function createHttpApp(routes: HttpRoutes): Koa {
+export function createHttpApp(routes: HttpRoutes): HttpEdge {
+  const { logger, metrics, maxRequestBytes } = routes;
   const app = new Koa();
   const router = new Router();
-
-  if (routes.metrics) app.use(httpMetricsMiddleware(routes.metrics));
-
-  // One middleware for CORS, the error mapping and the JSON POST endpoints (the auction's hot path): each layer of
-  // Koa middleware costs a promise and a closure per request. The JSON POST endpoints have fixed paths, so one map
-  // lookup finds them where the router would walk its whole table; everything else goes on to @koa/router.
   const applyCors = corsHandler(routes.allowedOrigins);
   const jsonPost = new Map(Object.entries(routes.jsonPost));
+  const plainGet = new Map<string, EndpointHandler>();
+
+  if (metrics) app.use(httpMetricsMiddleware(metrics));
   app.use(async (ctx, next) => {
-    if (applyCors(ctx)) return;
     try {
-      const handler = ctx.method === 'POST' ? jsonPost.get(ctx.path) : undefined;
-      if (!handler) return await next();
-      const receivedAt = performance.timeOrigin + performance.now();
-      const body = parseJsonObject(await readBody(ctx, routes.maxRequestBytes));
-      write(ctx, await handler(toEndpointRequest(ctx, receivedAt, body)));
+      await next();
     } catch (err) {
-      answerError(ctx, err, routes.logger);
+      ctx.respond = false;
+      writeError(ctx.res, err, ctx.path, logger);
     }
   });
   for (const [path, handler] of Object.entries(routes.get)) {
+    if (!path.includes(':')) plainGet.set(path, handler);
     router.get(path, async (ctx) => {
       const receivedAt = performance.timeOrigin + performance.now();
-      write(ctx, await handler(toEndpointRequest(ctx, receivedAt)));
+      const answer = await handler(toEndpointRequest(ctx.req, ctx.path, ctx.querystring, receivedAt));
+      // Written by the fast lane's writer, so both lanes answer alike; Koa is told to leave the response alone.
+      ctx.respond = false;
+      writeAnswer(ctx.res, answer);
     });
   }
   routes.extend?.(router);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return app;
+  const viaKoa = app.callback();
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, handler: EndpointHandler, path: string, querystring: string): Promise<void> => {
+    const receivedAt = performance.timeOrigin + performance.now();
+    try {
+      let body: Record<string, unknown> | undefined;
+      if (req.method === 'POST') {
+        const gzipParam = querystring !== '' && queryParams(querystring).gzip === '1';
+        body = parseJsonObject(await readBody(req, gzipParam, maxRequestBytes));
+      }
+      writeAnswer(res, await handler(toEndpointRequest(req, path, querystring, receivedAt, body)));
+    } catch (err) {
+      writeError(res, err, path, logger);
+    }
+    metrics?.httpRequest(path, res.statusCode);
+  };
+
+  const listener: RequestListener = (req, res) => {
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    if (applyCors(req, res)) {
+      metrics?.httpRequest(path, res.statusCode);
+      return;
+    }
+    const handler = req.method === 'POST' ? jsonPost.get(path) : req.method === 'GET' ? plainGet.get(path) : undefined;
+    if (handler === undefined) {
+      viaKoa(req, res);
+      return;
+    }
+    void serve(req, res, handler, path, queryAt === -1 ? '' : url.slice(queryAt + 1));
+  };
+
+  return {
+    listener,
+    listen: (port, host) => createServer(listener).listen(port, host),
+  };
 }
 
 /** Stops accepting, lets in-flight requests finish within `drainMs`, then drops whatever is left. */

@@ -1,7 +1,6 @@
 import { createGunzip } from 'node:zlib';
 import { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Context } from 'koa';
 
 /** An error the HTTP edge turns into a 4xx with a plain-text body. */
 export class HttpError extends Error {
@@ -42,24 +41,23 @@ function collect(stream: Readable, maxBytes: number, what: string): Promise<Buff
 
 /**
  * Reads a request body with the size limit applied after decompression: a body is gzip when it says
- * `Content-Encoding: gzip`, or when Prebid.js adds `?gzip=1` without the header.
+ * `Content-Encoding: gzip`, or when Prebid.js adds `?gzip=1` (`gzipParam`) without the header.
  */
-export async function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
-  const encodingHeader = ctx.req.headers['content-encoding'];
+export async function readBody(req: IncomingMessage, gzipParam: boolean, maxBytes: number): Promise<Buffer> {
+  const encodingHeader = req.headers['content-encoding'];
   const encoding = encodingHeader ? encodingHeader.toLowerCase() : '';
-  // The query string is parsed only when there is one: most auctions carry none.
-  const gzip = encoding === 'gzip' || (ctx.querystring !== '' && ctx.query.gzip === '1');
+  const gzip = encoding === 'gzip' || gzipParam;
   if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
     throw new HttpError(415, `Invalid request: Content-Encoding "${encoding}" is not supported; send identity or gzip`, 'GAVEL_E_REQUEST_MALFORMED');
   }
-  const declared = Number(ctx.req.headers['content-length']);
+  const declared = Number(req.headers['content-length']);
   if (!gzip && Number.isFinite(declared) && declared > maxBytes) {
     throw new HttpError(413, `Invalid request: request body is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE');
   }
-  if (!gzip) return collect(ctx.req, maxBytes, 'request body');
+  if (!gzip) return collect(req, maxBytes, 'request body');
   const gunzip = createGunzip();
-  ctx.req.pipe(gunzip);
-  ctx.req.on('error', (err) => gunzip.destroy(err));
+  req.pipe(gunzip);
+  req.on('error', (err) => gunzip.destroy(err));
   try {
     return await collect(gunzip, maxBytes, 'decompressed request body');
   } catch (err) {
