@@ -30,6 +30,19 @@ describe('PrometheusMetrics', () => {
     expect(valueOf(text, `${duration}_bucket`, { endpoint: 'auction', le: '0.2' })).to.equal(2);
   });
 
+  it('counts a duration above the last bucket only in +Inf, and resets every series with the registry', async () => {
+    const metrics = newMetrics();
+    metrics.auctionCompleted('auction', 'ok', 9000);
+    const duration = METRIC_NAMES.auctionDuration;
+    let text = await metrics.render();
+    expect(valueOf(text, `${duration}_bucket`, { endpoint: 'auction', le: '5' })).to.equal(0);
+    expect(valueOf(text, `${duration}_bucket`, { endpoint: 'auction', le: '+Inf' })).to.equal(1);
+    expect(valueOf(text, `${duration}_sum`, { endpoint: 'auction' })).to.equal(9);
+    metrics.registry.resetMetrics();
+    text = await metrics.render();
+    expect(valueOf(text, `${duration}_count`, { endpoint: 'auction' })).to.equal(undefined);
+  });
+
   it('counts bidder calls by outcome, times only the calls that were made, and counts bids by media type', async () => {
     const metrics = newMetrics();
     metrics.bidderCall('alpha', 'bid', 45);
