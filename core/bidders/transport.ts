@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { Agent } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
@@ -37,13 +38,61 @@ export function isTimeout(err: unknown): boolean {
 const JSON_CONTENT_TYPE = 'application/json;charset=utf-8';
 
 /** undici's response headers with repeated ones joined by ", ", in place: the object is this call's alone. */
-function joinRepeatedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function joinRepeatedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   for (const key in headers) {
     const value = headers[key];
     if (value === undefined) delete headers[key];
     else if (typeof value !== 'string') headers[key] = value.join(', ');
   }
   return headers as Record<string, string>;
+}
+
+/** UTF-8 with a leading byte-order mark dropped, as undici's `body.text()` reads a body. */
+function decodeBody(chunks: Buffer[], length: number): string {
+  if (length === 0) return '';
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+  const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return bytes.toString('utf8', start);
+}
+
+/**
+ * One bidder call's answer, collected straight from undici's dispatch callbacks. undici's `request()` would wrap
+ * the same callbacks in an async resource, a readable stream for the body and a consumer for `text()`: per call,
+ * more work than the rest of the call's bookkeeping, for a body that is read whole anyway.
+ */
+class CollectedAnswer implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(
+    private readonly resolve: (answer: ResponseData) => void,
+    private readonly reject: (err: Error) => void,
+    private readonly maxResponseBytes: number,
+  ) {}
+
+  onRequestStart(): void {}
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.resolve({ status: this.status, body: decodeBody(this.chunks, this.length), headers: joinRepeatedHeaders(this.headers) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    // undici enforces the size limit itself (the Agent's maxResponseSize) and aborts the read past it.
+    if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') this.reject(new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`));
+    else this.reject(err);
+  }
 }
 
 export class UndiciBidderTransport implements BidderTransport {
@@ -61,37 +110,35 @@ export class UndiciBidderTransport implements BidderTransport {
     });
   }
 
-  async send(call: RequestData, bodyText: string | undefined, options: SendOptions): Promise<ResponseData> {
-    let body: string | Buffer | undefined = call.method === 'GET' ? undefined : bodyText;
-    let headers = call.headers;
-    if (body !== undefined && (options.gzip || headers?.['content-type'] === undefined)) {
-      // A copy: the adapter's headers are what `ext.debug.httpcalls` reports as sent by the adapter.
-      headers = headers ? { ...headers } : {};
-      headers['content-type'] ??= JSON_CONTENT_TYPE;
-      if (options.gzip) {
-        body = gzipSync(body);
-        headers['content-encoding'] = 'gzip';
+  send(call: RequestData, bodyText: string | undefined, options: SendOptions): Promise<ResponseData> {
+    // Everything runs in the executor, so whatever throws (a URL the parser refuses, say) becomes a rejection.
+    return new Promise((resolve, reject) => {
+      let body: string | Buffer | undefined = call.method === 'GET' ? undefined : bodyText;
+      let headers = call.headers;
+      if (body !== undefined && (options.gzip || headers?.['content-type'] === undefined)) {
+        // A copy: the adapter's headers are what `ext.debug.httpcalls` reports as sent by the adapter.
+        headers = headers ? { ...headers } : {};
+        headers['content-type'] ??= JSON_CONTENT_TYPE;
+        if (options.gzip) {
+          body = gzipSync(body);
+          headers['content-encoding'] = 'gzip';
+        }
       }
-    }
-    const { origin, path } = splitUri(call.uri);
-    const response = await this.agent.request({
-      origin,
-      path,
-      method: call.method,
-      headers,
-      body,
-      // undici's own timers, not an AbortSignal: a signal's listeners cost more per call than the request itself.
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      const { origin, path } = splitUri(call.uri);
+      this.agent.dispatch(
+        {
+          origin,
+          path,
+          method: call.method,
+          headers,
+          body,
+          // undici's own timers, not an AbortSignal: a signal's listeners cost more per call than the request itself.
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        new CollectedAnswer(resolve, reject, this.maxResponseBytes),
+      );
     });
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (err) {
-      if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`);
-      throw err;
-    }
-    return { status: response.statusCode, body: text, headers: joinRepeatedHeaders(response.headers) };
   }
 
   async close(): Promise<void> {
