@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, util, type Dispatcher } from 'undici';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
@@ -55,14 +55,34 @@ function decodeBody(chunks: Buffer[], length: number): string {
   return bytes.toString('utf8', start);
 }
 
+/** A bidder's answer. Its headers are parsed on first read: no adapter of ours reads them, and most never will. */
+class BidderAnswer implements ResponseData {
+  private parsedHeaders: Record<string, string> | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    private readonly rawHeaders: Buffer[],
+  ) {}
+
+  get headers(): Record<string, string> {
+    return (this.parsedHeaders ??= joinRepeatedHeaders(util.parseHeaders(this.rawHeaders)));
+  }
+}
+
 /**
- * One bidder call's answer, collected straight from undici's dispatch callbacks. undici's `request()` would wrap
- * the same callbacks in an async resource, a readable stream for the body and a consumer for `text()`: per call,
- * more work than the rest of the call's bookkeeping, for a body that is read whole anyway.
+ * One bidder call, collected straight from undici's dispatch callbacks. undici's `request()` would wrap the same
+ * callbacks in an async resource, a readable stream for the body and a consumer for `text()`: per call, more work
+ * than the rest of the call's bookkeeping, for a body that is read whole anyway.
+ *
+ * These are the callbacks undici 7's own handlers implement (its types mark them deprecated in favour of the
+ * controller-based ones, which undici 7 adapts back to these through a wrapper that also parses every response's
+ * headers and trailers eagerly). undici is pinned to 7 while Gavel runs on Node 20; moving to 8 means moving this
+ * class to `onRequestStart`/`onResponseStart`/`onResponseData`/`onResponseEnd`/`onResponseError`.
  */
 class CollectedAnswer implements Dispatcher.DispatchHandler {
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
+  private rawHeaders: Buffer[] = [];
   private readonly chunks: Buffer[] = [];
   private length = 0;
 
@@ -72,23 +92,25 @@ class CollectedAnswer implements Dispatcher.DispatchHandler {
     private readonly maxResponseBytes: number,
   ) {}
 
-  onRequestStart(): void {}
+  onConnect(): void {}
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.status = statusCode;
-    this.headers = headers;
+    this.rawHeaders = rawHeaders;
+    return true;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.chunks.push(chunk);
     this.length += chunk.length;
+    return true;
   }
 
-  onResponseEnd(): void {
-    this.resolve({ status: this.status, body: decodeBody(this.chunks, this.length), headers: joinRepeatedHeaders(this.headers) });
+  onComplete(): void {
+    this.resolve(new BidderAnswer(this.status, decodeBody(this.chunks, this.length), this.rawHeaders));
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     // undici enforces the size limit itself (the Agent's maxResponseSize) and aborts the read past it.
     if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') this.reject(new ResponseTooLargeError(`response larger than ${this.maxResponseBytes} bytes`));
     else this.reject(err);
