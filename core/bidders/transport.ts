@@ -92,7 +92,13 @@ class CollectedAnswer implements Dispatcher.DispatchHandler {
     private readonly maxResponseBytes: number,
   ) {}
 
-  onConnect(): void {}
+  /** Runs again if undici retries the call on a fresh connection: whatever the failed attempt left is dropped. */
+  onConnect(): void {
+    this.status = 0;
+    this.rawHeaders = [];
+    this.chunks.length = 0;
+    this.length = 0;
+  }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.status = statusCode;
