@@ -49,6 +49,16 @@ export function cloneJson<T>(value: T): T {
 
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * Whether an object has any own enumerable key, without building the array of its keys. Hot-path code walks objects
+ * with `for (const key in object)` and skips keys that are not `Object.hasOwn`: the keys of Object.keys/entries, in
+ * the same order (`for...in` alone would also visit inherited enumerable keys).
+ */
+export function hasOwnKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import {
   BidderErrorCode,
+  hasOwnKeys,
   type AllBidsPayload,
   type AuctionBid,
   type BidderError,
@@ -71,12 +72,6 @@ interface BidderTiming {
 /** A bid the response can carry: modules may have set any price, but only a finite, non-negative one stays. */
 function isPriced(bid: AuctionBid): boolean {
   return Number.isFinite(bid.bid.price) && bid.bid.price >= 0;
-}
-
-/** True when the object has an own enumerable key, without building the array of its keys. */
-function hasKeys(object: object): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return true;
-  return false;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -284,7 +279,7 @@ export class AuctionPipeline {
     const bySeat = new Map<string, SeatBid>();
     const responseTimes: Record<string, number> = {};
     // Most auctions have no errors: the errors object is made only for the first one.
-    let errors: Record<string, BidderError[]> | undefined = hasKeys(state.errors) ? { ...state.errors } : undefined;
+    let errors: Record<string, BidderError[]> | undefined = hasOwnKeys(state.errors) ? { ...state.errors } : undefined;
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
       if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
@@ -301,7 +296,7 @@ export class AuctionPipeline {
     }
     const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: options.tmax };
     if (errors) ext.errors = errors;
-    if (hasKeys(state.warnings)) ext.warnings = state.warnings;
+    if (hasOwnKeys(state.warnings)) ext.warnings = state.warnings;
     if (options.debugInfo) ext.debug = options.debugInfo;
     if (state.trace) ext[ns] = { modules: { trace: state.trace } };
     const response: BidResponse = { id: String(request.id), seatbid, cur: options.currency, ext };
@@ -316,7 +311,7 @@ function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   const own = isObject(bidExt[ns]) ? (bidExt[ns] as Record<string, unknown>) : {};
   own.type = auctionBid.type;
   own.meta = isObject(own.meta) ? { ...own.meta, adaptercode: auctionBid.adapter } : { adaptercode: auctionBid.adapter };
-  if (hasKeys(auctionBid.targeting)) own.targeting = auctionBid.targeting;
+  if (hasOwnKeys(auctionBid.targeting)) own.targeting = auctionBid.targeting;
   if (auctionBid.video) own.video = { duration: auctionBid.video.duration ?? 0, primary_category: auctionBid.video.primaryCategory ?? '' };
   bidExt[ns] = own;
   bidExt.origbidcpm = auctionBid.originalPrice;

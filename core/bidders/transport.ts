@@ -10,12 +10,6 @@ export interface SendOptions {
   gzip?: boolean;
 }
 
-/** What actually crosses the wire for one bidder call, kept for `ext.debug.httpcalls`. */
-export interface SentCall {
-  request: RequestData;
-  bodyText?: string;
-}
-
 /**
  * How bidder calls leave the process. The hot path: the default is undici with keep-alive pools; tests and the
  * fixture runners bind their own through DI.

@@ -53,12 +53,12 @@ function queryParams(querystring: string): Record<string, string> {
   return query;
 }
 
-function toEndpointRequest(req: IncomingMessage, path: string, querystring: string, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
+function toEndpointRequest(req: IncomingMessage, path: string, query: Record<string, string>, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
   return {
     method: req.method ?? 'GET',
     path,
     headers: req.headers,
-    query: queryParams(querystring),
+    query,
     body,
     secure: isSecure(req),
     receivedAt,
@@ -155,7 +155,7 @@ export function createHttpApp(routes: HttpRoutes): HttpEdge {
     if (!path.includes(':')) plainGet.set(path, handler);
     router.get(path, async (ctx) => {
       const receivedAt = performance.timeOrigin + performance.now();
-      const answer = await handler(toEndpointRequest(ctx.req, ctx.path, ctx.querystring, receivedAt));
+      const answer = await handler(toEndpointRequest(ctx.req, ctx.path, queryParams(ctx.querystring), receivedAt));
       // Written by the fast lane's writer, so both lanes answer alike; Koa is told to leave the response alone.
       ctx.respond = false;
       writeAnswer(ctx.res, answer);
@@ -169,12 +169,10 @@ export function createHttpApp(routes: HttpRoutes): HttpEdge {
   const serve = async (req: IncomingMessage, res: ServerResponse, handler: EndpointHandler, path: string, querystring: string): Promise<void> => {
     const receivedAt = performance.timeOrigin + performance.now();
     try {
-      let body: Record<string, unknown> | undefined;
-      if (req.method === 'POST') {
-        const gzipParam = querystring !== '' && queryParams(querystring).gzip === '1';
-        body = parseJsonObject(await readBody(req, gzipParam, maxRequestBytes));
-      }
-      writeAnswer(res, await handler(toEndpointRequest(req, path, querystring, receivedAt, body)));
+      const query = queryParams(querystring);
+      // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
+      const body = req.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
+      writeAnswer(res, await handler(toEndpointRequest(req, path, query, receivedAt, body)));
     } catch (err) {
       writeError(res, err, path, logger);
     }

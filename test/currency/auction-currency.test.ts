@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
-import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
+import { bannerRequest, postJson, startGavel, useGavelWithBidders, type RunningGavel } from '../support/gavel.js';
 import { startRateServer, type RateServer } from './rate-server.js';
 
 type Json = Record<string, any>;
@@ -12,27 +12,13 @@ function bidOf(response: Json, seat: string): Json {
 }
 
 describe('currency conversion in the auction, end to end', () => {
-  let bidder: MockBidder;
-  let gavel: RunningGavel;
-
-  before(async () => {
-    bidder = await startMockBidder();
-    gavel = await startGavel({
-      currency: { rates: { USD: { EUR: 0.8 } } },
-      bidders: {
-        euro: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=euro&price=2.2&cur=EUR` },
-        dollar: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=dollar&price=2.5` },
-        yen: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=yen&price=300&cur=JPY` },
-      },
-    });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-  });
+  const servers = useGavelWithBidders(
+    { euro: 'name=euro&price=2.2&cur=EUR', dollar: 'name=dollar&price=2.5', yen: 'name=yen&price=300&cur=JPY' },
+    { currency: { rates: { USD: { EUR: 0.8 } } } },
+  );
 
   it('converts a EUR bid to USD, keeps the original price, and buckets the converted price', async () => {
-    const { status, json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ euro: {}, dollar: {} }, { ext: { prebid: { targeting: {} } } }));
+    const { status, json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ euro: {}, dollar: {} }, { ext: { prebid: { targeting: {} } } }));
     expect(status).to.equal(200);
     expect(json.cur).to.equal('USD');
     const euro = bidOf(json, 'euro');
@@ -48,7 +34,7 @@ describe('currency conversion in the auction, end to end', () => {
   });
 
   it('converts into the request currency: cur=EUR turns a USD bid into EUR', async () => {
-    const { json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ dollar: {}, euro: {} }, { cur: ['EUR'], ext: { prebid: { targeting: {} } } }));
+    const { json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ dollar: {}, euro: {} }, { cur: ['EUR'], ext: { prebid: { targeting: {} } } }));
     expect(json.cur).to.equal('EUR');
     const dollar = bidOf(json, 'dollar');
     expect(dollar.price).to.be.closeTo(2, 1e-9);
@@ -59,20 +45,20 @@ describe('currency conversion in the auction, end to end', () => {
   });
 
   it('drops a bid no rate can price with error 999, and keeps the others', async () => {
-    const { status, json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ yen: {}, dollar: {} }));
+    const { status, json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ yen: {}, dollar: {} }));
     expect(status).to.equal(200);
     expect(json.seatbid.map((seat: Json) => seat.seat)).to.deep.equal(['dollar']);
     expect(json.ext.errors.yen).to.deep.equal([{ code: 999, message: "Currency conversion rate not found: 'JPY' => 'USD'. Bids dropped." }]);
   });
 
   it('uses rates the request carries, and only those with usepbsrates false', async () => {
-    const withRates = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ yen: {}, euro: {} }, { ext: { prebid: { currency: { rates: { USD: { JPY: 150 } } } } } }));
+    const withRates = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ yen: {}, euro: {} }, { ext: { prebid: { currency: { rates: { USD: { JPY: 150 } } } } } }));
     expect(bidOf(withRates.json, 'yen').price).to.be.closeTo(2, 1e-9);
     expect(bidOf(withRates.json, 'yen').ext).to.include({ origbidcpm: 300, origbidcur: 'JPY' });
     expect(bidOf(withRates.json, 'euro').price).to.be.closeTo(2.75, 1e-9);
 
     const onlyOwn = await postJson(
-      `${gavel.url}/openrtb2/auction`,
+      `${servers.gavel.url}/openrtb2/auction`,
       bannerRequest({ yen: {}, euro: {} }, { ext: { prebid: { currency: { rates: { USD: { JPY: 150 } }, usepbsrates: false } } } }),
     );
     expect(bidOf(onlyOwn.json, 'yen').price).to.be.closeTo(2, 1e-9);

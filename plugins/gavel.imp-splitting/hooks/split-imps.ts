@@ -1,5 +1,6 @@
 import {
   BidderErrorCode,
+  hasOwnKeys,
   RESERVED_IMP_EXT_KEYS,
   type BidderError,
   type BidderRequest,
@@ -162,12 +163,6 @@ function withKeyReplaced(object: Json, key: string, value: Json | undefined): Js
   return copy;
 }
 
-/** Whether `object` has no own enumerable keys. */
-function isEmpty(object: Json): boolean {
-  for (const key in object) if (hasOwnProperty.call(object, key)) return false;
-  return true;
-}
-
 /**
  * Buyer ids (spec 2.12): an explicit `user.buyeruid` wins; else the bidder's entry in `user.ext.<ns>.buyeruids`.
  * The buyeruids map is removed from the bidder's copy (and `user.ext.<ns>`, `user.ext` with it when left empty).
@@ -179,7 +174,7 @@ function userForBidder(request: BidRequest, ns: string, seat: string, hostBidder
   const buyeruids = nsExt && isObject(nsExt.buyeruids) ? (nsExt.buyeruids as Json) : undefined;
   if (!buyeruids) return user;
   const ext = withKeyReplaced(user.ext!, ns, withoutKey(nsExt!, 'buyeruids'));
-  const copy = withKeyReplaced(user, 'ext', isEmpty(ext) ? undefined : ext) as NonNullable<BidRequest['user']>;
+  const copy = withKeyReplaced(user, 'ext', hasOwnKeys(ext) ? ext : undefined) as NonNullable<BidRequest['user']>;
   if (!user.buyeruid) {
     const key = keyIgnoringCase(buyeruids, seat.toLowerCase()) ?? keyIgnoringCase(buyeruids, hostBidder);
     if (key !== undefined && typeof buyeruids[key] === 'string') copy.buyeruid = buyeruids[key];

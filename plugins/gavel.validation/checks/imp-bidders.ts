@@ -6,15 +6,11 @@
  *
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
+import { hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
-import { hasOwnKeys, isObject, isPresent, type JsonObject } from './values.js';
-
-/** Keys of `imp.ext` that are never bidders. */
-export const RESERVED_IMP_EXT_KEYS: ReadonlySet<string> = new Set([
-  ...NAMESPACES, 'context', 'data', 'gpid', 'skadn', 'tid', 'ae', 'igs', 'bidder',
-]);
+import { isObject, isPresent, type JsonObject } from './values.js';
 
 export function checkImpBidders(imp: JsonObject, impIndex: number, scope: ValidationScope): void {
   new ImpBidderCheck(impIndex, scope).run(imp.ext);

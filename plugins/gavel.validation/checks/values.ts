@@ -15,16 +15,6 @@ export function isNonEmptyString(value: unknown): value is string {
 }
 
 /**
- * Whether an object has any own key. Checks on every request walk objects with `for (const key in object)` and skip
- * keys that are not `Object.hasOwn`: the keys of Object.keys/entries, in the same order, without building an array
- * (`for...in` alone would also visit inherited enumerable keys).
- */
-export function hasOwnKeys(object: JsonObject): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return true;
-  return false;
-}
-
-/**
  * OpenRTB sizes, bitrates and counters are non-negative integers. The wording "must be a positive number" (although
  * 0 is accepted) is the one Prebid Server clients already see, so it is kept.
  */
