@@ -1,12 +1,12 @@
 import {
   badInput,
-  badServerResponse,
-  bidMediaType,
+  checkResponseStatus,
   compileEndpoint,
+  decodeOpenrtb2BidResponse,
   isJsonObject,
-  readBidResponse,
   readJsonBeside,
-  seatBids,
+  requestOption,
+  unknownError,
   type Banner,
   type Bid,
   type BidRequest,
@@ -29,88 +29,107 @@ import { readAppnexusParams, type AppnexusParams } from './params.js';
 const MAX_IMPS_PER_REQUEST = 10;
 /** Platform id AppNexus knows Prebid Server traffic by; a host may configure its own as `extra.platform_id`. */
 const DEFAULT_PLATFORM_ID = 5;
-const POSITION_CODES = { above: 1, below: 3 } as const;
-/** AppNexus types its bids with `ext.appnexus.bid_ad_type`. */
-const BID_AD_TYPES: Readonly<Record<number, MediaType>> = { 0: 'banner', 1: 'video', 2: 'audio', 3: 'native' };
+const POSITION_CODES: Readonly<Record<string, number>> = { above: 1, below: 3 };
+/** AppNexus types its bids with `ext.appnexus.bid_ad_type`; any other value is an error. */
+const BID_AD_TYPES: Readonly<Record<number, MediaType>> = { 0: 'banner', 1: 'video', 3: 'native' };
 /** AppNexus brand category id -> IAB category. */
 const IAB_CATEGORIES = readJsonBeside<Record<string, string>>(import.meta.url, './iab-categories.json');
+const REQUEST_HEADERS = { 'Content-Type': 'application/json;charset=utf-8', Accept: 'application/json' };
 
-interface AppnexusBidExt {
-  bid_ad_type?: unknown;
-  brand_category_id?: unknown;
-  deal_priority?: unknown;
-  creative_info?: { video?: { duration?: unknown } };
+/** `ext.appnexus` of the outgoing request: what the publisher sent there (these keys only), plus the adapter's. */
+interface RequestExtAppnexus {
+  include_brand_category?: boolean;
+  brand_category_uniqueness?: boolean;
+  is_amp?: number;
+  hb_source?: number;
+  adpod_id?: string;
 }
 
-type PreparedImp = { imp: Imp; params: AppnexusParams };
+/** A value Go's decoder would refuse; its message is the error reported. */
+class RequestError extends Error {}
 
 export function createAppnexusBidder(config: BidderConfig): Bidder {
   const platformId = readPlatformId(config.extra.platform_id);
-  const memberEndpoint = compileEndpoint(appendQuery(config.endpoint, 'member_id={{MemberId}}'));
-
-  function endpointFor(prepared: PreparedImp[], errors: BidderError[]): string | undefined {
-    const members = [...new Set(prepared.map(({ params }) => params.member).filter((m): m is string => m !== undefined))];
-    if (members.length === 0) return config.endpoint;
-    if (members.length > 1) {
-      errors.push(badInput(`All request.imp[i].ext.bidder.appnexus.member params must match. Request contained member IDs ${members.join(', ')}; using ${members[0]}`));
-    }
-    try {
-      return memberEndpoint.expand({ MemberId: members[0] });
-    } catch (err) {
-      errors.push(badInput(`member ${JSON.stringify(members[0])} cannot be put in the request URL: ${(err as Error).message}`));
-      return undefined;
-    }
-  }
+  // Prebid Server adds the member to the endpoint's query (`member_id`); a member cannot move the call elsewhere.
+  const memberEndpoint = compileEndpoint(`${config.endpoint}${config.endpoint.includes('?') ? '&' : '?'}member_id={{MemberId}}`);
 
   return {
     makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult {
       const errors: BidderError[] = [];
       const displayManagerVer = displayManagerVersion(request);
-      const prepared: PreparedImp[] = [];
-      for (const imp of arrayOf(request.imp)) {
-        if (!isImp(imp)) {
-          errors.push(badInput('an imp without an id was skipped'));
+      const imps: Imp[] = [];
+      let member = '';
+      let generateAdPodId: boolean | undefined;
+      for (const imp of request.imp) {
+        const read = readAppnexusParams(imp.ext);
+        if ('error' in read) {
+          errors.push(read.badInput ? badInput(read.error) : unknownError(read.error));
           continue;
         }
-        const read = readAppnexusParams(imp.ext?.bidder);
-        if ('error' in read) errors.push(badInput(`imp ${imp.id}: ${read.error}`));
-        else prepared.push({ imp: buildImp(imp, read.params, displayManagerVer), params: read.params });
+        const params = read.params;
+        // The member goes in the URL, so every imp of the request must name the same one (or none).
+        if (params.member !== '') {
+          if (member === '') member = params.member;
+          else if (member !== params.member) {
+            errors.push(unknownError(`all request.imp[i].ext.prebid.bidder.appnexus.member params must match. Request contained member IDs ${member} and ${params.member}`));
+            return { requests: [], errors };
+          }
+        }
+        if (generateAdPodId === undefined) generateAdPodId = params.generateAdPodId;
+        else if (generateAdPodId !== params.generateAdPodId) {
+          errors.push(unknownError('generate ad pod option should be same for all pods in request'));
+          return { requests: [], errors };
+        }
+        imps.push(buildImp(imp, params, displayManagerVer));
       }
-      if (prepared.length === 0) return { requests: [], errors };
+      if (imps.length === 0) return { requests: [], errors };
 
-      const uri = endpointFor(prepared, errors);
-      if (uri === undefined) return { requests: [], errors };
+      let uri = config.endpoint;
+      let ext: Ext;
+      try {
+        if (member !== '') uri = memberEndpoint.expand({ MemberId: member });
+        ext = requestExt(request, info, platformId);
+      } catch (err) {
+        return { requests: [], errors: [...errors, unknownError((err as Error).message)] };
+      }
+      const body: BidRequest = { ...request, ext };
+      const source = sourceWithoutSupplyChain(request);
+      if (source) body.source = source;
 
-      const base = moveSupplyChainToExt(request);
-      const appnexusExt = requestExtension(request, info, platformId);
-      const groups = info.endpoint === 'video' ? groupByPod(prepared) : [prepared];
-      const requests = groups.flatMap((group) => {
-        const podExt = info.endpoint === 'video' && group.some(({ params }) => params.generateAdPodId) ? { adpod_id: randomPodId() } : {};
-        return chunk(group.map(({ imp }) => imp), MAX_IMPS_PER_REQUEST).map(
-          (imps): RequestData => ({
+      // On the video endpoint, with ad pod ids asked for, each pod (imp ids `<pod>_<n>`) gets requests of its own,
+      // all of them carrying the pod's generated id.
+      const appnexusExt = ext.appnexus as RequestExtAppnexus;
+      const groups = info.endpoint === 'video' && generateAdPodId ? groupByPod(imps).map((pod) => ({ imps: pod, podExt: { ...appnexusExt, adpod_id: randomPodId() } })) : [{ imps, podExt: appnexusExt }];
+      const requests = groups.flatMap(({ imps: group, podExt }) =>
+        chunk(group, MAX_IMPS_PER_REQUEST).map(
+          (chunkImps): RequestData => ({
             method: 'POST',
             uri,
-            body: { ...base, imp: imps, ext: { ...base.ext, appnexus: { ...appnexusExt, ...podExt } } },
-            headers: { 'Content-Type': 'application/json;charset=utf-8', Accept: 'application/json' },
-            impIds: imps.map((imp) => imp.id),
+            body: { ...body, imp: chunkImps, ext: { ...ext, appnexus: dropEmpty(podExt) } },
+            headers: { ...REQUEST_HEADERS },
+            impIds: chunkImps.map((imp) => imp.id),
           }),
-        );
-      });
+        ),
+      );
       return { requests, errors };
     },
 
-    makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const read = readBidResponse(response);
-      if ('result' in read) return read.result;
+    makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
 
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        const typed = typeBid(bid, request);
-        if ('error' in typed) errors.push(typed.error);
-        else bids.push(typed);
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const typed = typeBid(bid);
+          if ('error' in typed) errors.push(unknownError(typed.error));
+          else bids.push(typed);
+        }
       }
-      return { currency: typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : 'USD', bids, errors };
+      return { currency: decoded.value.cur || 'USD', bids, errors };
     },
   };
 }
@@ -119,154 +138,181 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
 // Request side
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The imp as AppNexus wants it: params turned into OpenRTB fields and `imp.ext.appnexus`. */
-function buildImp(imp: Imp, params: AppnexusParams, displayManagerVer: string | undefined): Imp {
-  const built: Imp = { ...imp, ext: impExtension(params, imp.ext) };
-  if (params.invCode) built.tagid = params.invCode;
+/** The imp as AppNexus wants it: params turned into OpenRTB fields, and `imp.ext` replaced by `{appnexus, gpid}`. */
+function buildImp(imp: Imp, params: AppnexusParams, displayManagerVer: string): Imp {
+  const built: Imp = { ...imp, ext: impExt(params) };
+  if (params.invCode !== '') built.tagid = params.invCode;
+  if (!(typeof imp.bidfloor === 'number' && imp.bidfloor > 0) && params.reserve > 0) built.bidfloor = params.reserve;
   if (imp.banner) built.banner = buildBanner(imp.banner, params.position);
-  if (params.reserve !== undefined && params.reserve > 0) built.bidfloor = params.reserve;
-  if (!imp.displaymanagerver && displayManagerVer) built.displaymanagerver = displayManagerVer;
+  if (!imp.displaymanagerver && displayManagerVer !== '') built.displaymanagerver = displayManagerVer;
   return built;
 }
 
-/** AppNexus needs a primary size: the first format stands in when the banner has none. */
-function buildBanner(banner: Banner, position: AppnexusParams['position']): Banner {
+/** AppNexus needs a primary size: the first format stands in when the banner has neither width nor height. */
+function buildBanner(banner: Banner, position: string): Banner {
   const built: Banner = { ...banner };
-  if (position) built.pos = POSITION_CODES[position];
+  const pos = POSITION_CODES[position];
+  if (pos !== undefined) built.pos = pos;
   const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
   if (banner.w === undefined && banner.h === undefined && first) {
-    built.w = first.w;
-    built.h = first.h;
+    built.w = first.w ?? 0;
+    built.h = first.h ?? 0;
   }
   return built;
 }
 
-function impExtension(params: AppnexusParams, incoming: Ext | undefined): Ext {
-  const appnexus = dropUndefined({
+function impExt(params: AppnexusParams): Ext {
+  const appnexus = dropEmpty({
     placement_id: params.placementId,
     keywords: params.keywords,
     traffic_source_code: params.trafficSourceCode,
     use_pmt_rule: params.usePmtRule,
-    private_sizes: params.privateSizes,
     ext_inv_code: params.extInvCode,
     external_imp_id: params.externalImpId,
   });
-  const gpid = incoming?.gpid;
-  return typeof gpid === 'string' && gpid !== '' ? { appnexus, gpid } : { appnexus };
+  // Raw JSON: any value that is there is passed on, `null` included.
+  if (params.privateSizes !== undefined) appnexus.private_sizes = params.privateSizes;
+  return params.gpid !== '' ? { appnexus, gpid: params.gpid } : { appnexus };
 }
 
-/** `<source>-<version>` of the Prebid SDK that sent an app request, when it says both. */
-function displayManagerVersion(request: BidRequest): string | undefined {
+/** `<source>-<version>` of the Prebid SDK that sent an app request, when it states both as strings. */
+function displayManagerVersion(request: BidRequest): string {
   const prebid = request.app?.ext?.prebid;
-  if (!isJsonObject(prebid)) return undefined;
+  if (!isJsonObject(prebid)) return '';
   const { source, version } = prebid;
-  return typeof source === 'string' && source && typeof version === 'string' && version ? `${source}-${version}` : undefined;
-}
-
-function requestExtension(request: BidRequest, info: RequestInfo, platformId: number): Ext {
-  const ext: Ext = { hb_source: platformId + (info.endpoint === 'video' ? 1 : 0) };
-  if (info.endpoint === 'amp') ext.is_amp = 1;
-  if (wantsBrandCategory(request)) {
-    ext.include_brand_category = true;
-    ext.brand_category_uniqueness = true;
-  }
-  return ext;
-}
-
-/** Whether the publisher asked for brand categories, under either service namespace. */
-function wantsBrandCategory(request: BidRequest): boolean {
-  return ['prebid', 'svc'].some((ns) => {
-    const options = request.ext?.[ns];
-    const targeting = isJsonObject(options) ? options.targeting : undefined;
-    return isJsonObject(targeting) && targeting.includebrandcategory !== undefined && targeting.includebrandcategory !== null;
-  });
+  return typeof source === 'string' && typeof version === 'string' ? `${source}-${version}` : '';
 }
 
 /**
- * AppNexus reads the supply chain only at `ext.schain` (its OpenRTB 2.4 place), so one sent in `source.schain` or
- * `source.ext.schain` moves there.
+ * The request's `ext`, every key kept, with `appnexus` rebuilt (the publisher's brand category flags and pod id
+ * kept, the AMP flag and header bidding source set) and the supply chain moved in from `source.ext.schain`.
  */
-function moveSupplyChainToExt(request: BidRequest): BidRequest & { ext: Ext } {
-  const ext: Ext = { ...request.ext };
-  const source = request.source;
-  const sourceExt = isJsonObject(source?.ext) ? source.ext : undefined;
-  const schain = source?.schain ?? sourceExt?.schain;
-  if (!source || schain === undefined) return { ...request, ext };
+function requestExt(request: BidRequest, info: RequestInfo, platformId: number): Ext {
+  const ext: Ext = { ...objectOrNull(request.ext, 'map[string]json.RawMessage') };
+  const appnexus = incomingAppnexusExt(ext.appnexus);
+  if (isJsonObject(requestOption(request, 'targeting', 'includebrandcategory'))) {
+    appnexus.brand_category_uniqueness = true;
+    appnexus.include_brand_category = true;
+  }
+  appnexus.is_amp = info.endpoint === 'amp' ? 1 : 0;
+  appnexus.hb_source = platformId + (info.endpoint === 'video' ? 1 : 0);
+  ext.appnexus = appnexus;
+  const sourceExt = request.source?.ext === undefined ? undefined : objectOrNull(request.source.ext, 'map[string]json.RawMessage');
+  if (sourceExt && 'schain' in sourceExt) ext.schain = sourceExt.schain;
+  return ext;
+}
 
-  const { schain: _droppedFromSource, ext: _oldSourceExt, ...restOfSource } = source;
-  const { schain: _droppedFromExt, ...restOfSourceExt } = sourceExt ?? {};
-  const movedSource = Object.keys(restOfSourceExt).length > 0 ? { ...restOfSource, ext: restOfSourceExt } : restOfSource;
-  return { ...request, source: movedSource, ext: { ...ext, schain } };
+/** The keys Prebid Server reads from a publisher's `ext.appnexus`; anything else there is dropped. */
+function incomingAppnexusExt(value: unknown): RequestExtAppnexus {
+  const incoming = objectOrNull(value, 'appnexus.bidReqExtAppnexus');
+  const appnexus: RequestExtAppnexus = {};
+  for (const key of ['include_brand_category', 'brand_category_uniqueness'] as const) {
+    const flag = incoming[key];
+    if (flag === undefined || flag === null) continue;
+    if (typeof flag !== 'boolean') throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.${key}: expects a boolean, got ${JSON.stringify(flag)}`);
+    appnexus[key] = flag;
+  }
+  for (const key of ['is_amp', 'hb_source'] as const) {
+    const number = incoming[key];
+    if (number !== undefined && number !== null && !Number.isInteger(number)) {
+      throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.${key}: expects an integer, got ${JSON.stringify(number)}`);
+    }
+  }
+  const podId = incoming.adpod_id;
+  if (podId !== undefined && podId !== null && typeof podId !== 'string') {
+    throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.adpod_id: expects " or n, but found ${JSON.stringify(podId)[0]}`);
+  }
+  if (typeof podId === 'string') appnexus.adpod_id = podId;
+  return appnexus;
+}
+
+/**
+ * `source` once a supply chain in `source.ext.schain` has moved to the request's `ext` (AppNexus reads it there, its
+ * OpenRTB 2.4 place): `source.ext` without it, left out when nothing else is in it. Undefined when nothing moves.
+ */
+function sourceWithoutSupplyChain(request: BidRequest): BidRequest['source'] {
+  const source = request.source;
+  if (!source || !isJsonObject(source.ext) || !('schain' in source.ext)) return undefined;
+  const { schain: _moved, ...restOfExt } = source.ext;
+  const { ext: _old, ...rest } = source;
+  return Object.keys(restOfExt).length > 0 ? { ...rest, ext: restOfExt } : rest;
 }
 
 /** Video endpoint imp ids are `<pod>_<n>`; AppNexus wants each pod in requests of its own. */
-function groupByPod(prepared: PreparedImp[]): PreparedImp[][] {
-  const pods = new Map<string, PreparedImp[]>();
-  for (const entry of prepared) {
-    const pod = entry.imp.id.split('_')[0] ?? entry.imp.id;
-    pods.set(pod, [...(pods.get(pod) ?? []), entry]);
+function groupByPod(imps: Imp[]): Imp[][] {
+  const pods = new Map<string, Imp[]>();
+  for (const imp of imps) {
+    const pod = imp.id.split('_')[0]!;
+    pods.set(pod, [...(pods.get(pod) ?? []), imp]);
   }
   return [...pods.values()];
 }
 
+/** A random non-negative 63-bit integer, as Go's `rand.Int63`, in decimal. */
 function randomPodId(): string {
-  return String(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
+  const high = BigInt(Math.floor(Math.random() * 2 ** 31));
+  const low = BigInt(Math.floor(Math.random() * 2 ** 32));
+  return ((high << 32n) | low).toString();
 }
 
+/** `extra.platform_id` as Go's `strconv.Atoi` reads it (a number is taken too); 5 when absent or unreadable. */
 function readPlatformId(value: unknown): number {
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isSafeInteger(number) && number > 0 ? number : DEFAULT_PLATFORM_ID;
-}
-
-function appendQuery(endpoint: string, query: string): string {
-  return `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  return typeof value === 'string' && /^[+-]?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : DEFAULT_PLATFORM_ID;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Response side
 // ---------------------------------------------------------------------------------------------------------------
 
-function typeBid(candidate: unknown, request: BidRequest): TypedBid | { error: BidderError } {
-  if (!isJsonObject(candidate) || typeof candidate.impid !== 'string') {
-    return { error: badServerResponse('Bad server response: a bid is not an object with an impid') };
+/**
+ * Typed by `ext.appnexus.bid_ad_type` (0 banner, 1 video, 3 native; absent is 0). An `ext` Go cannot decode, or
+ * another type, is an error for that bid. `brand_category_id` becomes the bid's IAB category; without one, a bid
+ * with several categories loses them all (so the auction rejects it rather than guess). Every bid carries the
+ * creative's duration as video info, and the deal priority.
+ */
+function typeBid(bid: Bid): TypedBid | { error: string } {
+  let appnexus: Ext;
+  let duration: number;
+  try {
+    // A bid without ext gives Go's decoder nothing to read, which it reports.
+    if (bid.ext === undefined) throw new RequestError('expect { or n, but found \u0000');
+    appnexus = objectOrNull(objectOrNull(bid.ext, 'appnexus.bidExt').appnexus, 'appnexus.bidExtAppnexus');
+    for (const key of ['bid_ad_type', 'brand_id', 'brand_category_id', 'deal_priority'] as const) integerOf(appnexus[key], key);
+    const creative = objectOrNull(appnexus.creative_info, 'appnexus.bidExtCreative');
+    duration = integerOf(objectOrNull(creative.video, 'appnexus.bidExtVideo').duration, 'duration');
+  } catch (err) {
+    if (err instanceof RequestError) return { error: err.message };
+    throw err;
   }
-  const bid = { ...candidate } as Bid;
-  const bidExt: AppnexusBidExt = isJsonObject(bid.ext?.appnexus) ? (bid.ext.appnexus as AppnexusBidExt) : {};
+  const adType = integerOf(appnexus.bid_ad_type, 'bid_ad_type');
+  const type = BID_AD_TYPES[adType];
+  if (!type) return { error: `Unrecognized bid_ad_type in response from appnexus: ${adType}` };
 
-  const type = mediaTypeOf(bid, bidExt, request);
-  if ('error' in type) return type;
+  const typedBid: Bid = { ...bid };
+  const category = IAB_CATEGORIES[String(integerOf(appnexus.brand_category_id, 'brand_category_id'))];
+  if (category) typedBid.cat = [category];
+  // An empty category list (which Go's encoder leaves out) gets the bid rejected instead of guessing.
+  else if (Array.isArray(bid.cat) && bid.cat.length > 1) delete typedBid.cat;
 
-  const category = IAB_CATEGORIES[String(bidExt.brand_category_id)];
-  if (category) bid.cat = [category];
-  // An ambiguous category list would let the bid dodge category exclusion; an empty one gets it rejected instead.
-  else if (Array.isArray(bid.cat) && bid.cat.length > 1) bid.cat = [];
-
-  const typed: TypedBid = { bid, type: type.mediaType };
-  if (typeof bidExt.deal_priority === 'number' && bidExt.deal_priority > 0) typed.dealPriority = bidExt.deal_priority;
-  const duration = bidExt.creative_info?.video?.duration;
-  if (type.mediaType === 'video' && typeof duration === 'number') typed.video = { duration };
-  return typed;
-}
-
-function mediaTypeOf(bid: Bid, bidExt: AppnexusBidExt, request: BidRequest): { mediaType: MediaType } | { error: BidderError } {
-  if (bidExt.bid_ad_type !== undefined) {
-    const mediaType = typeof bidExt.bid_ad_type === 'number' ? BID_AD_TYPES[bidExt.bid_ad_type] : undefined;
-    return mediaType ? { mediaType } : { error: badServerResponse(`Unrecognized bid_ad_type in response from appnexus: ${JSON.stringify(bidExt.bid_ad_type)}`) };
-  }
-  const mediaType = bidMediaType(bid, (request.imp ?? []).find((imp) => imp.id === bid.impid));
-  return mediaType ? { mediaType } : { error: badServerResponse(`bid ${JSON.stringify(bid.id)} has no bid_ad_type and its media type cannot be told`) };
+  return { bid: typedBid, type, video: { duration }, dealPriority: integerOf(appnexus.deal_priority, 'deal_priority') };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------------------------
 
-function isImp(value: unknown): value is Imp {
-  return isJsonObject(value) && typeof value.id === 'string';
+/** An object as Go decodes one into a struct or map: `null` (or absence) is empty, anything else fails. */
+function objectOrNull(value: unknown, type: string): Ext {
+  if (value === undefined || value === null) return {};
+  if (!isJsonObject(value)) throw new RequestError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
+  return value;
 }
 
-function arrayOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
+function integerOf(value: unknown, field: string): number {
+  if (value === undefined || value === null) return 0;
+  if (!Number.isInteger(value)) throw new RequestError(`cannot unmarshal ${field}: expects an integer, got ${JSON.stringify(value)}`);
+  return value as number;
 }
 
 function chunk<T>(items: T[], size: number): T[][] {
@@ -275,6 +321,7 @@ function chunk<T>(items: T[], size: number): T[][] {
   return chunks;
 }
 
-function dropUndefined(object: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+/** Go's `omitempty`: zero numbers, empty strings and absent values are left out. */
+function dropEmpty<T extends object>(object: T): Ext {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined && value !== '' && value !== 0));
 }

@@ -2,9 +2,8 @@ import { SDK_VERSION, defineAdapter, readJsonBeside, type BidderInfo } from '../
 import { createIxBidder, ixSettingsFrom } from './ix.js';
 
 const info: BidderInfo = {
-  // Index Exchange issues each host its own endpoint; this placeholder (what Prebid Server ships, with the bidder
-  // disabled by default) must be replaced in the host's bidder config before the bidder is enabled.
-  endpoint: 'http://host/endpoint',
+  // Index Exchange issues each host its own endpoint, so none ships (Prebid Server ships none either) and the bidder
+  // stays disabled until the host sets `bidders.ix.endpoint`.
   disabled: true,
   maintainer: { email: 'pdu-supply-prebid@indexexchange.com' },
   gvlVendorId: 10,
@@ -24,6 +23,7 @@ const info: BidderInfo = {
   },
   ortbVersion: '2.6',
   endpointCompression: 'none',
+  openrtb: { gppSupported: true },
 };
 
 export default defineAdapter({

@@ -1,11 +1,11 @@
 import {
-  MEDIA_TYPES,
-  MTYPE_TO_MEDIA_TYPE,
-  badInput,
   badServerResponse,
-  cloneJson,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readBidResponse,
+  mediaTypeFromMtype,
+  unknownError,
   type App,
   type Banner,
   type Bid,
@@ -36,14 +36,12 @@ export interface IxSettings {
 }
 
 /**
- * Gavel speaks the Prebid Server (Go) wire protocol, which is what Index Exchange's `pbsp` value "go" names; a host
- * may override both diagnostics values with `extra.pbsPlatform` / `extra.pbsVersion`.
+ * Gavel speaks the Prebid Server (Go) wire protocol, which is what Index Exchange's `pbsp` value "go" names. The
+ * version is the host's Gavel version, as Prebid Server reports its own; a host may override both diagnostics values
+ * with `extra.pbsPlatform` / `extra.pbsVersion`.
  */
 const DEFAULT_PLATFORM = 'go';
 const UNKNOWN_VERSION = 'unknown';
-
-/** The three spellings Index Exchange accepts for the site id param; exactly one is set (see params.schema.json). */
-const SITE_ID_KEYS = ['siteId', 'siteid', 'siteID'] as const;
 
 const REQUEST_HEADERS: Record<string, string> = {
   'Content-Type': 'application/json;charset=utf-8',
@@ -58,7 +56,7 @@ export function ixSettingsFrom(config: BidderConfig): IxSettings {
   return {
     endpoint: config.endpoint,
     platform: typeof pbsPlatform === 'string' && pbsPlatform !== '' ? pbsPlatform : DEFAULT_PLATFORM,
-    serverVersion: typeof pbsVersion === 'string' && pbsVersion !== '' ? pbsVersion : UNKNOWN_VERSION,
+    serverVersion: typeof pbsVersion === 'string' && pbsVersion !== '' ? pbsVersion : config.host.version || UNKNOWN_VERSION,
   };
 }
 
@@ -74,35 +72,48 @@ export function createIxBidder(settings: IxSettings): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 interface IxImpParams {
-  siteId?: string;
-  sid?: string;
+  siteId: string;
+  sid: string;
 }
 
-function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsResult {
-  if (!Array.isArray(request.imp)) return { requests: [], errors: [badInput('request.imp must be an array')] };
+/** The keys of the request `ext` Prebid Server's adapter decodes and so sends on; `svc` is Gavel's `prebid`. */
+const KEPT_REQUEST_EXT_KEYS = ['prebid', 'svc', 'schain', 'ixdiag'];
 
-  const outgoing = cloneJson(request);
+/** A value Go's decoder would refuse; its message is the error reported. */
+class DecodeError extends Error {}
+
+function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsResult {
   const errors: BidderError[] = [];
   const imps: Imp[] = [];
   const siteIds = new Set<string>();
 
-  for (const imp of outgoing.imp as unknown[]) {
-    const params = isJsonObject(imp) ? readImpParams(imp as Imp) : { error: badInput('every imp must be an object') };
-    if ('error' in params) {
-      errors.push(params.error);
+  for (const imp of Array.isArray(request.imp) ? request.imp : []) {
+    let params: IxImpParams;
+    try {
+      if (!isJsonObject(imp)) throw new DecodeError(`cannot unmarshal openrtb2.Imp: expect { or n, but found ${JSON.stringify(imp)[0]}`);
+      params = readImpParams(imp);
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      errors.push(unknownError(err.message));
       continue;
     }
-    if (params.siteId) siteIds.add(params.siteId);
-    imps.push(prepareImp(imp as Imp, params));
+    if (params.siteId !== '') siteIds.add(params.siteId);
+    imps.push(prepareImp(imp, params));
   }
-  if (imps.length === 0) return { requests: [], errors };
 
-  outgoing.imp = imps;
+  const outgoing: BidRequest = { ...request, imp: imps };
   const sortedSiteIds = [...siteIds].sort();
   const publisherId = sortedSiteIds.length === 1 ? sortedSiteIds[0] : undefined;
   if (isJsonObject(outgoing.site)) outgoing.site = withPublisher(outgoing.site, publisherId);
   if (isJsonObject(outgoing.app)) outgoing.app = withPublisher(outgoing.app, publisherId);
-  outgoing.ext = withIxDiag(outgoing.ext, sortedSiteIds, settings);
+  try {
+    outgoing.ext = withIxDiag(request.ext, sortedSiteIds, settings);
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    // The request still goes out, with its ext as it was.
+    errors.push(unknownError(err.message));
+  }
+  if (imps.length === 0) return { requests: [], errors };
 
   const call: RequestData = {
     method: 'POST',
@@ -114,40 +125,54 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   return { requests: [call], errors };
 }
 
-function readImpParams(imp: Imp): IxImpParams | { error: BidderError } {
-  const label = `imp ${JSON.stringify(imp.id)}`;
-  const params = isJsonObject(imp.ext) ? imp.ext.bidder : undefined;
-  if (!isJsonObject(params)) return { error: badInput(`${label}: ext.bidder must be an object holding the ix params`) };
-
-  const siteIdKey = SITE_ID_KEYS.find((key) => params[key] !== undefined);
-  const siteId = siteIdKey === undefined ? undefined : params[siteIdKey];
-  if (siteId !== undefined && typeof siteId !== 'string') return { error: badInput(`${label}: ext.bidder.${siteIdKey} must be a string`) };
-  if (params.sid !== undefined && typeof params.sid !== 'string') return { error: badInput(`${label}: ext.bidder.sid must be a string`) };
-  if (params.size !== undefined && !(Array.isArray(params.size) && params.size.every(Number.isInteger))) {
-    return { error: badInput(`${label}: ext.bidder.size must be an array of integers`) };
+/**
+ * The params as Prebid Server decodes them into `openrtb_ext.ExtImpIx`: field names match ignoring case (so
+ * `siteId`, `siteid` and `siteID` are one field, the last one written wins), `null` is empty, a value of another
+ * JSON type fails the imp.
+ */
+function readImpParams(imp: Imp): IxImpParams {
+  const ext = objectOrNull(imp.ext, 'adapters.ExtImpBidder');
+  // Absent params give Go's decoder nothing to read, which it reports.
+  if (ext.bidder === undefined) throw new DecodeError('expect { or n, but found \u0000');
+  const params = objectOrNull(ext.bidder, 'openrtb_ext.ExtImpIx');
+  const size = fieldIgnoringCase(params, 'size');
+  if (size !== undefined && size !== null && !(Array.isArray(size) && size.every((item) => item === null || Number.isInteger(item)))) {
+    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpIx.Size: expects a list of integers, got ${JSON.stringify(size)}`);
   }
-  return { siteId, sid: params.sid };
+  return { siteId: stringField(fieldIgnoringCase(params, 'siteId'), 'SiteId'), sid: stringField(fieldIgnoringCase(params, 'sid'), 'Sid') };
 }
 
-/** `imp` is already the outgoing copy, so it is changed in place. */
+function stringField(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpIx.${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
+  return value;
+}
+
+function objectOrNull(value: unknown, type: string): JsonObject {
+  if (value === undefined || value === null) return {};
+  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
+  return value;
+}
+
 function prepareImp(imp: Imp, params: IxImpParams): Imp {
-  // The exchange reads the slot id at imp.ext.sid, not among the bidder params.
-  if (params.sid) imp.ext = { ...imp.ext, sid: params.sid };
-  if (isJsonObject(imp.banner)) normaliseBannerSizes(imp.banner);
-  return imp;
+  const prepared: Imp = { ...imp };
+  // The exchange reads the slot id at imp.ext.sid; the rest of imp.ext (params included) goes along.
+  if (params.sid !== '') prepared.ext = { ...imp.ext, sid: params.sid };
+  if (isJsonObject(imp.banner)) prepared.banner = normaliseBannerSizes(imp.banner);
+  return prepared;
 }
 
 /** The exchange sizes banners from `format`, and from `w`/`h` when there is a single size. */
-function normaliseBannerSizes(banner: Banner): void {
-  const hasFormats = Array.isArray(banner.format) && banner.format.length > 0;
-  if (!hasFormats && typeof banner.w === 'number' && typeof banner.h === 'number') {
-    banner.format = [{ w: banner.w, h: banner.h }];
+function normaliseBannerSizes(banner: Banner): Banner {
+  const normalised: Banner = { ...banner };
+  const formats = Array.isArray(banner.format) ? banner.format : [];
+  if (formats.length === 0 && typeof banner.w === 'number' && typeof banner.h === 'number') normalised.format = [{ w: banner.w, h: banner.h }];
+  if (Array.isArray(normalised.format) && normalised.format.length === 1) {
+    const only = isJsonObject(normalised.format[0]) ? normalised.format[0] : {};
+    normalised.w = typeof only.w === 'number' ? only.w : 0;
+    normalised.h = typeof only.h === 'number' ? only.h : 0;
   }
-  const onlyFormat = Array.isArray(banner.format) && banner.format.length === 1 ? banner.format[0] : undefined;
-  if (isJsonObject(onlyFormat) && typeof onlyFormat.w === 'number' && typeof onlyFormat.h === 'number') {
-    banner.w = onlyFormat.w;
-    banner.h = onlyFormat.h;
-  }
+  return normalised;
 }
 
 /**
@@ -160,26 +185,35 @@ function withPublisher<T extends Site | App>(inventory: T, publisherId: string |
   return { ...inventory, publisher };
 }
 
-/** Diagnostics Index Exchange asks for: host platform and version, Prebid.js version, and ambiguous site ids. */
+/**
+ * The request `ext` as Prebid Server re-encodes it (`prebid`, `schain` and `ixdiag` only), with the diagnostics
+ * Index Exchange asks for: host platform and version, the Prebid.js version, and ambiguous site ids.
+ */
 function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings): Ext {
-  const requestExt: Ext = isJsonObject(ext) ? { ...ext } : {};
-  const ixdiag: JsonObject = isJsonObject(requestExt.ixdiag) ? { ...requestExt.ixdiag } : {};
+  const incoming = objectOrNull(ext, 'ix.ExtRequest');
+  const requestExt: Ext = {};
+  for (const key of KEPT_REQUEST_EXT_KEYS) if (incoming[key] !== undefined && incoming[key] !== null) requestExt[key] = incoming[key];
+  const ixdiag: JsonObject = { ...objectOrNull(incoming.ixdiag, 'map[string]interface {}') };
 
-  const prebidJsVersion = channelVersion(requestExt.prebid);
-  if (prebidJsVersion) ixdiag.pbjsv = prebidJsVersion;
+  const channel = channelOf(incoming.prebid ?? incoming.svc);
+  if (channel) ixdiag.pbjsv = typeof channel.version === 'string' ? channel.version : '';
   if (sortedSiteIds.length > 1) ixdiag.multipleSiteIds = sortedSiteIds.join(', ');
   // A build suffix such as "1.4.0-3f9c2ab" is noise to the exchange.
-  ixdiag.pbsv = settings.serverVersion.split('-')[0] || settings.serverVersion;
+  ixdiag.pbsv = settings.serverVersion.split('-')[0];
   ixdiag.pbsp = settings.platform;
 
   requestExt.ixdiag = ixdiag;
   return requestExt;
 }
 
-function channelVersion(prebidExt: unknown): string | undefined {
-  if (!isJsonObject(prebidExt) || !isJsonObject(prebidExt.channel)) return undefined;
-  const version = prebidExt.channel.version;
-  return typeof version === 'string' && version !== '' ? version : undefined;
+function channelOf(prebidExt: unknown): JsonObject | undefined {
+  const prebid = objectOrNull(prebidExt, 'openrtb_ext.ExtRequestPrebid');
+  if (prebid.channel === undefined || prebid.channel === null) return undefined;
+  const channel = objectOrNull(prebid.channel, 'openrtb_ext.ExtRequestPrebidChannel');
+  if (channel.version !== undefined && channel.version !== null && typeof channel.version !== 'string') {
+    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebidChannel.Version: expects " or n, but found ${JSON.stringify(channel.version)[0]}`);
+  }
+  return channel;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -187,89 +221,81 @@ function channelVersion(prebidExt: unknown): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 
 function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
-  const read = readBidResponse(response);
-  if ('result' in read) return read.result;
+  const statusResult = checkResponseStatus(response);
+  if (statusResult) return statusResult;
 
-  const body = read.body;
-  // Stricter than the SDK's seatBids(): a malformed seatbid is reported, not skipped.
-  const seatBids = body.seatbid ?? [];
-  if (!Array.isArray(seatBids)) return { bids: [], errors: [badServerResponse('Bad server response: seatbid is not an array')] };
+  const decoded = decodeOpenrtb2BidResponse(response.body);
+  if ('error' in decoded) return { bids: [], errors: [badServerResponse(`JSON parsing error: ${decoded.error}`)] };
 
   const impTypes = impMediaTypesById(request);
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
-  for (const seatBid of seatBids) {
-    const seatBidBids = isJsonObject(seatBid) ? seatBid.bid : undefined;
-    if (!Array.isArray(seatBidBids)) {
-      errors.push(badServerResponse('Bad server response: a seatbid has no bid array'));
-      continue;
-    }
-    for (const candidate of seatBidBids) {
-      const typed = typeBid(candidate, impTypes);
-      if ('code' in typed) errors.push(typed);
+  for (const seatBid of decoded.value.seatbid) {
+    for (const bid of seatBid.bid) {
+      const typed = typeBid(bid, impTypes);
+      if ('error' in typed) errors.push(unknownError(typed.error));
       else bids.push(typed);
     }
   }
-
-  const currency = typeof body.cur === 'string' && body.cur !== '' ? body.cur : 'USD';
-  return errors.length > 0 ? { currency, bids, errors } : { currency, bids };
+  if (decoded.value.ext !== undefined && !isJsonObject(decoded.value.ext)) {
+    return { bids: [], errors: [...errors, unknownError(`cannot unmarshal ix.ixRespExt: expect { or n, but found ${JSON.stringify(decoded.value.ext)[0]}`)] };
+  }
+  return { currency: decoded.value.cur || 'USD', bids, errors };
 }
 
+/** Each imp's media type, banner over video over native over audio. */
 function impMediaTypesById(request: BidRequest): Map<string, MediaType> {
   const types = new Map<string, MediaType>();
-  for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-    if (!isJsonObject(imp)) continue;
+  for (const imp of request.imp) {
     const type = IMP_TYPE_PRECEDENCE.find((mediaType) => imp[mediaType] !== undefined && imp[mediaType] !== null);
-    if (type) types.set(String(imp.id), type);
+    if (type) types.set(imp.id, type);
   }
   return types;
 }
 
-function isWellFormedBid(value: unknown): value is Bid {
-  return isJsonObject(value) && typeof value.impid === 'string' && typeof value.price === 'number';
-}
-
-function typeBid(candidate: unknown, impTypes: Map<string, MediaType>): TypedBid | BidderError {
-  if (!isWellFormedBid(candidate)) return badServerResponse('Bad server response: a bid lacks a string impid or a numeric price');
-  const type = bidMediaType(candidate, impTypes);
-  if (typeof type !== 'string') return type;
-
-  const bid: Bid = { ...candidate };
-  const typed: TypedBid = { bid, type };
-  if (type === 'video') {
-    const video = prebidVideoExt(bid);
-    if (video) {
-      typed.video = video;
-      // The exchange may send the category only in the video ext; the core reads it from bid.cat.
-      if ((!Array.isArray(bid.cat) || bid.cat.length === 0) && video.primaryCategory) bid.cat = [video.primaryCategory];
+function typeBid(raw: Bid, impTypes: Map<string, MediaType>): TypedBid | { error: string } {
+  const type = bidMediaType(raw, impTypes);
+  if ('error' in type) return type;
+  const bid: Bid = { ...raw };
+  const typed: TypedBid = { bid, type: type.type };
+  if (type.type === 'video') {
+    const video = prebidExt(bid.ext)?.video;
+    if (isJsonObject(video)) {
+      typed.video = { duration: (video.duration as number | undefined) ?? 0 };
+      // The exchange may send the category only in the video ext; an empty one still fills an empty list.
+      if (!Array.isArray(bid.cat) || bid.cat.length === 0) bid.cat = [(video.primary_category as string | undefined) ?? ''];
     }
   }
-  if (type === 'native' && typeof bid.adm === 'string') bid.adm = mergeNativeImpressionTrackers(bid.adm);
+  if (type.type === 'native' && typeof bid.adm === 'string') bid.adm = mergeNativeImpressionTrackers(bid.adm);
   return typed;
 }
 
 /** The markup type the exchange declared (`mtype`, then `ext.prebid.type`), else the type of the imp bid on. */
-function bidMediaType(bid: Bid, impTypes: Map<string, MediaType>): MediaType | BidderError {
-  const declared = typeof bid.mtype === 'number' ? MTYPE_TO_MEDIA_TYPE[bid.mtype] : undefined;
-  if (declared) return declared;
+function bidMediaType(bid: Bid, impTypes: Map<string, MediaType>): { type: MediaType } | { error: string } {
+  const declared = mediaTypeFromMtype(bid.mtype);
+  if (declared) return { type: declared };
 
-  const prebidExt = isJsonObject(bid.ext) ? bid.ext.prebid : undefined;
-  const extType = isJsonObject(prebidExt) ? prebidExt.type : undefined;
+  const extType = prebidExt(bid.ext)?.type;
   if (typeof extType === 'string' && extType !== '') {
-    return (MEDIA_TYPES as readonly string[]).includes(extType)
-      ? (extType as MediaType)
-      : badServerResponse(`invalid BidType: ${extType}`);
+    return IMP_TYPE_PRECEDENCE.includes(extType as MediaType) ? { type: extType as MediaType } : { error: `invalid BidType: ${extType}` };
   }
-
-  return impTypes.get(bid.impid) ?? badServerResponse(`unmatched impression id: ${bid.impid}`);
+  const impType = impTypes.get(bid.impid);
+  return impType ? { type: impType } : { error: `unmatched impression id: ${bid.impid}` };
 }
 
-function prebidVideoExt(bid: Bid): TypedBid['video'] | undefined {
-  const prebidExt = isJsonObject(bid.ext) ? bid.ext.prebid : undefined;
-  const video = isJsonObject(prebidExt) ? prebidExt.video : undefined;
-  if (!isJsonObject(video)) return undefined;
-  const info: NonNullable<TypedBid['video']> = {};
-  if (typeof video.duration === 'number') info.duration = video.duration;
-  if (typeof video.primary_category === 'string' && video.primary_category !== '') info.primaryCategory = video.primary_category;
-  return info;
+/**
+ * `bid.ext.prebid` when Go decodes `bid.ext` into `openrtb_ext.ExtBid` without error (the fields read here of the
+ * right JSON types); undefined otherwise.
+ */
+function prebidExt(ext: unknown): JsonObject | undefined {
+  if (!isJsonObject(ext) || !isJsonObject(ext.prebid)) return undefined;
+  const prebid = ext.prebid;
+  if (prebid.type !== undefined && prebid.type !== null && typeof prebid.type !== 'string') return undefined;
+  const video = prebid.video;
+  if (video !== undefined && video !== null) {
+    if (!isJsonObject(video)) return undefined;
+    if (video.duration !== undefined && video.duration !== null && !Number.isInteger(video.duration)) return undefined;
+    if (video.primary_category !== undefined && video.primary_category !== null && typeof video.primary_category !== 'string') return undefined;
+  }
+  return prebid;
 }

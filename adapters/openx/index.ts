@@ -25,6 +25,8 @@ export default defineAdapter({
     },
     ortbVersion: '2.6',
     endpointCompression: 'gzip',
+    openrtb: { gppSupported: true },
+    modifyingVastXmlAllowed: true,
   },
   paramsSchema: readJsonBeside(import.meta.url, './params.schema.json'),
   create: (config) => createOpenxBidder(config),

@@ -1,10 +1,10 @@
 import {
   badInput,
-  badServerResponse,
-  bidMediaType,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   isJsonObject,
-  readBidResponse,
-  seatBids,
+  mediaTypeFromMtype,
+  unknownError,
   type Bid,
   type BidRequest,
   type Bidder,
@@ -14,10 +14,10 @@ import {
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
+  type MediaType,
   type RequestData,
   type ResponseData,
   type TypedBid,
-  type Video,
 } from '../../core/api/index.js';
 
 /** Tells OpenX which integration sent the request (its "bidder config"). */
@@ -28,28 +28,33 @@ const REQUEST_HEADERS = { 'Content-Type': 'application/json;charset=utf-8', Acce
 
 interface OpenxParams {
   unit: string;
-  delDomain?: string;
-  platform?: string;
+  delDomain: string;
+  platform: string;
   customFloor?: number;
   customParams?: Ext;
+}
+
+/** The request's `ext`, replaced wholesale: `bc` always, the others when not empty. */
+interface OpenxRequestExt {
+  delDomain: string;
+  platform: string;
 }
 
 export function createOpenxBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request: BidRequest): MakeRequestsResult {
-      const errors: BidderError[] = [];
+      // OpenX takes one media type per imp: banner over video over native. Banner and native imps travel together,
+      // video imps one per request. An imp with none of the three is left out without a word.
       const bannerAndNative: Imp[] = [];
       const videos: Imp[] = [];
-      for (const imp of arrayOf(request.imp)) {
-        if (!isImp(imp)) errors.push(badInput('an imp without an id was skipped'));
-        else if (imp.banner || imp.native) bannerAndNative.push(imp);
+      for (const imp of request.imp) {
+        if (imp.banner) bannerAndNative.push(imp);
         else if (imp.video) videos.push(imp);
-        else errors.push(badInput(`OpenX only supports banner, video and native imps. Ignoring imp id=${imp.id}`));
+        else if (imp.native) bannerAndNative.push(imp);
       }
-      // Banner and native imps travel together; OpenX takes video imps one per request.
-      const groups = [bannerAndNative, ...videos.map((video) => [video])].filter((group) => group.length > 0);
+      const errors: BidderError[] = [];
       const requests: RequestData[] = [];
-      for (const group of groups) {
+      for (const group of [bannerAndNative, ...videos.map((video) => [video])]) {
         const built = buildRequest(request, group, config.endpoint);
         errors.push(...built.errors);
         if (built.request) requests.push(built.request);
@@ -58,16 +63,14 @@ export function createOpenxBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const read = readBidResponse(response);
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
 
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
       const bids: TypedBid[] = [];
-      const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (isBid(bid)) bids.push(typeBid(bid, request));
-        else errors.push(badServerResponse('Bad server response: a bid is not an object with an impid'));
-      }
-      return { currency: typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : 'USD', bids, errors };
+      for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push(typeBid(bid, request.imp));
+      return { currency: decoded.value.cur || 'USD', bids };
     },
   };
 }
@@ -77,25 +80,28 @@ export function createOpenxBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * One OpenX request for a group of imps. The request's `ext` is replaced: OpenX reads only its own keys there, and
- * takes the delivery domain and platform of the first imp with valid params.
+ * One OpenX request for a group of imps, or none when no imp of the group has usable params. The request's `ext` is
+ * replaced: OpenX reads only its own keys there, the delivery domain and platform of the last imp read.
  */
 function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?: RequestData; errors: BidderError[] } {
   const errors: BidderError[] = [];
   const prepared: Imp[] = [];
-  let account: OpenxParams | undefined;
+  const account: OpenxRequestExt = { delDomain: '', platform: '' };
   for (const imp of imps) {
     const read = readOpenxParams(imp.ext?.bidder);
     if ('error' in read) {
-      errors.push(badInput(`imp ${imp.id}: ${read.error}`));
+      errors.push(badInput(read.error));
       continue;
     }
-    account ??= read.params;
+    account.delDomain = read.params.delDomain;
+    account.platform = read.params.platform;
     prepared.push(buildImp(imp, read.params));
   }
-  if (!account) return { errors };
+  if (prepared.length === 0) return { errors };
 
-  const ext = dropUndefined({ bc: BIDDER_CONFIG, delDomain: account.delDomain, platform: account.platform });
+  const ext: Ext = { bc: BIDDER_CONFIG };
+  if (account.delDomain !== '') ext.delDomain = account.delDomain;
+  if (account.platform !== '') ext.platform = account.platform;
   return {
     request: { method: 'POST', uri, body: { ...request, imp: prepared, ext }, headers: { ...REQUEST_HEADERS }, impIds: prepared.map((imp) => imp.id) },
     errors,
@@ -103,14 +109,21 @@ function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?
 }
 
 function buildImp(imp: Imp, params: OpenxParams): Imp {
-  const built: Imp = { ...imp, tagid: params.unit };
-  if (!(typeof imp.bidfloor === 'number' && imp.bidfloor > 0) && params.customFloor !== undefined && params.customFloor > 0) {
-    built.bidfloor = params.customFloor;
-  }
+  const built: Imp = { ...imp };
+  if (params.unit !== '') built.tagid = params.unit;
+  else delete built.tagid;
+  if (!imp.bidfloor && params.customFloor !== undefined && params.customFloor > 0) built.bidfloor = params.customFloor;
+
   const ext = outgoingImpExt(imp.ext, params.customParams);
   if (ext) built.ext = ext;
   else delete built.ext;
-  if (imp.video) built.video = outgoingVideo(imp.video, isRewarded(imp));
+
+  const rwdd = rewardedFlag(imp);
+  if (rwdd !== undefined) built.rwdd = rwdd;
+  if (imp.video) {
+    const { ext: _dropped, ...video } = imp.video;
+    built.video = built.rwdd === 1 ? { ...video, ext: { rewarded: 1 } } : video;
+  }
   return built;
 }
 
@@ -123,77 +136,107 @@ function outgoingImpExt(incoming: Ext | undefined, customParams: Ext | undefined
   return Object.keys(ext).length > 0 ? ext : undefined;
 }
 
-/** OpenX reads `video.ext` only for the rewarded flag; anything else there is dropped. */
-function outgoingVideo(video: Video, rewarded: boolean): Video {
-  const { ext: _ignored, ...rest } = video;
-  return rewarded ? { ...rest, ext: { rewarded: 1 } } : rest;
-}
-
-/** Rewarded inventory: OpenRTB 2.6 `imp.rwdd`, or the older `imp.ext.<namespace>.is_rewarded_inventory`. */
-function isRewarded(imp: Imp): boolean {
-  if (imp.rwdd === 1) return true;
-  return SERVICE_NAMESPACES.some((namespace) => {
+/**
+ * Rewarded inventory is OpenRTB 2.6 `imp.rwdd`. Prebid Server's core moves the older
+ * `imp.ext.prebid.is_rewarded_inventory` there (when `rwdd` is unset) before any adapter runs; Gavel's core does
+ * not, so the adapter does: the flag to set on the outgoing imp, if any.
+ */
+function rewardedFlag(imp: Imp): number | undefined {
+  if (imp.rwdd !== undefined && imp.rwdd !== 0) return undefined;
+  for (const namespace of SERVICE_NAMESPACES) {
     const options = imp.ext?.[namespace];
-    return isJsonObject(options) && options.is_rewarded_inventory === 1;
-  });
+    if (isJsonObject(options) && typeof options.is_rewarded_inventory === 'number') return options.is_rewarded_inventory;
+  }
+  return undefined;
 }
 
-function readOpenxParams(bidderParams: unknown): { params: OpenxParams } | { error: string } {
-  if (!isJsonObject(bidderParams)) return { error: 'imp.ext.bidder must hold the openx params object' };
+/**
+ * The params as Prebid Server decodes them into `openrtb_ext.ExtImpOpenx`: `unit` and `customFloor` are numbers or
+ * strings (taken as they are), a missing string is empty, `customParams` an object or nothing.
+ */
+function readOpenxParams(raw: unknown): { params: OpenxParams } | { error: string } {
+  const bidderParams = raw === null ? {} : raw;
+  if (!isJsonObject(bidderParams)) return { error: `expect { or n, but found ${raw === undefined ? '\u0000' : JSON.stringify(raw)[0]}` };
   const { unit, delDomain, platform, customFloor, customParams } = bidderParams;
-  const unitText = typeof unit === 'number' && Number.isFinite(unit) ? String(unit) : typeof unit === 'string' ? unit.trim() : '';
-  if (unitText === '') return { error: 'unit is required' };
-  const floor = readFloor(customFloor);
-  if (floor === 'invalid') return { error: `customFloor must be a number, got ${JSON.stringify(customFloor)}` };
+  const unitText = numberText(unit);
+  const floorText = numberText(customFloor);
+  const platformText = stringText(platform);
+  const delDomainText = stringText(delDomain);
+  const customParamsOk = customParams === undefined || customParams === null || isJsonObject(customParams);
+  if (unitText === undefined || floorText === undefined || platformText === undefined || delDomainText === undefined || !customParamsOk) {
+    return { error: `cannot unmarshal openrtb_ext.ExtImpOpenx: a param has the wrong type in ${JSON.stringify(bidderParams)}` };
+  }
+  const floor = Number(floorText);
   return {
     params: {
       unit: unitText,
-      delDomain: typeof delDomain === 'string' && delDomain !== '' ? delDomain : undefined,
-      platform: typeof platform === 'string' && platform !== '' ? platform : undefined,
-      customFloor: floor,
+      delDomain: delDomainText,
+      platform: platformText,
+      customFloor: GO_FLOAT.test(floorText) && floor > 0 ? floor : undefined,
       customParams: isJsonObject(customParams) ? customParams : undefined,
     },
   };
 }
 
-/** A floor given as a number or a decimal string. */
-function readFloor(value: unknown): number | undefined | 'invalid' {
-  if (value === undefined || value === null || value === '') return undefined;
-  const number = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isFinite(number) ? number : 'invalid';
+/** What Go's `strconv.ParseFloat` reads (decimal forms). */
+const GO_FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A `json.Number` as Prebid Server's decoder fills it: a JSON number's text, or any string as it is. */
+function numberText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function stringText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Response side
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Typed by `mtype`, else by the imp's only media type; OpenX's default is banner. */
-function typeBid(bid: Bid, request: BidRequest): TypedBid {
-  const imp = arrayOf(request.imp).find((candidate): candidate is Imp => isImp(candidate) && candidate.id === bid.impid);
-  const type = bidMediaType(bid, imp) ?? 'banner';
-  if (type !== 'video') return { bid, type };
-  const video: TypedBid['video'] = {};
-  if (typeof bid.dur === 'number') video.duration = bid.dur;
-  if (Array.isArray(bid.cat) && typeof bid.cat[0] === 'string') video.primaryCategory = bid.cat[0];
-  return { bid, type, video };
+/**
+ * Typed by `mtype` (banner, video, native), else by its imp: banner unless the imp has no banner but a video (then
+ * video) or a native (then native). Every bid carries its duration and first category as video info, and the
+ * OpenX demand facts of `bid.ext` as meta.
+ */
+function typeBid(bid: Bid, imps: Imp[]): TypedBid {
+  const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video', 'native']) ?? impMediaType(imps.find((imp) => imp.id === bid.impid));
+  const typed: TypedBid = { bid, type, video: { duration: bid.dur ?? 0, primaryCategory: bid.cat?.[0] ?? '' } };
+  const meta = bidMeta(bid.ext);
+  if (meta) typed.meta = meta;
+  return typed;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------------------------
-
-function isImp(value: unknown): value is Imp {
-  return isJsonObject(value) && typeof value.id === 'string';
+function impMediaType(imp: Imp | undefined): MediaType {
+  if (imp && !imp.banner && imp.video) return 'video';
+  if (imp && !imp.banner && imp.native) return 'native';
+  return 'banner';
 }
 
-function isBid(value: unknown): value is Bid {
-  return isJsonObject(value) && typeof value.impid === 'string';
+/**
+ * `bid.ext.dsp_id` and `brand_id` (integers written as strings) and `buyer_id` (a string holding an integer) become
+ * the network, brand and advertiser ids. An ext of any other shape gives no meta, as does one without a positive id.
+ */
+function bidMeta(ext: unknown): Record<string, unknown> | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const networkId = quotedInt(ext.dsp_id);
+  const brandId = quotedInt(ext.brand_id);
+  if (networkId === undefined || brandId === undefined) return undefined;
+  if (ext.buyer_id !== undefined && ext.buyer_id !== null && typeof ext.buyer_id !== 'string') return undefined;
+  const advertiserId = typeof ext.buyer_id === 'string' && /^[+-]?\d+$/.test(ext.buyer_id) ? Number(ext.buyer_id) : 0;
+  if (advertiserId <= 0 && networkId <= 0 && brandId <= 0) return undefined;
+  const meta: Record<string, unknown> = {};
+  if (networkId !== 0) meta.networkId = networkId;
+  if (advertiserId !== 0) meta.advertiserId = advertiserId;
+  if (brandId !== 0) meta.brandId = brandId;
+  return meta;
 }
 
-function arrayOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function dropUndefined(object: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+/** Go's `int` with the `,string` option: a JSON string holding an integer (absence is 0); anything else fails. */
+function quotedInt(value: unknown): number | undefined {
+  if (value === undefined || value === null) return 0;
+  return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : undefined;
 }

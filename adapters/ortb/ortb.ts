@@ -18,41 +18,6 @@ import {
   type TypedBid,
 } from '../../core/api/index.js';
 
-/** Fields OpenRTB 2.6 promoted out of `ext`: [object, field]. */
-const PROMOTED_FIELDS: Array<[keyof BidRequest & string, string]> = [
-  ['regs', 'gdpr'],
-  ['regs', 'us_privacy'],
-  ['regs', 'gpp'],
-  ['regs', 'gpp_sid'],
-  ['user', 'consent'],
-  ['user', 'eids'],
-  ['source', 'schain'],
-];
-
-/**
- * Moves the fields OpenRTB 2.6 promoted between `<object>.<field>` and `<object>.ext.<field>`, so a 2.5 bidder
- * finds them in ext and a 2.6 bidder at top level. Copies only the objects it changes.
- */
-export function convertVersion(request: BidRequest, version: '2.5' | '2.6'): BidRequest {
-  let converted = request;
-  for (const [objectName, field] of PROMOTED_FIELDS) {
-    const object = converted[objectName];
-    if (!isJsonObject(object)) continue;
-    const ext = isJsonObject(object.ext) ? object.ext : undefined;
-    if (version === '2.5' && object[field] !== undefined) {
-      const { [field]: value, ...rest } = object;
-      converted = { ...converted, [objectName]: { ...rest, ext: { ...ext, [field]: ext?.[field] ?? value } } };
-    } else if (version === '2.6' && ext?.[field] !== undefined) {
-      const { [field]: value, ...restExt } = ext;
-      const updated: JsonObject = { ...object, [field]: object[field] ?? value };
-      if (Object.keys(restExt).length > 0) updated.ext = restExt;
-      else delete updated.ext;
-      converted = { ...converted, [objectName]: updated };
-    }
-  }
-  return converted;
-}
-
 /** Values an endpoint template may use: every scalar of the first imp's params. */
 function macroValues(imp: Imp | undefined): Record<string, string | number | undefined> {
   const params = isJsonObject(imp?.ext?.bidder) ? (imp!.ext!.bidder as JsonObject) : {};
@@ -79,7 +44,7 @@ export function createOrtbBidder(config: BidderConfig): Bidder {
         }
       }
       return {
-        requests: [{ method: 'POST', uri, body: convertVersion(request, config.ortbVersion), impIds: request.imp.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri, body: request, impIds: request.imp.map((imp) => imp.id) }],
       };
     },
 

@@ -1,96 +1,110 @@
-/** Reads a PubMatic translator response into typed bids. */
+/** Reads a PubMatic translator response into typed bids, as Prebid Server's adapter does. */
 import {
   badServerResponse,
+  BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   isJsonObject,
-  MTYPE_TO_MEDIA_TYPE,
-  readBidResponse,
-  seatBids,
+  mediaTypeFromMtype,
+  unknownError,
   type Bid,
   type BidderError,
   type JsonObject,
   type MakeBidsResult,
-  type MediaType,
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { rawMemberText } from './json.js';
-
-/** PubMatic's older bid typing, `bid.ext.bidtype`, for bids without `mtype`. */
-const LEGACY_BID_TYPES: Readonly<Record<number, MediaType>> = { 0: 'banner', 1: 'video', 2: 'native' };
+import { DecodeError, decodeObject, decodeString, rawMemberText } from './json.js';
 
 export function readPubmaticBids(response: ResponseData): MakeBidsResult {
-  const read = readBidResponse(response);
-  if ('result' in read) return read.result;
+  // PBS's PubMatic adapter reports statuses other than 400 as generic errors.
+  const statusResult = checkResponseStatus(response, { code: BidderErrorCode.Unknown });
+  if (statusResult) return statusResult;
 
+  const decoded = decodeOpenrtb2BidResponse(response.body);
+  if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
-  for (const { bid: raw } of seatBids(read.body)) {
-    if (!isJsonObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
-      errors.push(badServerResponse('Bad server response: a bid lacks impid or a numeric price'));
-      continue;
+  for (const seatbid of decoded.value.seatbid) {
+    for (const bid of seatbid.bid) {
+      const typed = toTypedBid(bid, errors);
+      if (typed) bids.push(typed);
     }
-    const typed = toTypedBid(raw, errors);
-    if (typed) bids.push(typed);
   }
-  const currency = typeof read.body.cur === 'string' && read.body.cur !== '' ? read.body.cur : undefined;
-  return { currency, bids, errors: errors.length > 0 ? errors : undefined };
-}
-
-function toTypedBid(raw: JsonObject, errors: BidderError[]): TypedBid | undefined {
-  const bid = { ...raw } as Bid;
-  const bidExt = isJsonObject(raw.ext) ? raw.ext : {};
-  const type = mediaTypeOf(raw, bidExt);
-  if (!type) {
-    errors.push(badServerResponse(`bid ${String(raw.id)} for imp ${raw.impid}: no media type (mtype ${String(raw.mtype)})`));
-    return undefined;
-  }
-  // The ad server keys on a single category.
-  if (Array.isArray(bid.cat) && bid.cat.length > 1) bid.cat = bid.cat.slice(0, 1);
-  if (isJsonObject(raw.ext)) bid.ext = withDsaParamsRenamed(raw.ext);
-  if (type === 'native' && typeof bid.adm === 'string') {
-    const adm = unwrapNativeAdm(bid.adm);
-    if (adm === undefined) errors.push(badServerResponse(`bid ${String(raw.id)}: native adm is not a JSON object`));
-    else bid.adm = adm;
-  }
-
-  const typed: TypedBid = { bid, type };
-  if (typeof bidExt.marketplace === 'string' && bidExt.marketplace !== '') typed.seat = bidExt.marketplace;
-  if (typeof bidExt.prebiddealpriority === 'number' && bidExt.prebiddealpriority > 0) typed.dealPriority = bidExt.prebiddealpriority;
-  const duration = isJsonObject(bidExt.video) ? bidExt.video.duration : undefined;
-  if (typeof duration === 'number') typed.video = { duration };
-  return typed;
-}
-
-function mediaTypeOf(bid: JsonObject, bidExt: JsonObject): MediaType | undefined {
-  if (typeof bid.mtype === 'number') return MTYPE_TO_MEDIA_TYPE[bid.mtype];
-  const legacy = bidExt.bidtype ?? bidExt.BidType;
-  return typeof legacy === 'number' ? LEGACY_BID_TYPES[legacy] : undefined;
+  return { currency: decoded.value.cur || 'USD', bids, errors };
 }
 
 /**
- * PubMatic may wrap a native response as `{"native": {...}}`; the auction wants the inner object, kept as the exact
- * text PubMatic sent.
+ * A bid is typed by `mtype` alone (a bid without one is an error). Its `ext` gives the seat (`marketplace`), deal
+ * priority, video duration and meta media type (video for in-banner video); an `ext` that cannot be decoded is
+ * reported but the bid stays, as does a native bid whose markup cannot be read.
  */
-function unwrapNativeAdm(adm: string): string | undefined {
+function toTypedBid(raw: Bid, errors: BidderError[]): TypedBid | undefined {
+  const type = mediaTypeFromMtype(raw.mtype);
+  if (!type) {
+    errors.push(badServerResponse(`failed to parse bid mtype (${raw.mtype ?? 0}) for impression id ${raw.impid}`));
+    return undefined;
+  }
+  const bid: Bid = { ...raw };
+  // The ad server keys on a single category.
+  if (Array.isArray(bid.cat) && bid.cat.length > 1) bid.cat = bid.cat.slice(0, 1);
+  const typed: TypedBid = { bid, type, video: { duration: 0 } };
+
+  const bidExt = readBidExt(raw.ext);
+  if ('error' in bidExt) errors.push(unknownError(bidExt.error));
+  else if (bidExt.ext) {
+    const { marketplace, prebiddealpriority, video, ibv } = bidExt.ext;
+    if (marketplace) typed.seat = marketplace as string;
+    if (typeof prebiddealpriority === 'number' && prebiddealpriority > 0) typed.dealPriority = prebiddealpriority;
+    if (isJsonObject(video) && typeof video.duration === 'number') typed.video = { duration: video.duration };
+    typed.meta = { mediaType: ibv === true ? 'video' : type };
+  }
+
+  if (type === 'native') {
+    const adm = nativeAdm(bid.adm ?? '');
+    if (adm === undefined) errors.push(unknownError('unable to unmarshal native adm'));
+    else bid.adm = adm;
+  }
+  return typed;
+}
+
+/** `bid.ext` decoded as Go's `*pubmaticBidExt`: `null` is none, a missing ext or a field of the wrong type fails. */
+function readBidExt(ext: unknown): { ext?: JsonObject } | { error: string } {
+  if (ext === undefined) return { error: 'expect { or n, but found \u0000' };
+  if (ext === null) return {};
+  try {
+    const object = decodeObject(ext, 'pubmatic.pubmaticBidExt');
+    decodeString(object.marketplace, 'pubmatic.pubmaticBidExt.Marketplace');
+    const checks: Array<[unknown, boolean, string]> = [
+      [object.prebiddealpriority, Number.isInteger(object.prebiddealpriority), 'PrebidDealPriority'],
+      [object.ibv, typeof object.ibv === 'boolean', 'InBannerVideo'],
+    ];
+    const video = decodeObject(object.video, 'pubmatic.pubmaticBidExtVideo');
+    checks.push([video.duration, Number.isInteger(video.duration), 'VideoCreativeInfo.Duration']);
+    for (const [value, fits, field] of checks) {
+      if (value !== undefined && value !== null && !fits) throw new DecodeError(`cannot unmarshal pubmatic.pubmaticBidExt.${field}: got ${JSON.stringify(value)}`);
+    }
+    return { ext: object };
+  } catch (err) {
+    if (err instanceof DecodeError) return { error: err.message };
+    throw err;
+  }
+}
+
+/**
+ * PubMatic may wrap a native response as `{"native": ...}`; the auction wants the inner value, as the exact text
+ * PubMatic sent (a string's content without its quotes). Undefined when the markup is not a JSON object.
+ */
+function nativeAdm(adm: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(adm);
   } catch {
     return undefined;
   }
+  if (parsed === null) return adm;
   if (!isJsonObject(parsed)) return undefined;
   if (!('native' in parsed)) return adm;
-  return isJsonObject(parsed.native) ? rawMemberText(adm, 'native') : undefined;
-}
-
-/** PubMatic names the DSA transparency params `dsaparams`; OpenRTB's DSA extension calls them `params`. */
-function withDsaParamsRenamed(ext: JsonObject): JsonObject {
-  const dsa = ext.dsa;
-  if (!isJsonObject(dsa) || !Array.isArray(dsa.transparency)) return ext;
-  const transparency = dsa.transparency.map((entry: unknown) => {
-    if (!isJsonObject(entry) || !('dsaparams' in entry)) return entry;
-    const { dsaparams, ...rest } = entry;
-    return { ...rest, params: dsaparams };
-  });
-  return { ...ext, dsa: { ...dsa, transparency } };
+  const inner = rawMemberText(adm, 'native')!;
+  return inner.startsWith('"') ? inner.slice(1, -1) : inner;
 }

@@ -1,13 +1,14 @@
 /**
  * Turns one auction imp into the imp PubMatic's translator expects: ad slot name and size, floor, and the
- * targeting keys PubMatic reads from `imp.ext`.
+ * targeting keys PubMatic reads from `imp.ext`. Params are read the way Prebid Server decodes them
+ * (`ExtImpBidderPubmatic`, `openrtb_ext.ExtImpPubmatic`): a field of the wrong JSON type fails the imp.
  */
-import { badInput, isJsonObject, type Banner, type BidderError, type Imp, type JsonObject } from '../../core/api/index.js';
-import { trimmedString } from './json.js';
+import { isJsonObject, type Banner, type Imp, type JsonObject } from '../../core/api/index.js';
+import { DecodeError, decodeObject, decodeString, goFloatText } from './json.js';
 
 export interface Wrapper {
-  profile?: number;
-  version?: number;
+  profile: number;
+  version: number;
 }
 
 export interface ParsedImp {
@@ -22,147 +23,200 @@ export interface DisplayManager {
   version: string;
 }
 
+/** What the imp parse reads only until the request has it: the OpenWrap wrapper, the publisher id. */
+export interface ParseNeeds {
+  wrapper: boolean;
+  publisherId: boolean;
+}
+
 const ZONE_KEY = 'pmZoneId';
 const LEGACY_ZONE_KEY = 'pmZoneID';
 const DEALS_TARGETING_KEY = 'key_val';
 const AD_UNIT_KEY = 'dfp_ad_unit_code';
 
-export function parseImp(imp: Imp, displayManager: DisplayManager | undefined): ParsedImp | { error: BidderError } {
+export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: DisplayManager | undefined): ParsedImp | { error: string } {
+  // Go decodes a `null` imp as an empty one.
+  const imp: Imp = isJsonObject(raw) ? (raw as Imp) : { id: '' };
   if (!imp.banner && !imp.video && !imp.native) {
-    return { error: badInput(`imp ${imp.id}: pubmatic bids on banner, video and native only`) };
+    return { error: `invalid MediaType. PubMatic only supports Banner, Video and Native. Ignoring ImpID=${imp.id}` };
   }
-  const impExt = isJsonObject(imp.ext) ? imp.ext : {};
-  const params = impExt.bidder;
-  if (!isJsonObject(params)) return { error: badInput(`imp ${imp.id}: missing pubmatic params in imp.ext.bidder`) };
-  if (params.publisherId !== undefined && typeof params.publisherId !== 'string') {
-    return { error: badInput(`imp ${imp.id}: publisherId must be a string`) };
-  }
-  const wrapper = readWrapper(params.wrapper);
-  if (wrapper === null) return { error: badInput(`imp ${imp.id}: wrapper must be an object with numeric profile and version`) };
-
   const built: Imp = { ...imp };
   delete built.audio;
-  if (displayManager && !imp.displaymanager && !imp.displaymanagerver) {
+  if (!imp.displaymanager && !imp.displaymanagerver && displayManager) {
     built.displaymanager = displayManager.name;
     built.displaymanagerver = displayManager.version;
   }
 
-  const slotError = applyAdSlot(built, trimmedString(params.adSlot));
+  let impExt: JsonObject;
+  let params: JsonObject;
+  let wrapper: Wrapper | undefined;
+  try {
+    impExt = decodeObject(imp.ext, 'pubmatic.ExtImpBidderPubmatic');
+    if (impExt.ae !== undefined && impExt.ae !== null && !Number.isInteger(impExt.ae)) throw new DecodeError(`cannot unmarshal pubmatic.ExtImpBidderPubmatic.AE: expects an integer, got ${JSON.stringify(impExt.ae)}`);
+    decodeString(impExt.gpid, 'pubmatic.ExtImpBidderPubmatic.GpId');
+    // Absent params give Go's decoder nothing to read, which it reports.
+    if (impExt.bidder === undefined) throw new DecodeError('expect { or n, but found \u0000');
+    params = decodeObject(impExt.bidder, 'openrtb_ext.ExtImpPubmatic');
+    for (const key of ['publisherId', 'adSlot', 'dctr', 'pmzoneid', 'kadfloor']) decodeString(params[key], `openrtb_ext.ExtImpPubmatic.${key}`);
+    keywordPairs(params.keywords);
+  } catch (err) {
+    if (err instanceof DecodeError) return { error: err.message };
+    throw err;
+  }
+  const publisherId = needs.publisherId ? decodeString(params.publisherId, '').trim() : '';
+  if (needs.wrapper && params.wrapper !== undefined) {
+    try {
+      wrapper = readWrapper(params.wrapper);
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      return { error: `Error in Wrapper Parameters = ${err.message}  for ImpID = ${imp.id} WrapperExt = ${JSON.stringify(params.wrapper)}` };
+    }
+  }
+
+  const slotError = applyAdSlot(built, decodeString(params.adSlot, '').trim());
   if (slotError) return { error: slotError };
   if (built.banner) {
     const banner = withBannerSize(built.banner);
-    if (!banner) return { error: badInput(`imp ${imp.id}: banner has no size (no w/h and no format)`) };
+    if (!banner) return { error: `imp ${imp.id}: the banner has neither w and h nor a format to take them from` };
     built.banner = banner;
   }
 
-  const floor = parseDecimal(trimmedString(params.kadfloor));
-  // The publisher's floor param never lowers a floor the request already sets.
-  if (floor !== undefined) built.bidfloor = Math.max(floor, typeof imp.bidfloor === 'number' ? imp.bidfloor : 0);
+  const kadfloor = decodeString(params.kadfloor, '');
+  if (kadfloor !== '') {
+    const floor = goFloatText(kadfloor.trim());
+    // A readable floor param never lowers a floor the request already sets.
+    if (floor !== undefined) built.bidfloor = Math.max(floor, typeof imp.bidfloor === 'number' ? imp.bidfloor : 0);
+  }
 
   const ext = buildImpExt(impExt, params);
   if (Object.keys(ext).length > 0) built.ext = ext;
   else delete built.ext;
-
-  return { imp: built, publisherId: trimmedString(params.publisherId), wrapper };
+  return wrapper ? { imp: built, publisherId, wrapper } : { imp: built, publisherId };
 }
 
-/** `undefined` when absent, `null` when malformed. */
-function readWrapper(value: unknown): Wrapper | undefined | null {
-  if (value === undefined) return undefined;
-  if (!isJsonObject(value)) return null;
-  const wrapper: Wrapper = {};
+/** The OpenWrap wrapper (`profile`, `version`, integers; `biddercode` is read but PubMatic's own is sent). */
+export function readWrapper(value: unknown): Wrapper | undefined {
+  if (value === null) return undefined;
+  const wrapper = decodeObject(value, 'pubmatic.pubmaticWrapperExt');
   for (const key of ['profile', 'version'] as const) {
-    const field = value[key];
-    if (field === undefined) continue;
-    if (typeof field !== 'number' || !Number.isInteger(field)) return null;
-    wrapper[key] = field;
+    const field = wrapper[key];
+    if (field !== undefined && field !== null && !Number.isInteger(field)) {
+      throw new DecodeError(`cannot unmarshal pubmatic.pubmaticWrapperExt.${key}: expects an integer, got ${JSON.stringify(field)}`);
+    }
   }
-  return wrapper;
+  decodeString(wrapper.biddercode, 'pubmatic.pubmaticWrapperExt.biddercode');
+  return { profile: (wrapper.profile as number | null) ?? 0, version: (wrapper.version as number | null) ?? 0 };
 }
 
 /**
  * An ad slot is `name` or `name@WxH` (optionally `name@WxH:suffix`): the name becomes the tag id and, for banners,
  * the size becomes the banner's size.
  */
-function applyAdSlot(imp: Imp, adSlot: string): BidderError | undefined {
+function applyAdSlot(imp: Imp, adSlot: string): string | undefined {
   if (adSlot === '') return undefined;
   if (!adSlot.includes('@')) {
     imp.tagid = adSlot;
     return undefined;
   }
-  const [name, size, ...rest] = adSlot.split('@');
-  if (!name || !size || rest.length > 0) return badInput(`imp ${imp.id}: invalid adSlot ${adSlot}`);
-  imp.tagid = name.trim();
+  const parts = adSlot.split('@');
+  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') return `Invalid adSlot ${adSlot}`;
+  imp.tagid = parts[0]!.trim();
 
-  const dimensions = size.toLowerCase().split('x');
-  if (dimensions.length !== 2) return badInput(`imp ${imp.id}: invalid size in adSlot ${adSlot}`);
-  const width = parseWholeNumber(dimensions[0]!);
-  if (width === undefined) return badInput(`imp ${imp.id}: invalid width in adSlot ${adSlot}`);
-  const height = parseWholeNumber(dimensions[1]!.split(':')[0]!);
-  if (height === undefined) return badInput(`imp ${imp.id}: invalid height in adSlot ${adSlot}`);
+  const dimensions = parts[1]!.toLowerCase().split('x');
+  if (dimensions.length !== 2) return `Invalid size provided in adSlot ${adSlot}`;
+  const width = goAtoi(dimensions[0]!.trim());
+  if (width === undefined) return `Invalid width provided in adSlot ${adSlot}`;
+  const height = goAtoi(dimensions[1]!.split(':')[0]!.trim());
+  if (height === undefined) return `Invalid height provided in adSlot ${adSlot}`;
+  // A video's size comes from its player.
   if (imp.banner) imp.banner = { ...imp.banner, w: width, h: height };
   return undefined;
 }
 
-/** PubMatic needs `banner.w`/`h`: the first format gives them when the request left them out. */
+/** PubMatic needs `banner.w` and `h`: unless both are set, the first format gives them. */
 function withBannerSize(banner: Banner): Banner | undefined {
   if (banner.w !== undefined && banner.h !== undefined) return banner;
   const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
   if (!isJsonObject(first)) return undefined;
-  return { ...banner, w: first.w, h: first.h };
+  return { ...banner, w: first.w ?? 0, h: first.h ?? 0 };
 }
 
 function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
   const ext: JsonObject = {};
-  for (const keyword of Array.isArray(params.keywords) ? params.keywords : []) {
-    if (!isJsonObject(keyword) || typeof keyword.key !== 'string' || !Array.isArray(keyword.value) || keyword.value.length === 0) continue;
-    ext[keyword.key === LEGACY_ZONE_KEY ? ZONE_KEY : keyword.key] = keyword.value.join(',');
+  for (const [key, values] of keywordPairs(params.keywords)) {
+    if (values.length > 0) ext[key === LEGACY_ZONE_KEY ? ZONE_KEY : key] = values.join(',');
   }
   // The dedicated params win over keywords of the same name.
-  if (trimmedString(params.dctr) !== '') ext[DEALS_TARGETING_KEY] = params.dctr;
-  if (trimmedString(params.pmzoneid) !== '') ext[ZONE_KEY] = params.pmzoneid;
+  const dctr = decodeString(params.dctr, '');
+  if (dctr !== '') ext[DEALS_TARGETING_KEY] = dctr;
+  const zones = decodeString(params.pmzoneid, '');
+  if (zones !== '') ext[ZONE_KEY] = zones;
 
-  if (impExt.skadn !== undefined) ext.skadn = impExt.skadn;
-  const prebid = isJsonObject(impExt.prebid) ? impExt.prebid : {};
-  if (prebid.is_rewarded_inventory === 1) ext.reward = 1;
   if (isJsonObject(impExt.data)) addImpFirstPartyData(impExt.data, ext);
   if (typeof impExt.ae === 'number' && impExt.ae !== 0) ext.ae = impExt.ae;
   if (typeof impExt.gpid === 'string' && impExt.gpid !== '') ext.gpid = impExt.gpid;
+  // Raw JSON: any value that is there is passed on, `null` included.
+  if (impExt.skadn !== undefined) ext.skadn = impExt.skadn;
   return ext;
+}
+
+/** `keywords`: a list of `{key, value[]}` (entries that are `null` are skipped). */
+function keywordPairs(keywords: unknown): Array<[string, string[]]> {
+  if (keywords === undefined || keywords === null) return [];
+  if (!Array.isArray(keywords)) throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpPubmatic.Keywords: decode slice: expect [ or n, but found ${JSON.stringify(keywords)[0]}`);
+  return keywords.flatMap((entry): Array<[string, string[]]> => {
+    if (entry === null) return [];
+    const keyword = decodeObject(entry, 'openrtb_ext.ExtImpPubmaticKeyVal');
+    const values = keyword.value ?? [];
+    if (!Array.isArray(values) || !values.every((value) => value === null || typeof value === 'string')) {
+      throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpPubmaticKeyVal.Values: expects a list of strings, got ${JSON.stringify(values)}`);
+    }
+    return [[decodeString(keyword.key, 'openrtb_ext.ExtImpPubmaticKeyVal.Key'), values.map((value) => value ?? '')]];
+  });
 }
 
 /**
  * `imp.ext.data` gives the ad unit code (the GAM ad slot, else the Prebid ad slot) and deal targeting: every other
- * attribute becomes a `key=value` pair of `key_val`, pairs separated by `|`, list values joined by `,`.
+ * attribute becomes a `key=value` pair of `key_val`, after what `dctr` already holds, pairs separated by `|` (a
+ * separator is written before each attribute, even one whose value is not a string, number, boolean or list of
+ * strings and so adds nothing; one trailing `|` is trimmed), list values joined by `,`.
  */
 function addImpFirstPartyData(data: JsonObject, ext: JsonObject): void {
   const adserver = isJsonObject(data.adserver) ? data.adserver : {};
   if (adserver.name === 'gam' && typeof adserver.adslot === 'string' && adserver.adslot !== '') ext[AD_UNIT_KEY] = adserver.adslot;
-  else if (typeof data.pbadslot === 'string') ext[AD_UNIT_KEY] = data.pbadslot;
+  if (ext[AD_UNIT_KEY] === undefined && typeof data.pbadslot === 'string') ext[AD_UNIT_KEY] = data.pbadslot;
 
-  const pairs = typeof ext[DEALS_TARGETING_KEY] === 'string' && ext[DEALS_TARGETING_KEY] !== '' ? [ext[DEALS_TARGETING_KEY] as string] : [];
+  let dctr = typeof ext[DEALS_TARGETING_KEY] === 'string' ? (ext[DEALS_TARGETING_KEY] as string) : '';
   for (const [rawKey, value] of Object.entries(data)) {
     if (rawKey === 'pbadslot' || rawKey === 'adserver') continue;
+    if (dctr.length > 0) dctr += '|';
     const text = targetingText(value);
-    if (text !== undefined) pairs.push(`${rawKey.trim()}=${text}`);
+    if (text !== undefined) dctr += `${rawKey.trim()}=${text}`;
   }
-  if (pairs.length > 0) ext[DEALS_TARGETING_KEY] = pairs.join('|');
+  if (dctr !== '') ext[DEALS_TARGETING_KEY] = dctr.endsWith('|') ? dctr.slice(0, -1) : dctr;
 }
 
+/** A value as Go's `%v` prints it: strings trimmed, numbers in Go's shortest form, lists of strings joined. */
 function targetingText(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim();
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) return value.join(',');
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return goNumberText(value);
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) return value.map((item: string) => item.trim()).join(',');
   return undefined;
 }
 
-function parseWholeNumber(text: string): number | undefined {
-  const trimmed = text.trim();
-  return /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : undefined;
+/** Go's `%v` of a float64: the shortest digits, in exponent form (`1e+06`, `1.5e-05`) below 1e-4 and from 1e6 on. */
+function goNumberText(value: number): string {
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  if (value !== 0 && (exponent < -4 || exponent >= 6)) {
+    const sign = exponent < 0 ? '-' : '+';
+    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return String(value);
 }
 
-function parseDecimal(text: string): number | undefined {
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : undefined;
+/** Go's `strconv.Atoi`: an optional sign and decimal digits only. */
+function goAtoi(text: string): number | undefined {
+  return /^[+-]?\d+$/.test(text) ? Number(text) : undefined;
 }

@@ -10,6 +10,7 @@ const info: BidderInfo = {
   capabilities: { site: { mediaTypes: [...MEDIA_TYPES] }, app: { mediaTypes: [...MEDIA_TYPES] } },
   ortbVersion: '2.6',
   endpointCompression: 'gzip',
+  openrtb: { gppSupported: true },
   userSync: {
     // PubMatic appends the user id to the end of the iframe's redirect URL, so that one has no macro.
     iframe: {

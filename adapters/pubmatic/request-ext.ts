@@ -1,9 +1,17 @@
-/** The request-level `ext` PubMatic's translator reads: OpenWrap wrapper, allowed categories, marketplace. */
-import { badInput, isJsonObject, requestOption, type App, type BidderError, type BidRequest, type JsonObject } from '../../core/api/index.js';
-import type { DisplayManager, Wrapper } from './imp.js';
+/**
+ * The request-level `ext` PubMatic's translator reads (OpenWrap wrapper, allowed categories, marketplace), built as
+ * Prebid Server's adapter builds it from `ext.prebid` (here `ext.<ns>`, the service's namespace).
+ */
+import { isJsonObject, requestOption, type App, type BidRequest, type JsonObject } from '../../core/api/index.js';
+import { DecodeError, decodeObject } from './json.js';
+import { readWrapper, type DisplayManager, type Wrapper } from './imp.js';
+
+/** PubMatic's own code, sent as the wrapper's bidder code unless the request runs it under an alias. */
+const PUBMATIC = 'pubmatic';
 
 export interface RequestSettings {
-  wrapper?: Wrapper;
+  /** Undefined when the request has no `ext`: then only imps can give a wrapper, without a bidder code. */
+  wrapper?: Wrapper & { biddercode?: string };
   /** Allowed IAB categories for this auction. */
   acat?: string[];
   /** Bidder codes PubMatic may answer under (alternate bidder codes). */
@@ -11,48 +19,81 @@ export interface RequestSettings {
 }
 
 /**
- * Request-level PubMatic params come from `ext.<ns>.bidderparams` (already narrowed to this bidder by the host, or
- * keyed by the bidder's name).
+ * Reads `ext.<ns>.bidderparams` (Prebid Server's core narrows it to this bidder's params; Gavel's core passes the
+ * map keyed by bidder name, so the entry for this bidder is taken when there is one), the aliases and the alternate
+ * bidder codes. An `ext` Go cannot decode is an error for the whole request.
  */
-export function readRequestSettings(request: BidRequest, bidder: string): RequestSettings | { error: BidderError } {
-  const all = requestOption(request, 'bidderparams');
-  const params = isJsonObject(all) && isJsonObject(all[bidder]) ? all[bidder] : isJsonObject(all) ? all : {};
+export function readRequestSettings(request: BidRequest, bidder: string): RequestSettings | { error: string } {
+  if (request.ext === undefined) return {};
   const settings: RequestSettings = {};
-
-  if (params.wrapper !== undefined) {
-    const wrapper = params.wrapper;
-    if (!isJsonObject(wrapper) || !isOptionalInteger(wrapper.profile) || !isOptionalInteger(wrapper.version)) {
-      return { error: badInput('ext.bidderparams.wrapper must be an object with numeric profile and version') };
+  let aliases: JsonObject;
+  let alternateCodes: JsonObject | undefined;
+  try {
+    decodeObject(request.ext, 'openrtb_ext.ExtRequest');
+    aliases = decodeObject(requestOption(request, 'aliases'), 'openrtb_ext.ExtRequestPrebid.Aliases');
+    for (const target of Object.values(aliases)) {
+      if (typeof target !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expects " or n, but found ${JSON.stringify(target)[0]}`);
     }
-    settings.wrapper = { profile: wrapper.profile as number | undefined, version: wrapper.version as number | undefined };
+    const codes = requestOption(request, 'alternatebiddercodes');
+    alternateCodes = codes === undefined || codes === null ? undefined : decodeObject(codes, 'openrtb_ext.ExtAlternateBidderCodes');
+  } catch (err) {
+    if (err instanceof DecodeError) return { error: `error decoding Request.ext : ${err.message}` };
+    throw err;
   }
-  if (params.acat !== undefined) {
-    if (!Array.isArray(params.acat) || !params.acat.every((item) => typeof item === 'string')) {
-      return { error: badInput('ext.bidderparams.acat must be a list of strings') };
-    }
-    settings.acat = params.acat.map((category: string) => category.trim());
+  try {
+    const all = decodeObject(requestOption(request, 'bidderparams'), 'map[string]json.RawMessage');
+    const params = isJsonObject(all[bidder]) ? all[bidder] : all;
+    const fromParams = params.wrapper === undefined ? undefined : readWrapper(params.wrapper);
+    settings.wrapper = { profile: 0, version: 0, ...fromParams, biddercode: bidderCode(aliases, bidder) };
+    if (params.acat !== undefined && params.acat !== null) settings.acat = readCategories(params.acat);
+  } catch (err) {
+    if (err instanceof DecodeError) return { error: err.message };
+    throw err;
   }
-  settings.allowedBidders = allowedBidderCodes(requestOption(request, 'alternatebiddercodes'), bidder);
+  if (alternateCodes) settings.allowedBidders = allowedBidderCodes(alternateCodes);
   return settings;
 }
 
-/** True once the wrapper names both an OpenWrap profile and its version. */
-export function isCompleteWrapper(wrapper: Wrapper | undefined): boolean {
-  return !!wrapper?.profile && !!wrapper.version;
+/**
+ * The code PubMatic is asked under: an alias the request declares for it, else `pubmatic`. Prebid Server's core
+ * hands the adapter only the alias it runs under; Gavel's core hands it the request's whole map, so the entry for
+ * this bidder comes first, then the first alias of PubMatic.
+ */
+function bidderCode(aliases: JsonObject, bidder: string): string {
+  if (Object.hasOwn(aliases, bidder)) return bidder;
+  const alias = Object.keys(aliases).find((name) => (aliases[name] as string).toLowerCase() === PUBMATIC);
+  return alias ?? PUBMATIC;
 }
 
-/** Fills the wrapper's missing profile/version from an imp's wrapper param. */
-export function mergeWrapper(current: Wrapper | undefined, fromImp: Wrapper | undefined): Wrapper | undefined {
-  if (!fromImp || isCompleteWrapper(current)) return current;
-  return { profile: current?.profile || fromImp.profile, version: current?.version || fromImp.version };
+function readCategories(value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((item) => item === null || typeof item === 'string')) {
+    throw new DecodeError(`cannot unmarshal acat: expects a list of strings, got ${JSON.stringify(value)}`);
+  }
+  return value.map((item: string | null) => (item ?? '').trim());
 }
 
-export function buildRequestExt(settings: RequestSettings, wrapper: Wrapper | undefined, bidder: string): JsonObject {
+/**
+ * `marketplace.allowedbidders` once the request states alternate bidder codes: PubMatic alone, unless they are on
+ * for PubMatic, then PubMatic and its allowed codes, or `all` when it lists none or only `*`.
+ */
+function allowedBidderCodes(config: JsonObject): string[] {
+  const allowed = [PUBMATIC];
+  if (config.enabled !== true) return allowed;
+  const own = isJsonObject(config.bidders) ? config.bidders[PUBMATIC] : undefined;
+  if (!isJsonObject(own) || own.enabled !== true) return allowed;
+  const codes = own.allowedbiddercodes;
+  if (!Array.isArray(codes) || (codes.length === 1 && codes[0] === '*')) return ['all'];
+  return [...allowed, ...codes.filter((code): code is string => typeof code === 'string')];
+}
+
+/** The wire form of the request `ext`: Go leaves out a missing wrapper, empty fields, an empty category list. */
+export function buildRequestExt(settings: RequestSettings, wrapper: RequestSettings['wrapper']): JsonObject {
   const ext: JsonObject = {};
   if (wrapper) {
-    const wire: JsonObject = { biddercode: bidder };
+    const wire: JsonObject = {};
     if (wrapper.profile) wire.profile = wrapper.profile;
     if (wrapper.version) wire.version = wrapper.version;
+    if (wrapper.biddercode) wire.biddercode = wrapper.biddercode;
     ext.wrapper = wire;
   }
   if (settings.acat && settings.acat.length > 0) ext.acat = settings.acat;
@@ -60,7 +101,18 @@ export function buildRequestExt(settings: RequestSettings, wrapper: Wrapper | un
   return ext;
 }
 
-/** The SDK that built an app request, from `app.ext.<ns>` or `app.ext` (`source` and `version`). */
+/** True once the wrapper names both an OpenWrap profile and its version. */
+export function isCompleteWrapper(wrapper: Wrapper | undefined): boolean {
+  return !!wrapper?.profile && !!wrapper.version;
+}
+
+/** Fills the wrapper's missing profile/version from an imp's wrapper param (creating one without a bidder code). */
+export function mergeWrapper(current: RequestSettings['wrapper'], fromImp: Wrapper | undefined): RequestSettings['wrapper'] {
+  if (!fromImp) return current;
+  return { ...current, profile: current?.profile || fromImp.profile, version: current?.version || fromImp.version };
+}
+
+/** The SDK that built an app request: `source` and `version` from `app.ext.<ns>`, else from `app.ext`. */
 export function appDisplayManager(app: App | undefined): DisplayManager | undefined {
   if (!app || !isJsonObject(app.ext)) return undefined;
   for (const holder of [app.ext.prebid, app.ext.svc, app.ext]) {
@@ -69,19 +121,4 @@ export function appDisplayManager(app: App | undefined): DisplayManager | undefi
     if (typeof source === 'string' && source !== '' && typeof version === 'string' && version !== '') return { name: source, version };
   }
   return undefined;
-}
-
-function allowedBidderCodes(config: unknown, bidder: string): string[] | undefined {
-  if (!isJsonObject(config)) return undefined;
-  const allowed = [bidder];
-  if (config.enabled !== true) return allowed;
-  const own = isJsonObject(config.bidders) ? config.bidders[bidder] : undefined;
-  if (!isJsonObject(own) || own.enabled !== true) return allowed;
-  const codes = own.allowedbiddercodes;
-  if (!Array.isArray(codes) || codes.includes('*')) return ['all'];
-  return [...allowed, ...codes.filter((code): code is string => typeof code === 'string')];
-}
-
-function isOptionalInteger(value: unknown): boolean {
-  return value === undefined || (typeof value === 'number' && Number.isInteger(value));
 }

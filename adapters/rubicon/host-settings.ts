@@ -1,53 +1,41 @@
 import { isJsonObject, type BidderConfig, type PluginLogger } from '../../core/api/index.js';
 
 /**
- * What a host must arrange with Magnite before Rubicon bids: XAPI credentials (sent as HTTP basic auth), a tracker
- * id (the `tk_xint` query parameter) and the regional endpoint. The host's public URL and version travel in each
- * imp's targeting (`pbs_url`, `pbs_version`) so Magnite can tell integrations apart.
+ * What a host must arrange with Magnite before Rubicon bids: the regional endpoint and XAPI credentials (sent as
+ * HTTP basic auth), and the tracker id (the `tk_xint` query parameter). The host's public URL (`server.externalUrl`)
+ * and version travel in each imp's targeting (`pbs_url`, `pbs_version`) so Magnite can tell integrations apart.
  *
  * Host configuration (`bidders.rubicon`):
  *   endpoint: https://exapi-us-east.rubiconproject.com/a/api/exchange
- *   extra: { xapi: { username, password, tracker }, externalUrl, hostVersion }
+ *   extra: { xapi: { username, password, tracker }, hostVersion }   (hostVersion: defaults to the host's Gavel version)
  */
 export interface RubiconHostSettings {
-  /** The endpoint with the tracker query parameter already appended. */
+  /** The endpoint with the tracker query parameter added. */
   uri: string;
   username: string;
   password: string;
   externalUrl: string;
   hostVersion: string;
+  /** False until the host gave XAPI credentials: the bidder then sends nothing. */
+  configured: boolean;
 }
-
-/**
- * Used for every value the host leaves out. These are the values of Prebid Server's own reference host (the one its
- * Rubicon fixtures were recorded with), not a real Magnite account: the endpoint `uri` is not even a URL, so the
- * core refuses to send to it and an unconfigured Rubicon can never reach Magnite with made-up credentials.
- */
-export const PLACEHOLDER_HOST = {
-  endpoint: 'uri',
-  username: 'xuser',
-  password: 'xpass',
-  tracker: 'pbs-test-tracker',
-  externalUrl: 'http://hosturl.com',
-  hostVersion: '',
-} as const;
 
 export function readHostSettings(config: BidderConfig, logger: PluginLogger): RubiconHostSettings {
   const extra = config.extra ?? {};
   const xapi = isJsonObject(extra.xapi) ? extra.xapi : {};
-  const username = nonEmptyString(xapi.username);
-  if (username === undefined) {
-    logger.warn({ bidder: config.name }, 'rubicon: no extra.xapi.username configured; using placeholder XAPI settings');
+  const username = stringOr(xapi.username);
+  const password = stringOr(xapi.password);
+  const configured = username !== '' && password !== '';
+  if (!configured) {
+    logger.warn({ bidder: config.name }, 'rubicon: no XAPI credentials (extra.xapi.username and password); the bidder sends nothing until they are set');
   }
-  // Magnite's own default: the tracker is the username unless they issued a separate one.
-  const tracker = nonEmptyString(xapi.tracker) ?? username ?? PLACEHOLDER_HOST.tracker;
-  const endpoint = nonEmptyString(config.endpoint) ?? PLACEHOLDER_HOST.endpoint;
   return {
-    uri: appendQueryParam(endpoint, 'tk_xint', tracker),
-    username: username ?? PLACEHOLDER_HOST.username,
-    password: nonEmptyString(xapi.password) ?? (username === undefined ? PLACEHOLDER_HOST.password : ''),
-    externalUrl: nonEmptyString(extra.externalUrl) ?? PLACEHOLDER_HOST.externalUrl,
-    hostVersion: nonEmptyString(extra.hostVersion) ?? PLACEHOLDER_HOST.hostVersion,
+    uri: withTracker(config.endpoint, stringOr(xapi.tracker)),
+    username,
+    password,
+    externalUrl: config.host.externalUrl,
+    hostVersion: typeof extra.hostVersion === 'string' ? extra.hostVersion : (config.host.version ?? ''),
+    configured,
   };
 }
 
@@ -55,11 +43,29 @@ export function basicAuthorization(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 }
 
-function appendQueryParam(uri: string, name: string, value: string): string {
-  const separator = uri.includes('?') ? '&' : '?';
-  return `${uri}${separator}${name}=${encodeURIComponent(value)}`;
+/**
+ * The endpoint with `tk_xint=<tracker>` added to its query, as Prebid Server adds it (Go's url.Values: the query's
+ * keys sorted, values form-encoded). An endpoint that is not a URL (a test host's bare path) gets it appended.
+ */
+function withTracker(endpoint: string, tracker: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return `${endpoint}${endpoint.includes('?') ? '&' : '?'}tk_xint=${formEncode(tracker)}`;
+  }
+  const params = [...url.searchParams.entries(), ['tk_xint', tracker] as [string, string]];
+  // A stable sort by key keeps the order of repeated keys, as Go's Encode does.
+  params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  url.search = params.map(([key, value]) => `${formEncode(key)}=${formEncode(value)}`).join('&');
+  return url.toString();
 }
 
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+/** Go's `url.QueryEscape`: letters, digits and `-_.~` as they are, space as `+`, every other byte as `%XX`. */
+function formEncode(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+}
+
+function stringOr(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }

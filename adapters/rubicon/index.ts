@@ -1,23 +1,24 @@
 import { defineAdapter, readJsonBeside, SDK_VERSION, type BidderInfo } from '../../core/api/index.js';
-import { PLACEHOLDER_HOST, readHostSettings } from './host-settings.js';
+import { readHostSettings } from './host-settings.js';
 import { createRubiconBidder } from './rubicon.js';
 
 const MEDIA_TYPES = ['banner', 'video', 'native'] as const;
 
 /**
  * Magnite serves XAPI from regional hosts (exapi-us-east, exapi-us-west, exapi-apac, exapi-eu
- * `.rubiconproject.com/a/api/exchange`) and enables each host individually, so there is no endpoint that works
- * without the host's own configuration: see README.md. User sync works by redirect once Magnite sets it up for the
- * host, so no sync URL ships here.
+ * `.rubiconproject.com/a/api/exchange`) and enables each host individually, with its own credentials: no endpoint
+ * ships, and the bidder stays disabled until the host sets `bidders.rubicon.endpoint` and the XAPI credentials (see
+ * README.md). User sync works by redirect once Magnite sets it up for the host, so no sync URL ships here.
  */
 const info: BidderInfo = {
-  endpoint: PLACEHOLDER_HOST.endpoint,
   disabled: true,
   maintainer: { email: 'header-bidding@rubiconproject.com' },
   gvlVendorId: 52,
   capabilities: { site: { mediaTypes: [...MEDIA_TYPES] }, app: { mediaTypes: [...MEDIA_TYPES] } },
   ortbVersion: '2.6',
   endpointCompression: 'gzip',
+  openrtb: { gppSupported: true },
+  geoscope: ['global'],
 };
 
 export default defineAdapter({
@@ -27,6 +28,6 @@ export default defineAdapter({
   info,
   paramsSchema: readJsonBeside(import.meta.url, './params.schema.json'),
   create(config, deps) {
-    return createRubiconBidder(readHostSettings(config, deps.logger), config.name);
+    return createRubiconBidder(readHostSettings(config, deps.logger));
   },
 });

@@ -1,60 +1,71 @@
 /**
  * Rubicon Project (Magnite) bidder: one XAPI call per imp, or per imp and media type with `bidonmultiformat`.
  */
-import { badInput, isJsonObject, requestOption, type Bidder, type BidderError, type BidRequest, type RequestData } from '../../core/api/index.js';
+import { badInput, isJsonObject, requestOption, unknownError, type Bidder, type BidderError, type BidRequest, type Imp, type RequestData } from '../../core/api/index.js';
 import { basicAuthorization, type RubiconHostSettings } from './host-settings.js';
-import { readRubiconParams } from './params.js';
+import { convertUpTo26 } from './openrtb26.js';
+import { DecodeError, readRubiconImpExt, type RubiconImpExt } from './params.js';
 import { priceOverrides, readXapiBids } from './xapi-bids.js';
 import { buildXapiBody, splitByMediaType, type CallContext } from './xapi-request.js';
 
-/** `bidderName` is the seat this bidder runs under; request-level debug settings are keyed by it. */
-export function createRubiconBidder(host: RubiconHostSettings, bidderName: string): Bidder {
+export function createRubiconBidder(host: RubiconHostSettings): Bidder {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json;charset=utf-8',
     Accept: 'application/json',
+    'User-Agent': 'prebid-server/1.0',
     Authorization: basicAuthorization(host.username, host.password),
   };
 
   return {
-    makeRequests(request, info) {
+    makeRequests(incoming, info) {
+      if (!host.configured) {
+        return { requests: [], errors: [badInput('rubicon is not configured on this host: it needs extra.xapi.username and password (see the adapter README)')] };
+      }
+      const conversion = convertUpTo26(incoming);
+      if ('error' in conversion) return { requests: [], errors: [unknownError(conversion.error)] };
+      const request = conversion.converted;
+
       const requests: RequestData[] = [];
       const errors: BidderError[] = [];
-      const context: CallContext = { host, maxBids: multibidLimit(request, info.bidder) };
-      for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-        if (!isJsonObject(imp)) {
-          errors.push(badInput('request.imp holds something that is not an imp object'));
+      const context: CallContext = { host, info, maxBids: multibidLimit(request, info.bidder) };
+      const imps: Array<{ imp: Imp; impExt: RubiconImpExt }> = [];
+      for (const imp of request.imp) {
+        let impExt: RubiconImpExt;
+        try {
+          impExt = readRubiconImpExt(imp);
+        } catch (err) {
+          if (!(err instanceof DecodeError)) throw err;
+          errors.push(badInput(err.message));
           continue;
         }
-        const read = readRubiconParams(imp);
-        if ('error' in read) {
-          errors.push(read.error);
-          continue;
-        }
-        const imps = read.params.bidOnMultiformat ? splitByMediaType(imp) : [imp];
-        for (const single of imps) {
-          const built = buildXapiBody(request, single, read.params, context);
-          if ('error' in built) errors.push(built.error);
-          else requests.push({ method: 'POST', uri: host.uri, body: built.body, headers: { ...headers }, impIds: [single.id] });
-        }
+        for (const single of impExt.params.bidOnMultiformat ? splitByMediaType(imp) : [imp]) imps.push({ imp: single, impExt });
+      }
+      for (const { imp, impExt } of imps) {
+        const built = buildXapiBody(request, imp, impExt, context);
+        if ('error' in built) errors.push(built.error);
+        else requests.push({ method: 'POST', uri: host.uri, body: built.body, headers: { ...headers }, impIds: [imp.id] });
       }
       return { requests, errors };
     },
 
     makeBids(request, sent, response) {
-      return readXapiBids(sent, response, priceOverrides(request, bidderName));
+      return readXapiBids(sent, response, priceOverrides(request));
     },
   };
 }
 
-/** The publisher's multibid limit for this bidder (`ext.<ns>.multibid[]`), passed on to XAPI as `maxbids`. */
+/**
+ * The publisher's multibid limit for this bidder (`ext.<ns>.multibid[]`), passed on to XAPI as `maxbids`. Prebid
+ * Server's core hands the adapter only the entries for it and the adapter takes the first; Gavel's core hands it
+ * them all, so the first entry naming this bidder is taken.
+ */
 function multibidLimit(request: BidRequest, bidder: string): number | undefined {
   const entries = requestOption(request, 'multibid');
   if (!Array.isArray(entries)) return undefined;
   for (const entry of entries) {
     if (!isJsonObject(entry)) continue;
     const names = [entry.bidder, ...(Array.isArray(entry.bidders) ? entry.bidders : [])];
-    const maxBids = entry.maxbids;
-    if (names.includes(bidder) && typeof maxBids === 'number' && Number.isInteger(maxBids) && maxBids > 0) return maxBids;
+    if (names.includes(bidder)) return Number.isInteger(entry.maxbids) ? (entry.maxbids as number) : undefined;
   }
   return undefined;
 }

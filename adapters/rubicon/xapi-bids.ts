@@ -1,113 +1,138 @@
-/** Reads an XAPI response into typed bids. */
+/** Reads an XAPI response into typed bids, as Prebid Server's adapter does. */
 import {
   badServerResponse,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   isJsonObject,
-  readBidResponse,
   requestOption,
+  unknownError,
   type Bid,
-  type BidderError,
   type BidRequest,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
-  type MediaType,
   type RequestData,
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { chooseMediaType } from './xapi-request.js';
-import { readRubiconParams } from './params.js';
+import { readRubiconImpExt } from './params.js';
+import { xapiMediaType } from './xapi-request.js';
+
+/** The keys of `bid.ext.prebid` Prebid Server's `openrtb_ext.ExtBidPrebid` knows; re-encoding drops the others. */
+const PREBID_KEYS = ['cache', 'dealpriority', 'dealtiersatisfied', 'meta', 'targeting', 'targetbiddercode', 'type', 'video', 'events', 'bidid', 'passthrough', 'floors'];
+/** The keys of `openrtb_ext.ExtBidPrebidMeta`. */
+const META_KEYS = [
+  'adaptercode', 'advertiserDomains', 'advertiserId', 'advertiserName', 'agencyId', 'agencyName', 'brandId', 'brandName', 'dchain',
+  'demandSource', 'mediaType', 'networkId', 'networkName', 'primaryCatId', 'rendererName', 'rendererVersion', 'rendererData',
+  'rendererUrl', 'secondaryCatIds', 'seat',
+];
 
 export interface PriceOverrides {
-  /** Per imp id, from the imp's params (`debug.cpmoverride`). */
+  /** Per imp id, from the imp's params (`debug.cpmoverride`; 0 is none). */
   byImp: ReadonlyMap<string, number>;
-  /** From `request.ext.<ns>.bidders.<bidder>.debug.cpmoverride`, for imps without their own. */
-  forRequest?: number;
+  /** From `request.ext.<ns>.bidders.rubicon.debug.cpmoverride`, for imps without their own. */
+  forRequest: number;
 }
 
 export function readXapiBids(sent: RequestData, response: ResponseData, overrides: PriceOverrides): MakeBidsResult {
-  const read = readBidResponse(response);
-  if ('result' in read) return read.result;
-  const body = read.body;
+  const statusResult = checkResponseStatus(response);
+  if (statusResult) return statusResult;
+
+  const decoded = decodeOpenrtb2BidResponse(response.body);
+  if ('error' in decoded) return { bids: [], errors: [badServerResponse(decoded.error)] };
+  // XAPI's own fields, which the OpenRTB decoding leaves out: the seatbid's buyer and a bid's object adm_native.
+  const raw = decoded.value.seatbid.length > 0 ? (JSON.parse(response.body) as { seatbid: Array<JsonObject | null>; bidid?: unknown }) : undefined;
+  const seatbids = raw?.seatbid.map((seatbid) => seatbid ?? {}) ?? [];
+  const badBuyer = seatbids.find((seatbid) => seatbid.buyer !== undefined && seatbid.buyer !== null && typeof seatbid.buyer !== 'string');
+  if (badBuyer) return { bids: [], errors: [badServerResponse(`cannot unmarshal rubicon.rubiconSeatBid.Buyer: expects " or n, but found ${JSON.stringify(badBuyer.buyer)[0]}`)] };
 
   // Each call carries one imp of one media type, so every bid in the answer is of that type.
-  const mediaType = sentMediaType(sent) ?? 'banner';
+  const imp = sentImp(sent);
+  if (!imp) return { bids: [], errors: [unknownError('cannot read the imp of the request sent to XAPI')] };
+  const type = xapiMediaType(imp);
   const bids: TypedBid[] = [];
-  const errors: BidderError[] = [];
-  // XAPI names the buyer on the seatbid, which the SDK's seatBids() does not carry, so the seatbids are walked here.
-  for (const seatBid of Array.isArray(body.seatbid) ? body.seatbid : []) {
-    if (!isJsonObject(seatBid) || !Array.isArray(seatBid.bid)) continue;
-    const buyer = parseBuyer(seatBid.buyer);
-    const seat = typeof seatBid.seat === 'string' ? seatBid.seat : '';
-    for (const raw of seatBid.bid) {
-      if (!isJsonObject(raw) || typeof raw.impid !== 'string' || typeof raw.price !== 'number') {
-        errors.push(badServerResponse('Bad server response: a bid lacks impid or a numeric price'));
-        continue;
-      }
-      const bid = toBid(raw, body, buyer, seat, overrides);
+  decoded.value.seatbid.forEach((seatbid, seatIndex) => {
+    const rawSeatbid = seatbids[seatIndex]!;
+    const buyer = goAtoi(rawSeatbid.buyer);
+    const rawBids = Array.isArray(rawSeatbid.bid) ? rawSeatbid.bid : [];
+    seatbid.bid.forEach((decodedBid, bidIndex) => {
+      const rawBid = isJsonObject(rawBids[bidIndex]) ? (rawBids[bidIndex] as JsonObject) : {};
+      const bid = toBid(decodedBid, rawBid.adm_native, buyer, seatbid.seat, overrides, typeof raw?.bidid === 'string' ? raw.bidid : '');
       // XAPI answers "no bid" for an imp with a zero-priced bid.
-      if (bid.price !== 0) bids.push({ bid, type: mediaType });
+      if (bid.price !== 0) bids.push({ bid, type });
+    });
+  });
+  return { currency: decoded.value.cur || 'USD', bids, errors: [] };
+}
+
+export function priceOverrides(request: BidRequest): PriceOverrides {
+  const byImp = new Map<string, number>();
+  for (const imp of request.imp) {
+    try {
+      byImp.set(imp.id, readRubiconImpExt(imp).params.cpmOverride);
+    } catch {
+      // An imp whose params cannot be read has no override of its own.
     }
   }
-  const currency = typeof body.cur === 'string' && body.cur !== '' ? body.cur : undefined;
-  return { currency, bids, errors: errors.length > 0 ? errors : undefined };
+  const requestLevel = requestOption(request, 'bidders', 'rubicon', 'debug', 'cpmoverride');
+  return { byImp, forRequest: typeof requestLevel === 'number' ? requestLevel : 0 };
 }
 
-export function priceOverrides(request: BidRequest, bidder: string): PriceOverrides {
-  const byImp = new Map<string, number>();
-  for (const imp of Array.isArray(request.imp) ? request.imp : []) {
-    const read = isJsonObject(imp) ? readRubiconParams(imp) : undefined;
-    if (read && 'params' in read && read.params.cpmOverride !== undefined) byImp.set(imp.id, read.params.cpmOverride);
-  }
-  const debug = requestOption(request, 'bidders', bidder, 'debug');
-  const forRequest = isJsonObject(debug) && typeof debug.cpmoverride === 'number' && debug.cpmoverride > 0 ? debug.cpmoverride : undefined;
-  return { byImp, forRequest };
-}
-
-function toBid(raw: JsonObject, body: JsonObject, buyer: number, seat: string, overrides: PriceOverrides): Bid {
-  const bid = { ...raw } as Bid;
-  delete bid.adm_native;
-  const ext = withMeta(raw.ext, buyer, seat);
+function toBid(decoded: Bid, admNative: unknown, buyer: number, seat: string, overrides: PriceOverrides, responseBidId: string): Bid {
+  const bid: Bid = { ...decoded };
+  const ext = withMeta(decoded.ext, buyer, seat);
   if (ext !== undefined) bid.ext = ext;
 
-  const override = overrides.byImp.get(bid.impid) ?? overrides.forRequest;
-  if (override !== undefined) bid.price = override;
+  const override = overrides.byImp.get(bid.impid) || overrides.forRequest;
+  if (override > 0) bid.price = override;
   // XAPI returns one bid per response and may leave its id as "0": the response's bidid names it then.
-  if (bid.id === '0' && typeof body.bidid === 'string') bid.id = body.bidid;
-
-  const adm = resolveAdm(raw);
-  if (adm !== undefined) bid.adm = adm;
+  if (bid.id === '0') bid.id = responseBidId;
+  // Native ads may come as an object in `adm_native` rather than as text in `adm` (none at all reads as "null").
+  if (!bid.adm) bid.adm = JSON.stringify(admNative ?? null);
   return bid;
 }
 
-/** Native ads may come as an object in `adm_native` rather than as text in `adm`. */
-function resolveAdm(raw: JsonObject): string | undefined {
-  if (typeof raw.adm === 'string' && raw.adm !== '') return raw.adm;
-  if (raw.adm_native !== undefined && raw.adm_native !== null) return JSON.stringify(raw.adm_native);
-  return undefined;
-}
-
-/** Records the buyer network and the seat in `bid.ext.prebid.meta`, where the auction reports them. */
+/**
+ * Records the buyer network and the seat in `bid.ext.prebid.meta`, where the auction reports them. The ext is then
+ * what Prebid Server re-encodes: `prebid` (its known keys, meta's known keys, empty values left out) and `bidder`;
+ * an ext it cannot decode stays as it was.
+ */
 function withMeta(ext: unknown, buyer: number, seat: string): JsonObject | undefined {
-  if (buyer === 0 && seat === '') return undefined;
-  const bidExt = isJsonObject(ext) ? ext : {};
-  const prebid = isJsonObject(bidExt.prebid) ? bidExt.prebid : {};
-  const meta: JsonObject = isJsonObject(prebid.meta) ? { ...prebid.meta } : {};
+  if (buyer <= 0 && seat === '') return undefined;
+  if (ext !== undefined && ext !== null && !isJsonObject(ext)) return undefined;
+  const bidExt = ext ?? {};
+  if (bidExt.prebid !== undefined && bidExt.prebid !== null && !isJsonObject(bidExt.prebid)) return undefined;
+  const prebid = knownKeys(bidExt.prebid ?? {}, PREBID_KEYS);
+  if (prebid.meta !== undefined && !isJsonObject(prebid.meta)) return undefined;
+  const meta = knownKeys((prebid.meta as JsonObject | undefined) ?? {}, META_KEYS);
+  delete meta.networkId;
+  delete meta.seat;
   if (buyer !== 0) meta.networkId = buyer;
   if (seat !== '') meta.seat = seat;
-  return { ...bidExt, prebid: { ...prebid, meta } };
+  if (isJsonObject(prebid.video)) prebid.video = { duration: prebid.video.duration ?? 0, primary_category: prebid.video.primary_category ?? '' };
+  const result: JsonObject = { prebid: { ...prebid, meta } };
+  if (bidExt.bidder !== undefined) result.bidder = bidExt.bidder;
+  return result;
 }
 
-function parseBuyer(buyer: unknown): number {
-  if (typeof buyer === 'number' && Number.isSafeInteger(buyer)) return buyer;
-  if (typeof buyer === 'string' && /^[+-]?\d+$/.test(buyer.trim())) {
-    const parsed = Number(buyer.trim());
-    return Number.isSafeInteger(parsed) ? parsed : 0;
+/** The object's known keys, without the empty values Go's `omitempty` leaves out. */
+function knownKeys(object: JsonObject, keys: readonly string[]): JsonObject {
+  const kept: JsonObject = {};
+  for (const key of keys) {
+    const value = object[key];
+    if (value === undefined || value === null || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0)) continue;
+    kept[key] = value;
   }
-  return 0;
+  return kept;
 }
 
-function sentMediaType(sent: RequestData): MediaType | undefined {
+/** Go's `strconv.Atoi`, 0 when it fails. */
+function goAtoi(value: unknown): number {
+  return typeof value === 'string' && /^[+-]?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : 0;
+}
+
+/** The imp of the call sent (a body given as text is decoded); undefined when there is none to read. */
+function sentImp(sent: RequestData): Imp | undefined {
   let body: unknown = sent.body;
   if (typeof body === 'string') {
     try {
@@ -117,5 +142,5 @@ function sentMediaType(sent: RequestData): MediaType | undefined {
     }
   }
   const imp = isJsonObject(body) && Array.isArray(body.imp) ? body.imp[0] : undefined;
-  return isJsonObject(imp) ? chooseMediaType(imp as Imp) : undefined;
+  return isJsonObject(imp) ? (imp as Imp) : undefined;
 }

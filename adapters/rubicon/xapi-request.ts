@@ -1,281 +1,246 @@
 /**
- * Builds the body of one XAPI call: the auction request narrowed to a single imp of a single media type, with the
- * Magnite ids, targeting and privacy signals where XAPI reads them (OpenRTB 2.5 homes under `ext`).
+ * Builds the body of one XAPI call, as Prebid Server's adapter does: the (OpenRTB 2.6) auction request narrowed to a
+ * single imp of a single media type, with the Magnite ids, targeting and privacy signals where XAPI reads them.
  */
 import {
   badInput,
   isJsonObject,
-  type App,
+  unknownError,
   type BidderError,
   type BidRequest,
   type Imp,
   type JsonObject,
   type MediaType,
   type Native,
-  type Regs,
-  type Site,
-  type Source,
+  type RequestInfo,
   type User,
+  type Video,
 } from '../../core/api/index.js';
-import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds } from './first-party-data.js';
+import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds, targetingMap } from './first-party-data.js';
 import type { RubiconHostSettings } from './host-settings.js';
-import type { RubiconParams } from './params.js';
+import { DecodeError, decodeObject, goInt64, type RubiconImpExt } from './params.js';
 
 /** XAPI keeps only this many blocked advertiser domains. */
 const BADV_LIMIT = 50;
 const NATIVE_VERSIONS_WITHOUT_VALIDATION = new Set(['1.0', '1.1']);
+const MEDIA_TYPES = ['banner', 'video', 'native', 'audio'] as const;
 
 export interface CallContext {
   host: RubiconHostSettings;
+  info: RequestInfo;
   /** `maxbids` the publisher allows this bidder per imp (multibid), when set. */
   maxBids?: number;
 }
 
-export type BodyResult = { body: BidRequest; mediaType: MediaType } | { error: BidderError };
+export type BodyResult = { body: BidRequest } | { error: BidderError };
 
-export function buildXapiBody(request: BidRequest, imp: Imp, params: RubiconParams, context: CallContext): BodyResult {
-  const mediaType = chooseMediaType(imp);
-  if (mediaType === undefined) return { error: badInput(`imp ${imp.id}: rubicon bids on banner, video and native only`) };
-
-  const builtImp = buildImp(request, imp, mediaType, params, context);
-  if ('error' in builtImp) return builtImp;
-
-  const body: BidRequest = { ...request, imp: [builtImp.imp] };
-  // The auction's own extensions (targeting, cache, multibid...) mean nothing to XAPI.
-  delete body.ext;
-
-  if (request.site) body.site = withMagniteIds(request.site, params);
-  else if (request.app) body.app = withMagniteIds(request.app, params);
-  else return { error: badInput('rubicon needs request.site or request.app') };
-
-  if (request.device) {
-    const deviceExt = isJsonObject(request.device.ext) ? request.device.ext : {};
-    body.device = { ...request.device, ext: { ...deviceExt, rp: { pixelratio: numberOr(request.device.pxratio, 0) } } };
-  }
-  if (request.user) body.user = buildUser(request.user, params.visitor);
-  const source = buildSource(request.source, params.pchain);
-  if (source) body.source = source;
-  if (request.regs) body.regs = buildRegs(request.regs);
-  if (Array.isArray(request.badv) && request.badv.length > BADV_LIMIT) body.badv = request.badv.slice(0, BADV_LIMIT);
-
-  return { body, mediaType };
+/** One copy of the imp per media type it offers (audio too), for `bidonmultiformat`. */
+export function splitByMediaType(imp: Imp): Imp[] {
+  return MEDIA_TYPES.filter((type) => imp[type]).map((type) => {
+    const copy: Imp = { ...imp };
+    for (const other of MEDIA_TYPES) if (other !== type) delete copy[other];
+    return copy;
+  });
 }
 
 /**
- * XAPI takes one media type per imp. Video wins when it is the only format or when it carries everything XAPI needs
- * for video; otherwise banner, then native.
+ * XAPI takes one media type per imp. Video wins when it is the only format besides native, or when it carries
+ * everything XAPI needs for video; otherwise banner; otherwise native.
  */
-export function chooseMediaType(imp: Imp): MediaType | undefined {
+export function xapiMediaType(imp: Imp): MediaType {
   if (imp.video && (!imp.banner || isFullyDescribedVideo(imp.video))) return 'video';
-  if (imp.banner) return 'banner';
-  if (imp.native) return 'native';
-  return undefined;
+  return imp.banner ? 'banner' : 'native';
 }
 
-function isFullyDescribedVideo(video: JsonObject): boolean {
+function isFullyDescribedVideo(video: Video): boolean {
   return Array.isArray(video.mimes) && Array.isArray(video.protocols) && !!video.maxduration && !!video.linearity;
 }
 
-/** One copy of the imp per media type it offers, for `bidonmultiformat`. */
-export function splitByMediaType(imp: Imp): Imp[] {
-  const copies: Imp[] = [];
-  for (const type of ['banner', 'video', 'native'] as const) {
-    if (!imp[type]) continue;
-    const copy: Imp = { ...imp };
-    for (const other of ['banner', 'video', 'native', 'audio'] as const) if (other !== type) delete copy[other];
-    copies.push(copy);
+export function buildXapiBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context: CallContext): BodyResult {
+  try {
+    return buildBody(request, imp, impExt, context);
+  } catch (err) {
+    if (err instanceof DecodeError) return { error: unknownError(err.message) };
+    throw err;
   }
-  return copies;
 }
 
-function buildImp(
-  request: BidRequest,
-  imp: Imp,
-  mediaType: MediaType,
-  params: RubiconParams,
-  context: CallContext,
-): { imp: Imp } | { error: BidderError } {
-  const built: Imp = { ...imp, secure: 1, ext: buildImpExt(request, imp, params, context) };
-  delete built.rwdd;
-  for (const other of ['banner', 'video', 'native', 'audio'] as const) if (other !== mediaType) delete built[other];
-  applyFloor(built);
+/** Throws a DecodeError for the failures Prebid Server reports as plain errors. */
+function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context: CallContext): BodyResult {
+  const params = impExt.params;
+  if (!request.site && !request.app) throw new DecodeError('rubicon needs request.site or request.app');
+  const target = impTargeting(request, imp, impExt, context.host);
+  const siteId = goInt64(params.siteId);
+  const zoneId = goInt64(params.zoneId);
 
+  const ext: JsonObject = { rp: { zone_id: zoneId, target, track: { mint: '', mint_version: '' } } };
+  if (impExt.gpid !== '') ext.gpid = impExt.gpid;
+  if (impExt.skadn !== undefined) ext.skadn = impExt.skadn;
+  if (impExt.tid !== '') ext.tid = impExt.tid;
+  if (context.maxBids !== undefined) ext.maxbids = context.maxBids;
+  const built: Imp = { ...imp, ext, secure: 1 };
+
+  const floor = resolveFloor(imp, context.info);
+  if ('error' in floor) return floor;
+  if (floor.value >= 0) {
+    // A zero floor is no floor on the wire.
+    if (floor.value !== 0) built.bidfloor = floor.value;
+    else delete built.bidfloor;
+    if (imp.bidfloorcur) built.bidfloorcur = 'USD';
+  }
+
+  const body: BidRequest = { ...request };
+  if (request.user) body.user = buildUser(request.user, params.visitor);
+  if (request.device) body.device = { ...request.device, ext: { rp: { pixelratio: request.device.pxratio ?? 0 } } };
+
+  const mediaType = xapiMediaType(imp);
+  let requestNative: JsonObject | undefined;
   if (mediaType === 'video') {
-    built.video = { ...imp.video, ext: buildVideoExt(imp, params) };
+    const videoExt: JsonObject = { rp: params.video.sizeId ? { size_id: params.video.sizeId } : {} };
+    if (params.video.skip) videoExt.skip = params.video.skip;
+    if (params.video.skipDelay) videoExt.skipdelay = params.video.skipDelay;
+    if (imp.rwdd === 1) {
+      videoExt.videotype = 'rewarded';
+      delete built.rwdd;
+    }
+    built.video = { ...imp.video, ext: videoExt };
+    delete built.banner;
+    delete built.native;
   } else if (mediaType === 'banner') {
     const banner = imp.banner!;
-    const hasSize = Array.isArray(banner.format) && banner.format.length > 0;
-    if (!hasSize && !(numberOr(banner.w, 0) > 0 && numberOr(banner.h, 0) > 0)) {
-      return { error: badInput(`imp ${imp.id}: rubicon banner imps need banner.format or banner.w and banner.h`) };
+    const hasFormat = Array.isArray(banner.format) && banner.format.length > 0;
+    // Prebid Server's test: no format, and no width, or a zero width without height, or a zero (or no) height.
+    if (!hasFormat && (banner.w == null || (banner.w === 0 && banner.h == null) || !banner.h)) {
+      return { error: badInput('rubicon imps must have at least one imp.format element') };
     }
     built.banner = { ...banner, ext: { rp: { mime: 'text/html' } } };
+    delete built.video;
+    delete built.native;
   } else {
-    const native = withParsedNativeRequest(imp.native!, imp.id);
-    if ('error' in native) return native;
-    built.native = native.native;
+    requestNative = parseNativeRequest(imp.native);
+    delete built.video;
   }
-  return { imp: built };
-}
 
-function buildImpExt(request: BidRequest, imp: Imp, params: RubiconParams, context: CallContext): JsonObject {
-  const impExt = isJsonObject(imp.ext) ? imp.ext : {};
-  const ext: JsonObject = {
-    rp: {
-      zone_id: params.zoneId,
-      target: buildImpTargeting(request, impExt, params, context.host),
-      track: { mint: '', mint_version: '' },
-    },
-  };
-  for (const key of ['gpid', 'tid', 'skadn'] as const) {
-    if (impExt[key] !== undefined && impExt[key] !== '') ext[key] = impExt[key];
-  }
-  if (context.maxBids !== undefined) ext.maxbids = context.maxBids;
-  return ext;
-}
-
-/** Page, inventory and ad-slot targeting, then the host's identity. */
-function buildImpTargeting(request: BidRequest, impExt: JsonObject, params: RubiconParams, host: RubiconHostSettings): JsonObject {
-  const target: JsonObject = {};
-  addFirstPartyAttributes(params.inventory, target);
+  const accountId = goInt64(params.accountId);
+  const publisher = { ext: { rp: { account_id: accountId } } };
   if (request.site) {
-    addFirstPartyAttributes(isJsonObject(request.site.ext) ? request.site.ext.data : undefined, target);
-    if (typeof request.site.page === 'string' && request.site.page !== '') target.page = [request.site.page];
-  } else if (request.app) {
-    addFirstPartyAttributes(isJsonObject(request.app.ext) ? request.app.ext.data : undefined, target);
+    const rp: JsonObject = { site_id: siteId };
+    const iab = iabSegmentIds(request.site.content?.data, CONTENT_TAXONOMIES);
+    if (iab.length > 0) rp.target = { iab };
+    body.site = { ...request.site, ext: { rp }, publisher };
+  } else {
+    body.app = { ...request.app, ext: { rp: { site_id: siteId } }, publisher };
   }
 
-  const data = isJsonObject(impExt.data) ? impExt.data : {};
-  addFirstPartyAttributes(data, target);
-  if (typeof data.pbadslot === 'string' && data.pbadslot !== '') target.pbadslot = data.pbadslot;
-  const adserver = data.adserver;
-  if (isJsonObject(adserver) && adserver.name === 'gam' && typeof adserver.adslot === 'string' && adserver.adslot !== '') {
-    target.dfp_ad_unit_code = adserver.adslot;
+  // The supply chain goes back to `source.ext.schain`, the only key `source.ext` keeps.
+  if (request.source?.schain !== undefined && request.source.schain !== null) {
+    const { schain, ...source } = request.source;
+    body.source = { ...source, ext: { schain } };
   }
 
+  const regs = request.regs;
+  if (regs && ((regs.gdpr !== undefined && regs.gdpr !== null) || regs.us_privacy)) {
+    const incoming = isJsonObject(regs.ext) ? regs.ext : {};
+    if (incoming.dsa !== undefined && incoming.dsa !== null && !isJsonObject(incoming.dsa)) {
+      return { error: badInput(`cannot unmarshal openrtb_ext.ExtRegs.DSA: expect { or n, but found ${JSON.stringify(incoming.dsa)[0]}`) };
+    }
+    // Only the fields of `openrtb_ext.ExtRegs` survive in `regs.ext`.
+    const regsExt: JsonObject = {};
+    if (incoming.dsa !== undefined && incoming.dsa !== null) regsExt.dsa = incoming.dsa;
+    if (regs.gdpr !== undefined && regs.gdpr !== null) regsExt.gdpr = regs.gdpr;
+    if (regs.us_privacy) regsExt.us_privacy = regs.us_privacy;
+    const { gdpr: _gdpr, us_privacy: _usPrivacy, ...rest } = regs;
+    body.regs = { ...rest, ext: regsExt };
+  }
+
+  if (Array.isArray(request.badv) && request.badv.length > BADV_LIMIT) body.badv = request.badv.slice(0, BADV_LIMIT);
+
+  // XAPI takes one imp per call, and neither the auction's currencies nor its extensions.
+  body.imp = [requestNative ? { ...built, native: { ...built.native, request_native: requestNative } } : built];
+  delete body.cur;
+  delete body.ext;
+  return { body };
+}
+
+/** Floors in another currency are converted to US dollars (XAPI's currency); a stated currency becomes USD. */
+function resolveFloor(imp: Imp, info: RequestInfo): { value: number } | { error: BidderError } {
+  const floor = imp.bidfloor ?? 0;
+  const currency = imp.bidfloorcur ?? '';
+  if (floor > 0 && currency !== '' && currency.toUpperCase() !== 'USD') {
+    try {
+      return { value: info.convertCurrency(floor, currency, 'USD') };
+    } catch {
+      return { error: badInput(`Unable to convert provided bid floor currency from ${currency} to USD`) };
+    }
+  }
+  return { value: floor };
+}
+
+/**
+ * Page, inventory and ad-slot targeting, then keywords and the host's identity, on top of any `imp.ext.rp.target`
+ * the imp already has. First-party data that is not an object is an error for the imp.
+ */
+function impTargeting(request: BidRequest, imp: Imp, impExt: RubiconImpExt, host: RubiconHostSettings): JsonObject {
+  const existing = isJsonObject(imp.ext) && isJsonObject(imp.ext.rp) ? imp.ext.rp.target : undefined;
+  const target = targetingMap(existing);
+  addFirstPartyAttributes(impExt.params.inventory, target);
+  const holder = request.site ?? request.app!;
+  addFirstPartyAttributes(isJsonObject(holder.ext) ? holder.ext.data : undefined, target);
+  if (request.site?.page) target.page = [request.site.page];
+  addFirstPartyAttributes(impExt.data, target);
+
+  const data = decodeObject(impExt.data, 'rubicon.rubiconData');
+  const adserver = decodeObject(data.adserver, 'rubicon.rubiconAdServer');
+  for (const [value, field] of [[data.pbadslot, 'PbAdSlot'], [adserver.name, 'Name'], [adserver.adslot, 'AdSlot']] as const) {
+    if (value !== undefined && value !== null && typeof value !== 'string') throw new DecodeError(`cannot unmarshal rubicon.${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
+  }
+  if (data.pbadslot) target.pbadslot = data.pbadslot;
+  else if (adserver.name === 'gam' && adserver.adslot) target.dfp_ad_unit_code = adserver.adslot;
+
+  if (impExt.params.keywords.length > 0) target.keywords = impExt.params.keywords;
   target.pbs_login = host.username;
-  target.pbs_url = host.externalUrl;
   target.pbs_version = host.hostVersion;
+  target.pbs_url = host.externalUrl;
   return target;
 }
 
-function buildVideoExt(imp: Imp, params: RubiconParams): JsonObject {
-  const ext: JsonObject = { rp: params.video.sizeId === undefined ? {} : { size_id: params.video.sizeId } };
-  if (params.video.skip !== undefined) ext.skip = params.video.skip;
-  if (params.video.skipDelay !== undefined) ext.skipdelay = params.video.skipDelay;
-  if (isRewarded(imp)) ext.videotype = 'rewarded';
-  return ext;
-}
-
-function isRewarded(imp: Imp): boolean {
-  const prebid = isJsonObject(imp.ext) && isJsonObject(imp.ext.prebid) ? imp.ext.prebid : {};
-  return imp.rwdd === 1 || prebid.is_rewarded_inventory === 1;
-}
-
-/** XAPI prices floors in US dollars: say so explicitly for dollar floors. */
-function applyFloor(imp: Imp): void {
-  const floor = numberOr(imp.bidfloor, 0);
-  const currency = typeof imp.bidfloorcur === 'string' ? imp.bidfloorcur.toUpperCase() : '';
-  if (floor > 0 && (currency === '' || currency === 'USD')) imp.bidfloorcur = 'USD';
-}
-
 /**
- * Native 1.2+ requests go to XAPI parsed as well, in `request_native`, and must name their event trackers and
- * placement type.
+ * Native 1.2+ requests go to XAPI parsed as well (`request_native`), and must name their event trackers and
+ * placement type. Versions 1.0 and 1.1 go as they are.
  */
-function withParsedNativeRequest(native: Native, impId: string): { native: Native } | { error: BidderError } {
-  if (typeof native.ver === 'string' && NATIVE_VERSIONS_WITHOUT_VALIDATION.has(native.ver)) return { native: { ...native } };
+function parseNativeRequest(native: Native | undefined): JsonObject | undefined {
+  if (!native) throw new DecodeError('Native object is not present for request');
+  if (native.ver === '1.0' || native.ver === '1.1') return undefined;
   let parsed: unknown;
   try {
-    parsed = typeof native.request === 'string' ? JSON.parse(native.request) : undefined;
-  } catch {
-    parsed = undefined;
+    parsed = JSON.parse(typeof native.request === 'string' ? native.request : '');
+  } catch (err) {
+    throw new DecodeError(`cannot unmarshal native request: ${(err as Error).message}`);
   }
-  if (!isJsonObject(parsed)) return { error: badInput(`imp ${impId}: native.request is not a JSON object`) };
-  if (!Array.isArray(parsed.eventtrackers)) return { error: badInput(`imp ${impId}: native request needs an eventtrackers array`) };
-  if (parsed.context !== undefined && typeof parsed.context !== 'number') {
-    return { error: badInput(`imp ${impId}: native request context must be a number`) };
-  }
-  if (typeof parsed.plcmttype !== 'number') return { error: badInput(`imp ${impId}: native request needs a numeric plcmttype`) };
-  return { native: { ...native, request_native: parsed } };
-}
-
-/** Site or app with the Magnite site and account ids, and the content segments XAPI targets on. */
-function withMagniteIds<T extends Site | App>(inventory: T, params: RubiconParams): T {
-  const rp: JsonObject = { site_id: params.siteId };
-  const content = isJsonObject(inventory.content) ? inventory.content : {};
-  const iab = iabSegmentIds(content.data, CONTENT_TAXONOMIES);
-  if (iab.length > 0) rp.target = { iab };
-  return { ...inventory, ext: { rp }, publisher: { ext: { rp: { account_id: params.accountId } } } };
+  const request = decodeObject(parsed, 'map[string]interface {}');
+  if (!Array.isArray(request.eventtrackers)) throw new DecodeError('Eventtrackers are not present or not of array type');
+  if (request.context !== undefined && request.context !== null && typeof request.context !== 'number') throw new DecodeError('Context is not of int type');
+  if (typeof request.plcmttype !== 'number') throw new DecodeError('Plcmttype is not present or not of int type');
+  return Object.keys(request).length > 0 ? request : undefined;
 }
 
 /**
- * The user's targeting (existing `ext.rp.target`, visitor params, `ext.data`, audience segments), with consent and
- * eids moved to their OpenRTB 2.5 homes. Demographics stay with the host.
+ * The user's targeting (existing `ext.rp.target`, visitor params, `ext.data`, audience segments) in a new `ext`
+ * that also carries the eids and consent; demographics, consent and eids leave their top-level places.
  */
 function buildUser(user: User, visitor: unknown): User {
   const userExt = isJsonObject(user.ext) ? user.ext : {};
-  const existingRp = isJsonObject(userExt.rp) ? userExt.rp : {};
-  const target: JsonObject = isJsonObject(existingRp.target) ? { ...existingRp.target } : {};
+  const existing = isJsonObject(userExt.rp) ? userExt.rp.target : undefined;
+  const target = targetingMap(existing);
   addFirstPartyAttributes(visitor, target);
   addFirstPartyAttributes(userExt.data, target);
   const iab = iabSegmentIds(user.data, AUDIENCE_TAXONOMIES);
   if (iab.length > 0) target.iab = iab;
 
-  const ext: JsonObject = { rp: Object.keys(target).length > 0 ? { target } : {} };
-  const consent = nonEmptyString(user.consent) ?? nonEmptyString(userExt.consent);
-  if (consent !== undefined) ext.consent = consent;
-  const eids = nonEmptyArray(user.eids) ?? nonEmptyArray(userExt.eids);
-  if (eids !== undefined) ext.eids = eids;
-
+  const ext: JsonObject = { rp: { target } };
+  if (Array.isArray(user.eids) && user.eids.length > 0) ext.eids = user.eids;
+  if (user.consent) ext.consent = user.consent;
   const built: User = { ...user, ext };
-  for (const key of ['yob', 'gender', 'geo', 'consent', 'eids'] as const) delete built[key];
-  const buyeruid = nonEmptyString(user.buyeruid) ?? magniteIdFromEids(eids);
-  if (buyeruid !== undefined) built.buyeruid = buyeruid;
+  for (const key of ['consent', 'geo', 'yob', 'gender', 'eids'] as const) delete built[key];
   return built;
-}
-
-/** Magnite's own id for this user, when a publisher-provided or other Magnite uid is among the eids. */
-function magniteIdFromEids(eids: unknown[] | undefined): string | undefined {
-  for (const eid of eids ?? []) {
-    if (!isJsonObject(eid) || eid.source !== 'rubiconproject.com' || !Array.isArray(eid.uids)) continue;
-    for (const uid of eid.uids) {
-      const stype = isJsonObject(uid) && isJsonObject(uid.ext) ? uid.ext.stype : undefined;
-      if ((stype === 'ppuid' || stype === 'other') && isJsonObject(uid) && nonEmptyString(uid.id)) return uid.id as string;
-    }
-  }
-  return undefined;
-}
-
-function buildSource(source: Source | undefined, pchain: string | undefined): Source | undefined {
-  if (!source && pchain === undefined) return undefined;
-  const built: Source = { ...source };
-  if (built.schain !== undefined) {
-    built.ext = { ...(isJsonObject(built.ext) ? built.ext : {}), schain: built.schain };
-    delete built.schain;
-  }
-  if (pchain !== undefined) built.pchain = pchain;
-  return built;
-}
-
-function buildRegs(regs: Regs): Regs {
-  const built: Regs = { ...regs };
-  const ext: JsonObject = isJsonObject(regs.ext) ? { ...regs.ext } : {};
-  if (regs.gdpr !== undefined) ext.gdpr = regs.gdpr;
-  if (nonEmptyString(regs.us_privacy) !== undefined) ext.us_privacy = regs.us_privacy;
-  delete built.gdpr;
-  delete built.us_privacy;
-  if (Object.keys(ext).length > 0) built.ext = ext;
-  return built;
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function nonEmptyArray(value: unknown): unknown[] | undefined {
-  return Array.isArray(value) && value.length > 0 ? value : undefined;
 }

@@ -1,4 +1,4 @@
-import type { BidResponse, PluginLogger, Warning } from '../api/index.js';
+import { isJsonObject, type BidResponse, type PluginLogger, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import type { AuctionOutcome } from '../auction/pipeline.js';
 import { invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
@@ -16,12 +16,12 @@ export interface AmpResponseBody {
  * AMP reads the answer as text and parses it itself (reference behaviour 10); `nosniff` keeps browsers from
  * second-guessing that.
  */
-export const AMP_CONTENT_HEADERS: Readonly<Record<string, string>> = {
+const AMP_CONTENT_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/plain; charset=utf-8',
   'x-content-type-options': 'nosniff',
 };
 
-export function ampJsonAnswer(body: AmpResponseBody): EndpointResponse {
+function ampJsonAnswer(body: AmpResponseBody): EndpointResponse {
   return { status: 200, headers: { ...AMP_CONTENT_HEADERS }, body };
 }
 
@@ -35,9 +35,6 @@ export function emptyAmpAnswer(warnings: Warning[] = []): EndpointResponse {
   return ampJsonAnswer(withWarnings({ targeting: {}, errors: {} }, { general: warnings }));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 class UnpackTargetsError extends Error {}
 
@@ -50,10 +47,10 @@ function collectTargeting(response: BidResponse, namespace: Namespace): Record<s
   const targeting: Record<string, string> = {};
   for (const seat of response.seatbid ?? []) {
     for (const bid of seat.bid ?? []) {
-      const serviceExt = isObject(bid.ext) ? bid.ext[namespace] : undefined;
-      const keys = isObject(serviceExt) ? serviceExt.targeting : undefined;
+      const serviceExt = isJsonObject(bid.ext) ? bid.ext[namespace] : undefined;
+      const keys = isJsonObject(serviceExt) ? serviceExt.targeting : undefined;
       if (keys === undefined) continue;
-      if (!isObject(keys)) throw new UnpackTargetsError(`bid ${bid.id} has targeting that is not an object`);
+      if (!isJsonObject(keys)) throw new UnpackTargetsError(`bid ${bid.id} has targeting that is not an object`);
       for (const [key, value] of Object.entries(keys)) {
         if (typeof value !== 'string') throw new UnpackTargetsError(`bid ${bid.id} has a targeting value for ${key} that is not a string`);
         targeting[key] = value;
@@ -70,7 +67,7 @@ function withWarnings(body: AmpResponseBody, warnings: Record<string, unknown>):
 
 /** Merges the endpoint's own warnings (about query params) into the auction's `general` warnings. */
 function mergeWarnings(auctionWarnings: unknown, endpointWarnings: Warning[]): Record<string, unknown> {
-  const merged: Record<string, unknown> = isObject(auctionWarnings) ? { ...auctionWarnings } : {};
+  const merged: Record<string, unknown> = isJsonObject(auctionWarnings) ? { ...auctionWarnings } : {};
   if (endpointWarnings.length > 0) {
     const general = Array.isArray(merged.general) ? merged.general : [];
     merged.general = [...endpointWarnings, ...general];
@@ -103,16 +100,16 @@ export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): Endp
   }
 
   const ext = response.ext;
-  if (ext !== undefined && !isObject(ext)) {
+  if (ext !== undefined && !isJsonObject(ext)) {
     context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.unpackExt);
   }
-  const responseExt = isObject(ext) ? ext : {};
+  const responseExt = isJsonObject(ext) ? ext : {};
   const errors = responseExt.errors;
-  if (errors !== undefined && !isObject(errors)) {
+  if (errors !== undefined && !isJsonObject(errors)) {
     context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.unpackExt);
   }
   let body: AmpResponseBody = withWarnings(
-    { targeting, errors: isObject(errors) ? errors : {} },
+    { targeting, errors: isJsonObject(errors) ? errors : {} },
     mergeWarnings(responseExt.warnings, context.warnings),
   );
   if (context.debugRequested) {
@@ -135,7 +132,7 @@ export function encodeAmpBody(answer: EndpointResponse, logger: PluginLogger): E
     return { ...answer, body: JSON.stringify(answer.body) };
   } catch (err) {
     logger.error({ code: AMP_UNKNOWN_ERROR_CODE, err }, responseErrors.encoding);
-    const targeting = isObject(answer.body) && isObject(answer.body.targeting) ? answer.body.targeting : {};
+    const targeting = isJsonObject(answer.body) && isJsonObject(answer.body.targeting) ? answer.body.targeting : {};
     return { ...answer, body: encodeOrEmpty({ targeting, errors: {} }) };
   }
 }

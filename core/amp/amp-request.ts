@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BidRequest, Ext, Imp, Regs, Site, User, Warning } from '../api/index.js';
+import { isJsonObject, type BidRequest, type Ext, type Imp, type Regs, type Site, type User, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import { mergePatch } from '../stored/index.js';
 import { INVALID_CONSENT_WARNING } from './messages.js';
@@ -16,14 +16,11 @@ export interface AmpTimeouts {
 /** The built request, or the 400 lines that say why it could not be built. */
 export type AmpBuildResult = { warnings: Warning[] } | { invalid: string[] };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `holder.ext`, created when absent; left to validation (and so returned as a throwaway) when it is not an object. */
 function extOf(holder: { ext?: Ext }): Ext {
   if (holder.ext === undefined || holder.ext === null) holder.ext = {};
-  return isObject(holder.ext) ? holder.ext : {};
+  return isJsonObject(holder.ext) ? holder.ext : {};
 }
 
 /**
@@ -35,7 +32,7 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
   const imp = request.imp[0]!;
   // AMP pages are served over https only, so the ad must be too.
   imp.secure = 1;
-  if (isObject(imp.banner)) {
+  if (isJsonObject(imp.banner)) {
     const formats = resolveBannerFormats(imp.banner.format, params.sizes);
     if (formats !== undefined) imp.banner.format = formats;
   }
@@ -45,7 +42,7 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
 
   const site = siteOf(request);
   applyPage(site, params.canonicalUrl);
-  if (params.account !== undefined) site.publisher = { ...(isObject(site.publisher) ? site.publisher : {}), id: params.account };
+  if (params.account !== undefined) site.publisher = { ...(isJsonObject(site.publisher) ? site.publisher : {}), id: params.account };
   const siteExt = extOf(site);
   if (siteExt.amp === undefined) siteExt.amp = 1;
 
@@ -59,7 +56,7 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
 
 /** An AMP request is always a site request (spec 2.18 forbids `app`), so a stored request without one gets one. */
 function siteOf(request: BidRequest): Site {
-  if (!isObject(request.site)) request.site = {};
+  if (!isJsonObject(request.site)) request.site = {};
   return request.site as Site;
 }
 
@@ -84,7 +81,7 @@ function mergeTargetingData(imp: Imp, targeting: string | undefined): string | u
   } catch (err) {
     return `unable to merge imp.ext with targeting data, check targeting data is correct: ${(err as Error).message}`;
   }
-  if (!isObject(data)) return 'unable to merge imp.ext with targeting data, check targeting data is correct: it must be a JSON object';
+  if (!isJsonObject(data)) return 'unable to merge imp.ext with targeting data, check targeting data is correct: it must be a JSON object';
   const ext = extOf(imp);
   ext.data = mergePatch(ext.data, data);
   return undefined;
@@ -95,7 +92,7 @@ function mergeTargetingData(imp: Imp, targeting: string | undefined): string | u
  * in for it. Never below 1 ms: 0 would mean "host default" to the auction, the opposite of what a tiny budget asks.
  * The auction may still lower it to the host maximum.
  */
-export function ampTmax(request: BidRequest, params: AmpParams, timeouts: AmpTimeouts): number {
+function ampTmax(request: BidRequest, params: AmpParams, timeouts: AmpTimeouts): number {
   const storedTmax = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : undefined;
   const asked = params.timeoutMs ?? storedTmax ?? timeouts.defaultTimeoutMs;
   const adjustment = params.timeoutAdjustmentMs ?? timeouts.timeoutAdjustmentMs;
@@ -111,10 +108,10 @@ function enableTargetingAndCache(request: BidRequest, namespace: Namespace): voi
   const ext = extOf(request);
   if (ext[namespace] === undefined || ext[namespace] === null) ext[namespace] = {};
   const options = ext[namespace];
-  if (!isObject(options)) return;
+  if (!isJsonObject(options)) return;
   if (options.targeting === undefined || options.targeting === null) options.targeting = {};
   if (options.cache === undefined || options.cache === null) options.cache = {};
-  if (isObject(options.cache) && (options.cache.bids === undefined || options.cache.bids === null)) options.cache.bids = {};
+  if (isJsonObject(options.cache) && (options.cache.bids === undefined || options.cache.bids === null)) options.cache.bids = {};
   if (options.channel === undefined) options.channel = { name: 'amp', version: '' };
 }
 
@@ -162,11 +159,11 @@ function setPrivacyValue(holder: Regs | User, key: string, value: string | numbe
 }
 
 function regsOf(request: BidRequest): Regs {
-  if (!isObject(request.regs)) request.regs = {};
+  if (!isJsonObject(request.regs)) request.regs = {};
   return request.regs as Regs;
 }
 
 function userOf(request: BidRequest): User {
-  if (!isObject(request.user)) request.user = {};
+  if (!isJsonObject(request.user)) request.user = {};
   return request.user as User;
 }

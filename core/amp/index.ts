@@ -1,5 +1,6 @@
 import type { EndpointServices } from '../app/endpoints.js';
-import { finish, prepareRequest, runPrepared } from '../auction/auction-endpoint.js';
+import { enterRequest, finish, runAuction, settleContext, storedDataUnavailable } from '../auction/auction-endpoint.js';
+import { StoredFetchError } from '../stored/index.js';
 import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { detectNamespace, unifyNamespaces } from '../auction/namespace.js';
 import type { EndpointHandler } from '../http/app.js';
@@ -13,7 +14,7 @@ export { readAmpParams, parseMultiSize, type AmpParams, type AmpSizes } from './
 export { resolveBannerFormats } from './sizes.js';
 export { loadingErrors, responseErrors } from './messages.js';
 
-export const AMP_PATH = '/openrtb2/amp';
+const AMP_PATH = '/openrtb2/amp';
 
 /** GET /openrtb2/amp. */
 export function ampRoutes(services: EndpointServices): { get: Record<string, EndpointHandler> } {
@@ -25,21 +26,33 @@ export function ampRoutes(services: EndpointServices): { get: Record<string, End
  * query, runs through the ordinary auction pipeline; the answer is the targeting of its bids. Every answer, errors
  * included, carries AMP's CORS header so the AMP runtime may read it.
  */
-export async function handleAmp(input: EndpointRequest, services: EndpointServices): Promise<EndpointResponse> {
+async function handleAmp(input: EndpointRequest, services: EndpointServices): Promise<EndpointResponse> {
   const params = readAmpParams(input.query);
+  const logger = input.logger ?? services.logger;
   let answer: EndpointResponse;
   try {
     answer = await runAmpAuction(input, params, services);
   } catch (err) {
-    services.logger.error({ err, code: AMP_CRITICAL_ERROR_CODE, tagId: params.tagId }, responseErrors.auctionData);
-    answer = criticalError(responseErrors.auctionData);
+    // The stored-data backend failing is the host's passing trouble, answered 503 as on the other endpoints.
+    if (err instanceof StoredFetchError) answer = storedDataUnavailable(err, logger);
+    else {
+      logger.error({ err, code: AMP_CRITICAL_ERROR_CODE, tagId: params.tagId }, responseErrors.auctionData);
+      answer = criticalError(responseErrors.auctionData);
+    }
   }
   const origin = params.sourceOrigin ?? headerValue(input.headers.origin);
-  return withAmpCors(encodeAmpBody(answer, services.logger), origin, services.config.cors.allowedOrigins);
+  return withAmpCors(encodeAmpBody(answer, logger), origin, services.config.cors.allowedOrigins);
+}
+
+/** The AMP auction's deadline as the query sets it (spec section 8), which the stored request's fetch must meet. */
+function ampFetchDeadline(input: EndpointRequest, params: AmpParams, services: EndpointServices): number {
+  const { amp, auction } = services.config;
+  const asked = Math.min(amp.defaultTimeoutMs, params.timeoutMs ?? amp.defaultTimeoutMs) - (params.timeoutAdjustmentMs ?? amp.timeoutAdjustmentMs);
+  return input.receivedAt + Math.min(Math.max(1, asked), auction.maxTmaxMs);
 }
 
 async function runAmpAuction(input: EndpointRequest, params: AmpParams, services: EndpointServices): Promise<EndpointResponse> {
-  const loaded = await loadAmpRequest(params.tagId, services.stored);
+  const loaded = await loadAmpRequest(params.tagId, services.stored, { deadline: ampFetchDeadline(input, params, services) });
   if ('error' in loaded) return invalidRequest([loaded.error]);
   const request = loaded.request;
   // The namespace must be known before the endpoint writes `ext.<ns>.targeting` into the request.
@@ -48,17 +61,20 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const built = applyAmpParams(request, params, namespace, services.config.amp);
   if ('invalid' in built) return invalidRequest(built.invalid);
 
-  const prepared = await prepareRequest('amp', input, request as Record<string, unknown>, services);
-  if ('status' in prepared) return prepared.status === 200 ? emptyAmpAnswer(built.warnings) : prepared;
-  const outcome = await runPrepared('amp', input, prepared, services.pipeline);
+  const entered = await enterRequest('amp', input, request as Record<string, unknown>, services);
+  if ('status' in entered) return entered.status === 200 ? emptyAmpAnswer(built.warnings) : entered;
+  let refused = settleContext(entered, entered.request, services);
+  if (refused instanceof Promise) refused = await refused;
+  if (refused) return finish(refused, entered.context, services.pipeline);
+  const outcome = await runAuction(input, entered, services);
   const answer = ampAnswer(outcome, {
-    namespace: prepared.namespace,
+    namespace: entered.namespace,
     debugRequested: params.debug,
     warnings: built.warnings,
-    logger: services.logger,
+    logger: entered.context.logger,
     tagId: params.tagId ?? '',
   });
-  return finish('amp', answer, prepared.state, services.pipeline);
+  return finish(answer, entered.context, services.pipeline);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -69,7 +69,7 @@ const UNFILLED_MACROS: Readonly<Record<string, string>> = {
 };
 const FUNCTION_MACRO = /^(ATTR|CONSENT_METADATA)\(.*\)$/;
 
-export function isUnfilledMacro(name: string, value: string): boolean {
+function isUnfilledMacro(name: string, value: string): boolean {
   return UNFILLED_MACROS[name] === value || FUNCTION_MACRO.test(value);
 }
 

@@ -1,4 +1,5 @@
 import type { BidderError } from './errors.js';
+import type { Warning } from './context.js';
 import type { Bid, BidRequest, MediaType } from './openrtb.js';
 import type { JsonSchema, PluginLogger } from './common.js';
 
@@ -36,8 +37,12 @@ export interface BidderInfo {
    * with `bidders.<name>.enabled: true` (or by setting `bidders.<name>.endpoint`) once configured.
    */
   disabled?: boolean;
-  /** Bidder supports OpenRTB 2.6 ad pods natively, multi-format imps, and so on. */
-  openrtb?: { multiformat?: boolean };
+  /** Whether the bidder takes multi-format imps as they are, and whether it reads GPP signals. */
+  openrtb?: { multiformat?: boolean; gppSupported?: boolean };
+  /** Where the bidder operates, as ISO 3166 alpha-3 codes or regions (`EEA`, `global`): informational. */
+  geoscope?: string[];
+  /** Whether the host may insert tracking into the bidder's VAST (`/vtrack`, video events). */
+  modifyingVastXmlAllowed?: boolean;
 }
 
 /** Host configuration for one configured bidder, as the adapter's `create` receives it. */
@@ -45,9 +50,26 @@ export interface BidderConfig {
   /** The name the bidder runs under (its seat): the adapter's name, or a configured alias. */
   name: string;
   endpoint: string;
-  /** Free-form host settings for this bidder (`bidders.<name>.extra`). */
+  /** Free-form host settings for this bidder (`bidders.<name>.extra`): Prebid Server's `extra_info`. */
   extra: Record<string, unknown>;
   ortbVersion: '2.5' | '2.6';
+  /** Facts about the host running the bidder, as Prebid Server's adapters receive them in `config.Server`. */
+  host: HostInfo;
+}
+
+/** The host's own identity, for adapters that report it to their bidder. */
+export interface HostInfo {
+  /** The public address of this Gavel (`server.externalUrl`). */
+  externalUrl: string;
+  /** The host company's IAB GVL vendor id, when it has one. */
+  gvlId?: number;
+  /** The data centre this instance runs in, when the host names one. */
+  datacenter?: string;
+  /**
+   * The host's Gavel version (its package.json `version`), for adapters that report their server's version where
+   * Prebid Server reports its own (`version.Ver`). Absent in a test host, as in Prebid Server's adapter tests.
+   */
+  version?: string;
 }
 
 export interface AdapterDeps {
@@ -78,6 +100,23 @@ export interface RequestInfo {
   bidder: string;
   /** Which endpoint the auction came in on. */
   endpoint: 'auction' | 'amp' | 'video';
+  /**
+   * Converts an amount with the auction's rates (the host's, and the request's own `ext.prebid.currency.rates`).
+   * Throws `Currency conversion rate not found: 'FROM' => 'TO'` when no rate is known; same currency is identity.
+   */
+  convertCurrency(amount: number, from: string, to: string): number;
+  /** The `Sec-GPC` header of the incoming request, when it had one. */
+  globalPrivacyControl?: string;
+  /** The media type the publisher prefers for this bidder on multi-format imps (`biddercontrols.<bidder>.prefmtype`). */
+  preferredMediaType?: MediaType;
+}
+
+/** The error `RequestInfo.convertCurrency` throws when no rate is known. */
+export class ConversionNotFoundError extends Error {
+  constructor(readonly from: string, readonly to: string) {
+    super(`Currency conversion rate not found: '${from}' => '${to}'`);
+    this.name = 'ConversionNotFoundError';
+  }
 }
 
 export interface VideoBidInfo {
@@ -92,11 +131,18 @@ export interface TypedBid {
   seat?: string;
   dealPriority?: number;
   video?: VideoBidInfo;
+  /** Bid metadata (`ext.prebid.meta` in the response): advertiser domains, network, media type and so on. */
+  meta?: Record<string, unknown>;
 }
 
 export interface MakeRequestsResult {
   requests: RequestData[];
   errors?: BidderError[];
+  /**
+   * Problems that do not stop the calls (Prebid Server's `errortypes.Warning`), reported in the response's
+   * `ext.warnings.<bidder>` rather than among its errors.
+   */
+  warnings?: Warning[];
 }
 
 export interface MakeBidsResult {
@@ -104,6 +150,8 @@ export interface MakeBidsResult {
   currency?: string;
   bids: TypedBid[];
   errors?: BidderError[];
+  /** As `MakeRequestsResult.warnings`: reported in `ext.warnings.<bidder>`. */
+  warnings?: Warning[];
 }
 
 /**

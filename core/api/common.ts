@@ -10,7 +10,7 @@ export interface PluginLogger {
 }
 
 /** Version of this SDK. A plugin states the SDK major it was built against in `sdkVersion`. */
-export const SDK_VERSION = '1.0.0';
+export const SDK_VERSION = '2.0.0';
 
 /**
  * Reads a JSON file that sits beside the calling module, e.g. an adapter's `params.schema.json`:

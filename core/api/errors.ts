@@ -8,16 +8,27 @@ export const ErrorCode = {
   PluginNotFound: 'GAVEL_E_PLUGIN_NOT_FOUND',
   PluginDuplicate: 'GAVEL_E_PLUGIN_DUPLICATE',
   PluginSdkMismatch: 'GAVEL_E_PLUGIN_SDK_MISMATCH',
-  HookStageUnknown: 'GAVEL_E_HOOK_STAGE_UNKNOWN',
   HookUnknown: 'GAVEL_E_HOOK_UNKNOWN',
+  /** Two enabled modules provide the same hook point. */
+  HookPointConflict: 'GAVEL_E_HOOK_POINT_CONFLICT',
+  /** A hook point has no implementation (its built-in switched off, nothing replacing it). */
+  HookPointMissing: 'GAVEL_E_HOOK_POINT_MISSING',
   BidderUnknownAdapter: 'GAVEL_E_BIDDER_UNKNOWN_ADAPTER',
   BidderConfigInvalid: 'GAVEL_E_BIDDER_CONFIG_INVALID',
   EndpointUnsafe: 'GAVEL_E_ENDPOINT_UNSAFE',
-  RequestInvalid: 'GAVEL_E_REQUEST_INVALID',
   RequestTooLarge: 'GAVEL_E_REQUEST_TOO_LARGE',
   RequestMalformed: 'GAVEL_E_REQUEST_MALFORMED',
-  StoredNotFound: 'GAVEL_E_STORED_NOT_FOUND',
+  RouteNotFound: 'GAVEL_E_ROUTE_NOT_FOUND',
+  MethodNotAllowed: 'GAVEL_E_METHOD_NOT_ALLOWED',
   StoredFetchFailed: 'GAVEL_E_STORED_FETCH_FAILED',
+  /** The host requires an account and the request names none (or one it cannot verify). */
+  AccountRequired: 'GAVEL_E_ACCOUNT_REQUIRED',
+  /** The request's account is disabled on this host. */
+  AccountDisabled: 'GAVEL_E_ACCOUNT_DISABLED',
+  /** The request's account data fails the account schema. */
+  AccountMalformed: 'GAVEL_E_ACCOUNT_MALFORMED',
+  /** The request comes from an app the host blocks (`auction.blockedApps`). */
+  AppBlocked: 'GAVEL_E_APP_BLOCKED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -42,6 +53,44 @@ export const BidderErrorCode = {
   Unknown: 999,
 } as const;
 export type BidderErrorCode = (typeof BidderErrorCode)[keyof typeof BidderErrorCode];
+
+/**
+ * Why a bid, or a bidder's chance to bid, is not in the answer: the seat-non-bid status codes Prebid Server reports
+ * in `response.ext.prebid.seatnonbid[].nonbid[].statuscode` (IAB's community extension).
+ */
+export const NonBidReason = {
+  ErrorGeneral: 100,
+  ErrorTimeout: 101,
+  ErrorBidderUnreachable: 103,
+  ResponseRejectedGeneral: 300,
+  ResponseRejectedBelowFloor: 301,
+  ResponseRejectedCategoryExclusions: 302,
+  ResponseRejectedCategoryMappingInvalid: 303,
+  ResponseRejectedBelowDealFloor: 304,
+  ResponseRejectedInvalidCreative: 350,
+  ResponseRejectedCreativeSizeNotAllowed: 351,
+  ResponseRejectedCreativeNotSecure: 352,
+  ResponseRejectedAdvertiserExclusions: 355,
+} as const;
+export type NonBidReason = (typeof NonBidReason)[keyof typeof NonBidReason];
+
+/** Codes of the warnings in `response.ext.warnings.<scope>[]`, numbered as Prebid Server's `errortypes` numbers them. */
+export const WarningCode = {
+  InvalidPrivacyConsent: 10001,
+  AccountLevelDebugDisabled: 10002,
+  BidderLevelDebugDisabled: 10003,
+  DisabledCurrencyConversion: 10004,
+  AlternateBidderCode: 10005,
+  MultiBid: 10006,
+  AdServerTargeting: 10007,
+  BidAdjustment: 10008,
+  FloorBidRejection: 10009,
+  InvalidBidResponseDSA: 10010,
+  TooLongTargetingPrefix: 10015,
+  TooShortTargetingPrefix: 10016,
+  Unknown: 10999,
+} as const;
+export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
 
 /** An error reported against one bidder in `response.ext.errors.<bidder>[]`. */
 export interface BidderError {

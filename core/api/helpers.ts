@@ -1,4 +1,5 @@
 import { badServerResponse, type BidderError } from './errors.js';
+import { checkResponseStatus, type ResponseStatusRules } from './go-compat.js';
 import type { ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type Imp, type MediaType } from './openrtb.js';
 
@@ -83,9 +84,14 @@ export type BidResponseRead = { body: JsonObject & { seatbid?: unknown; cur?: un
 /**
  * The checks every OpenRTB-speaking adapter makes on an answer: 204 or an empty body is a no-bid; 400 means the
  * bidder rejected our request (bad input, code 2); any other non-2xx, an unparseable body, or a body that is not a
- * JSON object is a bad server response (code 3).
+ * JSON object is a bad server response (code 3). With `statusRules`, the status is checked as a Prebid Server (Go)
+ * adapter checks it instead (`checkResponseStatus`): only a 200 goes on to the body.
  */
-export function readBidResponse(response: ResponseData): BidResponseRead {
+export function readBidResponse(response: ResponseData, statusRules?: ResponseStatusRules): BidResponseRead {
+  if (statusRules) {
+    const statusResult = checkResponseStatus(response, statusRules);
+    if (statusResult) return { result: statusResult as { bids: []; errors?: BidderError[] } };
+  }
   if (response.status === 400) {
     return { result: { bids: [], errors: [{ code: 2, message: 'Unexpected status code: 400. Run with request.debug = 1 for more info' }] } };
   }
@@ -115,7 +121,7 @@ export function vastWrapper(adTagUri: string): string {
   // "]]>" would end the CDATA section early; split it across two sections.
   const cdata = adTagUri.replaceAll(']]>', ']]]]><![CDATA[>');
   return (
-    '<VAST version="3.0"><Ad><Wrapper><AdSystem>Gavel</AdSystem>' +
+    '<VAST version="3.0"><Ad><Wrapper><AdSystem>prebid.org wrapper</AdSystem>' +
     `<VASTAdTagURI><![CDATA[${cdata}]]></VASTAdTagURI><Impression></Impression><Creatives></Creatives>` +
     '</Wrapper></Ad></VAST>'
   );

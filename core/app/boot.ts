@@ -1,38 +1,45 @@
+// Inversify reads decorator metadata through the Reflect polyfill; it must be in place before any container exists.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { Container } from 'inversify';
-import { ErrorCode, GavelError, type Hook, type ModuleDeps, type Stage } from '../api/index.js';
+import { Container, ContainerModule } from 'inversify';
+import {
+  ErrorCode,
+  GavelError,
+  HOOK_POINTS,
+  HookPointTokens,
+  type Capabilities,
+  type Hook,
+  type HookPoint,
+  type HookPointServices,
+  type ModuleDeps,
+  type Stage,
+} from '../api/index.js';
+import { AccountService, type AccountLoader } from '../accounts/index.js';
 import { handleAuction } from '../auction/auction-endpoint.js';
+import { CategoryMappings } from '../auction/category-mappings.js';
+import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
-import { buildBidderCatalog, type BidderCatalog } from '../bidders/catalog.js';
+import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
-import { createCacheServices, EmbeddedCacheClient, registerCacheRoutes, type CacheServices, type CacheStore } from '../cache/index.js';
-import type { GavelConfig } from '../config/index.js';
-import { createCurrencyConverter, type CurrencyService } from '../currency/index.js';
-import { buildExecutionPlans, type AvailableHooks, type ExecutionPlans } from '../hooks/plan.js';
-import { closeServer, createHttpApp, type EndpointHandler, type HttpEdge } from '../http/app.js';
-import { instrumentCachePut, NoopMetrics, PrometheusMetrics, type Metrics } from '../metrics/index.js';
-import { discoverPlugins, type PluginCatalog } from '../plugins/discover.js';
-import { createStoredDataFetcher, type StoredDataFetcher } from '../stored/index.js';
-import { endpointContributions } from './endpoints.js';
-import { createLogger, type Logger } from './logger.js';
+import { cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
+import { describeSchemaErrors, type GavelConfig } from '../config/index.js';
+import { createCurrencyConverter, type CurrencyConverter } from '../currency/index.js';
+import type { EventConsumer } from '../events/index.js';
+import { ExecutionPlanner, type AvailableHooks } from '../hooks/plan.js';
+import { closeServer, createHttpApp, fastRoutes, type HttpEdge } from '../http/app.js';
+import { AuctionWatchers, createInspectorStore, inspectorMount } from '../inspector/index.js';
+import { buildOpenApiDocument, openApiMount } from '../openapi/index.js';
+import { createModuleMetrics, instrumentCachePut, NoopMetrics, PrometheusMetrics, Readiness, type AdminMount, type Metrics } from '../metrics/index.js';
+import { discoverPlugins, type LoadedModule, type PluginCatalog } from '../plugins/discover.js';
+import { createStoredDataFetcher, type StoredDataService } from '../stored/index.js';
+import { randomBidId, type BidCheckSettings } from '../bids/index.js';
+import { reviewConfig, type ConfigWarning } from './config-review.js';
+import { endpointContributions, type EndpointServices } from './endpoints.js';
+import { createAccessLogger, createLogger, type Logger } from './logger.js';
+import { reloadConfig, type Reloadable, type ReloadOutcome } from './reload.js';
 import { systemClock, Tokens, type Clock } from './tokens.js';
-
-/** Replacements for the core's services, for tests and the fixture runners: the one place bindings are overridden. */
-export interface BootOverrides {
-  transport?: BidderTransport;
-  cacheStore?: CacheStore;
-  stored?: StoredDataFetcher;
-  logger?: Logger;
-  clock?: Clock;
-  metrics?: Metrics;
-  /** Where to scan for built-in plugins (default: the compiled tree). */
-  pluginRoot?: string;
-  /** Change the discovered plugins before bidders are built (the endpoint fixture runner swaps adapters). */
-  adjustPlugins?: (plugins: PluginCatalog) => void;
-}
 
 export interface GavelApp {
   container: Container;
@@ -43,142 +50,344 @@ export interface GavelApp {
   bidders: BidderCatalog;
   /** What the admin server exposes (NoopMetrics when `admin.enabled` is false). */
   metrics: Metrics;
+  /** Settings that boot but are likely mistakes; each was logged at warn. */
+  configWarnings: ConfigWarning[];
+  /** Pages the admin listener serves besides /metrics and /health: the auction inspector, the OpenAPI document. */
+  adminMounts: AdminMount[];
+  /** Stored data, with its invalidation (the admin endpoint, a reload). */
+  stored: StoredDataService;
+  /** Whether this instance should receive traffic: `GET /health`. */
+  readiness: Readiness;
   listen(port?: number, host?: string): Promise<Server>;
+  /** Applies a new (validated) configuration: what can change live changes; the rest is returned as needing a restart. */
+  reload(next: GavelConfig): ReloadOutcome;
   close(): Promise<void>;
 }
 
+export interface ComposeOptions {
+  /** Where to scan for built-in plugins (default: the compiled tree). */
+  pluginRoot?: string;
+}
+
+export interface BootOptions extends ComposeOptions {
+  /**
+   * Runs on the composed container before anything is resolved: the place to replace a service by rebinding its
+   * token (`container.rebind(Tokens.BidderTransport).toConstantValue(transport)`), as tests and fixture runners do.
+   */
+  configure?(container: Container): void | Promise<void>;
+}
+
 /** Built-in modules run unless switched off; third-party modules run only when switched on. */
-function enabledModules(config: GavelConfig, plugins: PluginCatalog) {
+function enabledModules(config: GavelConfig, plugins: PluginCatalog): LoadedModule[] {
   for (const code of Object.keys(config.modules)) {
     if (!plugins.modules.has(code)) {
       throw new GavelError(ErrorCode.ConfigInvalid, `modules.${code}: no module "${code}" is installed (installed: ${[...plugins.modules.keys()].join(', ')})`);
     }
   }
-  return [...plugins.modules.values()].filter((module) => {
-    const enabled = config.modules[module.manifest.code]?.enabled;
-    return module.builtIn ? enabled !== false : enabled === true;
+  return [...plugins.modules.values()].filter((module) => isModuleEnabled(config, module));
+}
+
+export function isModuleEnabled(config: GavelConfig, module: LoadedModule): boolean {
+  const enabled = config.modules[module.manifest.code]?.enabled;
+  return module.builtIn ? enabled !== false : enabled === true;
+}
+
+/**
+ * Which enabled module provides each hook point: a third-party provider replaces the built-in; two third-party
+ * providers of one point, or a point nobody provides (a built-in switched off with no replacement), stop boot.
+ */
+export function chooseProviders(modules: LoadedModule[]): Map<HookPoint, LoadedModule> {
+  const chosen = new Map<HookPoint, LoadedModule>();
+  for (const point of HOOK_POINTS) {
+    const providers = modules.filter((module) => module.manifest.provides?.[point] !== undefined);
+    const replacements = providers.filter((module) => !module.builtIn);
+    if (replacements.length > 1) {
+      throw new GavelError(
+        ErrorCode.HookPointConflict,
+        `hook point ${point} is provided by both ${replacements[0]!.manifest.code} and ${replacements[1]!.manifest.code}: enable only one of them`,
+      );
+    }
+    const provider = replacements[0] ?? providers[0];
+    if (!provider) {
+      throw new GavelError(
+        ErrorCode.HookPointMissing,
+        `hook point ${point} has no implementation: its built-in module was switched off and no enabled module provides it`,
+      );
+    }
+    chosen.set(point, provider);
+  }
+  return chosen;
+}
+
+function moduleConfigOf(config: GavelConfig, module: LoadedModule): Record<string, unknown> {
+  const code = module.manifest.code;
+  const moduleConfig = config.modules[code]?.config ?? {};
+  if (module.validateConfig && !module.validateConfig(moduleConfig)) {
+    const problems = describeSchemaErrors(module.validateConfig.errors, `modules.${code}.config`);
+    throw new GavelError(ErrorCode.ConfigInvalid, `module ${code}: invalid configuration: ${problems.join('; ')}`, { problems });
+  }
+  return moduleConfig;
+}
+
+/** An enabled module's container module: the hook points it won, and its stage hooks. */
+function pluginContainerModule(module: LoadedModule, moduleConfig: Record<string, unknown>, points: HookPoint[]): ContainerModule {
+  const { manifest } = module;
+  return new ContainerModule(({ bind }) => {
+    for (const point of points) {
+      const make = manifest.provides![point]! as (config: Record<string, unknown>, deps: ModuleDeps) => HookPointServices[HookPoint];
+      bind(HookPointTokens[point]).toResolvedValue((deps: ModuleDeps) => make(moduleConfig, deps), [Tokens.ModuleDeps]).inSingletonScope();
+    }
+    const create = manifest.create;
+    if (create) {
+      bind(Tokens.ModuleHooks)
+        .toResolvedValue((deps: ModuleDeps) => {
+          const hooks = create(moduleConfig, deps);
+          for (const stage of Object.keys(hooks) as Stage[]) {
+            if (!manifest.stages?.includes(stage)) {
+              throw new GavelError(ErrorCode.PluginInvalid, `module ${manifest.code} returned hooks for stage "${stage}", which its manifest does not declare`, { plugin: manifest.code });
+            }
+          }
+          return { code: manifest.code, hooks: hooks as Partial<Record<Stage, Record<string, Hook>>> };
+        }, [Tokens.ModuleDeps])
+        .inSingletonScope();
+    }
   });
 }
 
-function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger, metrics: Metrics): ModuleDeps {
-  const view = new Map<string, { adapter: string; capabilities: import('../api/index.js').Capabilities; enabled: boolean }>();
-  for (const [name, entry] of bidders.entries) view.set(name, { adapter: entry.adapter, capabilities: entry.info.capabilities, enabled: entry.enabled });
+function storedData(config: GavelConfig, logger: Logger): StoredDataService {
+  const stored = config.storedRequests;
+  const cache = stored.cacheTtlSeconds > 0 ? { ttlMs: stored.cacheTtlSeconds * 1000, maxEntries: stored.cacheMaxEntries, missTtlMs: stored.missCacheMs } : undefined;
+  const log = logger.child({ component: 'stored' });
+  const pg = stored.postgres;
+  if (pg?.url) {
+    const queries = {
+      ...(pg.requestsQuery && { requests: pg.requestsQuery }),
+      ...(pg.impsQuery && { imps: pg.impsQuery }),
+      ...(pg.accountsQuery && { account: pg.accountsQuery }),
+      ...(pg.responsesQuery && { responses: pg.responsesQuery }),
+    };
+    return createStoredDataFetcher(
+      {
+        backend: 'postgres',
+        connectionString: pg.url,
+        table: pg.table,
+        queries,
+        pool: { poolSize: pg.poolSize, connectTimeoutMs: pg.connectTimeoutMs, statementTimeoutMs: pg.statementTimeoutMs, idleTimeoutMs: pg.idleTimeoutMs },
+        changes: { listen: pg.listen, pollIntervalMs: pg.pollIntervalMs, changesQuery: pg.changesQuery },
+        healthCheckIntervalMs: pg.healthCheckIntervalMs,
+        cache,
+      },
+      log,
+    );
+  }
+  const http = stored.http;
+  if (http?.url) {
+    const events = http.eventsUrl ? { url: http.eventsUrl, intervalMs: http.eventsIntervalMs ?? 1000 } : undefined;
+    return createStoredDataFetcher({ backend: 'http', url: http.url, timeoutMs: http.timeoutMs, events, cache }, log);
+  }
+  return createStoredDataFetcher({ backend: 'filesystem', dir: stored.filesystem?.dir ?? 'stored', watch: stored.filesystem?.watch, cache }, log);
+}
+
+function publicCacheUrl(config: GavelConfig): string | undefined {
+  return config.cache.publicUrl ?? (config.cache.url ? undefined : `${config.server.externalUrl.replace(/\/$/, '')}/cache`);
+}
+
+/** The core's own services, each built on first use from the ones it needs. */
+function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(Tokens.Config).toConstantValue(config);
+    bind(Tokens.PluginCatalog).toConstantValue(plugins);
+    bind(Tokens.Clock).toConstantValue(systemClock);
+    bind<Logger>(Tokens.Logger).toResolvedValue(() => createLogger(config)).inSingletonScope();
+    bind<BidderCatalog>(Tokens.BidderCatalog)
+      .toResolvedValue((catalog: PluginCatalog, logger: Logger) => buildBidderCatalog(config, catalog, logger), [Tokens.PluginCatalog, Tokens.Logger])
+      .inSingletonScope();
+    bind<Metrics>(Tokens.Metrics)
+      .toResolvedValue(
+        (bidders: BidderCatalog) =>
+          config.admin.enabled ? new PrometheusMetrics({ bidders: bidders.entries.keys(), modules: plugins.modules.keys() }) : new NoopMetrics(),
+        [Tokens.BidderCatalog],
+      )
+      .inSingletonScope();
+    bind<BidderTransport>(Tokens.BidderTransport)
+      .toResolvedValue(() => new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes))
+      .inSingletonScope();
+    bind<StoredDataService>(Tokens.StoredData).toResolvedValue((logger: Logger) => storedData(config, logger), [Tokens.Logger]).inSingletonScope();
+    bind<AccountLoader>(Tokens.Accounts)
+      .toResolvedValue((stored: StoredDataService, logger: Logger) => new AccountService(stored.fetcher, config.accounts, logger), [Tokens.StoredData, Tokens.Logger])
+      .inSingletonScope();
+    bind<StoredResponseReader>(Tokens.StoredResponses).toResolvedValue((stored: StoredDataService) => storedResponseReader(stored.fetcher), [Tokens.StoredData]).inSingletonScope();
+    bind<CacheStore | null>(Tokens.CacheStore)
+      .toResolvedValue((logger: Logger) => (config.cache.url ? null : createCacheStore(config.cache, logger)), [Tokens.Logger])
+      .inSingletonScope();
+    bind<CacheServices>(Tokens.Cache)
+      .toResolvedValue(
+        (store: CacheStore | null, logger: Logger) => createCacheServices({ ...config.cache, publicUrl: publicCacheUrl(config) }, store ?? undefined, logger),
+        [Tokens.CacheStore, Tokens.Logger],
+      )
+      .inSingletonScope();
+    bind<CurrencyConverter>(Tokens.Currency)
+      .toResolvedValue((logger: Logger, clock: Clock) => createCurrencyConverter(config.currency, { logger, clock }), [Tokens.Logger, Tokens.Clock])
+      .inSingletonScope();
+    // Read and checked at boot: a missing or malformed file stops the server, naming its `video.categoryMappings` key.
+    bind<CategoryMappings>(Tokens.CategoryMappings).toResolvedValue(() => CategoryMappings.load(config.video.categoryMappings)).inSingletonScope();
+    bind<EventConsumer>(Tokens.EventConsumer).toConstantValue(() => undefined);
+    bind<BidCheckSettings>(Tokens.BidChecks)
+      .toResolvedValue((bidders: BidderCatalog) => bidCheckSettings(config, bidders), [Tokens.BidderCatalog])
+      .inSingletonScope();
+    bind<ModuleDeps>(Tokens.ModuleDeps)
+      .toResolvedValue(
+        (bidders: BidderCatalog, cache: CacheServices, logger: Logger, metrics: Metrics, categories: CategoryMappings) => moduleDeps(bidders, cache, logger, metrics, categories),
+        [Tokens.BidderCatalog, Tokens.Cache, Tokens.Logger, Tokens.Metrics, Tokens.CategoryMappings],
+      )
+      .inSingletonScope();
+    bind<ExecutionPlanner>(Tokens.ExecutionPlanner)
+      .toDynamicValue((context) => {
+        const hooks = context.getAll<{ code: string; hooks: Partial<Record<Stage, Record<string, Hook>>> }>(Tokens.ModuleHooks, { optional: true });
+        const available: AvailableHooks = new Map(hooks.map((entry) => [entry.code, entry.hooks] as const));
+        return new ExecutionPlanner(available, config.hooks, context.get<Logger>(Tokens.Logger));
+      })
+      .inSingletonScope();
+    bind<AuctionPipeline>(Tokens.AuctionPipeline)
+      .toDynamicValue(
+        (context) =>
+          new AuctionPipeline({
+            config,
+            bidders: context.get(Tokens.BidderCatalog),
+            transport: context.get(Tokens.BidderTransport),
+            metrics: context.get(Tokens.Metrics),
+            currency: context.get(Tokens.Currency),
+            services: hookPointServices((point) => context.get(HookPointTokens[point])),
+            bidChecks: context.get(Tokens.BidChecks),
+          }),
+      )
+      .inSingletonScope();
+  });
+}
+
+function hookPointServices(get: (point: HookPoint) => unknown): HookPointServices {
+  return Object.fromEntries(HOOK_POINTS.map((point) => [point, get(point)])) as unknown as HookPointServices;
+}
+
+/** The host's side of the checks every bidder's bids go through. */
+export function bidCheckSettings(config: GavelConfig, bidders: BidderCatalog): BidCheckSettings {
+  return {
+    validateBids: true,
+    validations: config.auction.bidValidations,
+    newBidId: config.auction.generateBidId ? randomBidId : undefined,
+    externalUrl: config.server.externalUrl,
+    vastModifiable: (adapter) => bidders.get(adapter)?.info.modifyingVastXmlAllowed === true,
+  };
+}
+
+function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger, metrics: Metrics, categories: CategoryMappings): ModuleDeps {
+  const view = new Map<string, { adapter: string; capabilities: Capabilities; enabled: boolean; multiformat?: boolean }>();
+  for (const [name, entry] of bidders.entries) {
+    view.set(name, { adapter: entry.adapter, capabilities: entry.info.capabilities, enabled: entry.enabled, multiformat: entry.info.openrtb?.multiformat });
+  }
   return {
     logger,
+    metrics: createModuleMetrics(metrics),
     bidders: view,
     validateBidderParams(bidder, params) {
       const validate = bidders.get(bidder)?.validateParams;
       if (!validate || validate(params)) return undefined;
       return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`).join('; ');
     },
-    cachePut: instrumentCachePut((values, deadline) => cache.client.put(values, deadline), metrics),
+    cachePut: instrumentCachePut((values, deadline, report) => cache.client.put(values, deadline, report), metrics),
     cachePublicUrl: cache.publicUrl ? { host: cache.publicUrl.host, path: cache.publicUrl.path, scheme: cache.publicUrl.scheme } : undefined,
+    categoryMapping: (adServer, publisher) => categories.mappingFor(adServer, publisher),
   };
-}
-
-function instantiateModules(config: GavelConfig, plugins: PluginCatalog, deps: ModuleDeps): AvailableHooks {
-  const available: AvailableHooks = new Map();
-  for (const module of enabledModules(config, plugins)) {
-    const code = module.manifest.code;
-    const moduleConfig = config.modules[code]?.config ?? {};
-    if (module.validateConfig && !module.validateConfig(moduleConfig)) {
-      const problems = (module.validateConfig.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
-      throw new GavelError(ErrorCode.ConfigInvalid, `modules.${code}.config is invalid: ${problems}`);
-    }
-    const hooks = module.manifest.create(moduleConfig, { ...deps, logger: deps.logger });
-    for (const stage of Object.keys(hooks) as Stage[]) {
-      if (!module.manifest.stages.includes(stage)) {
-        throw new GavelError(ErrorCode.PluginInvalid, `module ${code} returned hooks for stage "${stage}", which its manifest does not declare`, { plugin: code });
-      }
-    }
-    available.set(code, { builtIn: module.builtIn, hooks: hooks as Partial<Record<Stage, Record<string, Hook>>> });
-  }
-  return available;
-}
-
-function storedFetcher(config: GavelConfig, logger: Logger) {
-  const stored = config.storedRequests;
-  const cache = stored.cacheTtlSeconds > 0 ? { ttlMs: stored.cacheTtlSeconds * 1000, maxEntries: stored.cacheMaxEntries } : undefined;
-  if (stored.postgres?.url) {
-    const { requestsQuery, impsQuery, accountsQuery } = stored.postgres;
-    const queries = { ...(requestsQuery && { requests: requestsQuery }), ...(impsQuery && { imps: impsQuery }), ...(accountsQuery && { account: accountsQuery }) };
-    return createStoredDataFetcher({ backend: 'postgres', connectionString: stored.postgres.url, queries, cache }, logger);
-  }
-  if (stored.http?.url) return createStoredDataFetcher({ backend: 'http', url: stored.http.url, cache }, logger);
-  return createStoredDataFetcher({ backend: 'filesystem', dir: stored.filesystem?.dir ?? 'stored', cache }, logger);
 }
 
 /**
- * The composition root: config -> plugins -> bidders -> modules and plans -> services -> HTTP. Everything is
- * resolved here, once; nothing is looked up in the container per request.
+ * The composition root: discovers the plugins, then binds the core's services (one container module) and each
+ * enabled plugin's contributions (one container module per plugin: the hook points it provides, its stage hooks).
+ * Nothing is resolved yet; a plugin or plan error that needs resolution surfaces in `startGavel`.
  */
-export async function bootGavel(config: GavelConfig, overrides: BootOverrides = {}): Promise<GavelApp> {
+export async function composeGavel(config: GavelConfig, options: ComposeOptions = {}): Promise<Container> {
+  const plugins = await discoverPlugins({ root: options.pluginRoot, packages: config.plugins });
+  const modules = enabledModules(config, plugins);
+  const providers = chooseProviders(modules);
   const container = new Container();
-  const logger = overrides.logger ?? createLogger(config);
-  const plugins = await discoverPlugins({ root: overrides.pluginRoot, packages: config.plugins });
-  overrides.adjustPlugins?.(plugins);
-  const bidders = buildBidderCatalog(config, plugins, logger);
-  const metrics =
-    overrides.metrics ??
-    (config.admin.enabled ? new PrometheusMetrics({ bidders: bidders.entries.keys(), modules: plugins.modules.keys() }) : new NoopMetrics());
-
-  const publicUrl = config.cache.publicUrl ?? (config.cache.url ? undefined : `${config.server.externalUrl.replace(/\/$/, '')}/cache`);
-  const cache = createCacheServices({ ...config.cache, publicUrl }, logger);
-  if (overrides.cacheStore) {
-    cache.store = overrides.cacheStore;
-    cache.client = new EmbeddedCacheClient(overrides.cacheStore, cache.limits, { logger });
+  container.load(coreContainerModule(config, plugins));
+  for (const module of modules) {
+    const points = HOOK_POINTS.filter((point) => providers.get(point) === module);
+    container.load(pluginContainerModule(module, moduleConfigOf(config, module), points));
   }
-  const storedService = overrides.stored ? { fetcher: overrides.stored, close: async () => {} } : storedFetcher(config, logger);
-  const plans = buildExecutionPlans(config, instantiateModules(config, plugins, moduleDeps(bidders, cache, logger, metrics)));
-  const transport = overrides.transport ?? new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes);
-  const clock = overrides.clock ?? systemClock;
-  const currency = await createCurrencyConverter(config.currency, { logger, clock });
+  return container;
+}
 
-  container.bind(Tokens.Config).toConstantValue(config);
-  container.bind(Tokens.Logger).toConstantValue(logger);
-  container.bind(Tokens.PluginCatalog).toConstantValue(plugins);
-  container.bind(Tokens.BidderCatalog).toConstantValue(bidders);
-  container.bind(Tokens.ExecutionPlans).toConstantValue(plans);
-  container.bind(Tokens.BidderTransport).toConstantValue(transport);
-  container.bind(Tokens.StoredDataFetcher).toConstantValue(storedService.fetcher);
-  container.bind(Tokens.CacheClient).toConstantValue(cache.client);
-  container.bind(Tokens.Clock).toConstantValue(clock);
-  container.bind(Tokens.Metrics).toConstantValue(metrics);
-  container.bind(Tokens.Currency).toConstantValue(currency);
-  container
-    .bind(Tokens.AuctionService)
-    .toResolvedValue(
-      (cfg: GavelConfig, catalog: BidderCatalog, executionPlans: ExecutionPlans, bidderTransport: BidderTransport, log: Logger, time: Clock, recorder: Metrics, rates: CurrencyService) =>
-        new AuctionPipeline({ config: cfg, bidders: catalog, plans: executionPlans, transport: bidderTransport, logger: log, clock: time, metrics: recorder, currency: rates }),
-      [Tokens.Config, Tokens.BidderCatalog, Tokens.ExecutionPlans, Tokens.BidderTransport, Tokens.Logger, Tokens.Clock, Tokens.Metrics, Tokens.Currency],
-    )
-    .inSingletonScope();
+/** Resolves the app from a composed container: every service is built here, once; nothing is resolved per request. */
+export async function startGavel(container: Container): Promise<GavelApp> {
+  const config = container.get<GavelConfig>(Tokens.Config);
+  const logger = container.get<Logger>(Tokens.Logger);
+  const plugins = container.get<PluginCatalog>(Tokens.PluginCatalog);
+  const bidders = container.get<BidderCatalog>(Tokens.BidderCatalog);
+  const configWarnings = reviewConfig(config, plugins, bidders);
+  for (const warning of configWarnings) logger.warn({ key: warning.key }, warning.message);
+  const metrics = container.get<Metrics>(Tokens.Metrics);
+  const transport = container.get<BidderTransport>(Tokens.BidderTransport);
+  const cache = container.get<CacheServices>(Tokens.Cache);
+  const stored = container.get<StoredDataService>(Tokens.StoredData);
+  const currency = await container.getAsync<CurrencyConverter>(Tokens.Currency);
+  const planner = container.get<ExecutionPlanner>(Tokens.ExecutionPlanner);
+  const pipeline = await container.getAsync<AuctionPipeline>(Tokens.AuctionPipeline);
 
-  const pipeline = container.get<AuctionPipeline>(Tokens.AuctionService);
-  const endpointServices = { pipeline, stored: storedService.fetcher, config, cache, bidders, logger };
-  const contributions = endpointContributions(endpointServices);
-  const jsonPost: Record<string, EndpointHandler> = {
-    '/openrtb2/auction': (request) => handleAuction(request, endpointServices),
-    ...contributions.jsonPost,
+  const inspector = createInspectorStore(config);
+  const services: EndpointServices = {
+    pipeline,
+    planner,
+    stored: stored.fetcher,
+    accounts: container.get<AccountLoader>(Tokens.Accounts),
+    storedResponses: container.get<StoredResponseReader>(Tokens.StoredResponses),
+    blockedApps: new Set(config.auction.blockedApps),
+    config,
+    logger,
+    clock: container.get<Clock>(Tokens.Clock),
+    cache,
+    bidders,
+    targeting: container.get(HookPointTokens.targeting),
+    bidCache: container.get(HookPointTokens['bid-caching']),
+    categories: container.get<CategoryMappings>(Tokens.CategoryMappings),
+    onEvent: container.get<EventConsumer>(Tokens.EventConsumer),
+    watchers: new AuctionWatchers(logger, inspector, config.auction),
   };
-  const get: Record<string, EndpointHandler> = {
-    '/status': async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok' } }),
-    ...bidderInfoHandlers(bidders),
-    ...contributions.get,
-  };
-  // The cache routes are registered by `extend` below; they are the only ones not in these two maps.
-  metrics.declareRoutes([...Object.keys(jsonPost), ...Object.keys(get), '/cache']);
+  const contributions = endpointContributions(services);
+  // The public routing table: every endpoint, its method and its lane.
+  const routes = [
+    ...fastRoutes('POST', {
+      '/openrtb2/auction': (request) => handleAuction(request, services),
+      ...contributions.jsonPost,
+    }),
+    ...fastRoutes('GET', {
+      '/status': async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok' } }),
+      ...bidderInfoHandlers(bidders),
+      ...contributions.get,
+    }),
+    ...(cache.store ? cacheRoutes(cache.store, cache.limits, { logger }) : []),
+  ];
+  const accessLog = { logger: createAccessLogger(logger), settings: { ...config.logging.accessLog } };
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
     allowedOrigins: config.cors.allowedOrigins,
     logger,
     metrics,
-    jsonPost,
-    get,
-    extend: (router) => {
-      if (cache.store) registerCacheRoutes(router, cache.store, cache.limits, { logger });
-    },
+    routes,
+    accessLog,
   });
+
+  const readiness = new Readiness(config.admin.requiredBackends);
+  for (const status of [stored.status, cache.status]) {
+    if (!status) continue;
+    readiness.track(status);
+    metrics.watchBackend(status);
+  }
+  const reloadable: Reloadable = { config, logger, accessLog, readiness, invalidateStored: () => stored.invalidate?.() };
+
+  const adminMounts: AdminMount[] = [];
+  if (inspector) adminMounts.push(inspectorMount(inspector, (input) => handleAuction(input, services)));
+  adminMounts.push(openApiMount(buildOpenApiDocument({ routes, bidders, version: hostVersion(), externalUrl: config.server.externalUrl })));
 
   let server: Server | undefined;
   return {
@@ -189,6 +398,11 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
     plugins,
     bidders,
     metrics,
+    configWarnings,
+    adminMounts,
+    stored,
+    readiness,
+    reload: (next) => reloadConfig(reloadable, next),
     async listen(port = config.server.port, host = config.server.host) {
       server = http.listen(port, host);
       await new Promise<void>((resolve, reject) => {
@@ -198,12 +412,21 @@ export async function bootGavel(config: GavelConfig, overrides: BootOverrides = 
       server.keepAliveTimeout = 65_000;
       const address = server.address() as AddressInfo;
       logger.info({ port: address.port, host }, 'gavel listening');
+      readiness.listening = true;
       return server;
     },
     async close() {
+      readiness.draining = true;
       if (server) await closeServer(server, config.server.drainTimeoutMs);
       currency.close();
-      await Promise.allSettled([transport.close(), cache.close(), storedService.close()]);
+      await Promise.allSettled([transport.close(), cache.close(), stored.close()]);
     },
   };
+}
+
+/** Composes the container, lets the caller rebind what it replaces, and starts the app. */
+export async function bootGavel(config: GavelConfig, options: BootOptions = {}): Promise<GavelApp> {
+  const container = await composeGavel(config, options);
+  await options.configure?.(container);
+  return startGavel(container);
 }

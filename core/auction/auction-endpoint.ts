@@ -1,38 +1,93 @@
 import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
-import type { StoredDataFetcher } from '../stored/index.js';
-import { namesStoredData, resolveStoredRequest, type StoredResolution } from '../stored/index.js';
+import { accountIdOf, applyAccountDefaults, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
+import type { Clock } from '../app/tokens.js';
+import type { GavelConfig } from '../config/index.js';
+import { RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
+import type { ExecutionPlanner } from '../hooks/plan.js';
+import type { AuctionWatchers } from '../inspector/watch.js';
+import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
+import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-responses/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
+import type { AccessNote } from '../http/request-log.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
-import { effectiveTmax, traceLevelOf, type AuctionOutcome, type AuctionPipeline } from './pipeline.js';
-import type { HookRequestState } from '../hooks/executor.js';
-import type { GavelConfig } from '../config/index.js';
+import type { AuctionOutcome, AuctionPipeline } from './pipeline.js';
 
-/** The request after the entrypoint stage and stored-data resolution, ready for the pipeline. */
-export interface PreparedRequest {
+/** What the endpoints that run an auction share; built once at boot. */
+export interface AuctionEndpointServices {
+  pipeline: AuctionPipeline;
+  planner: ExecutionPlanner;
+  stored: StoredDataFetcher;
+  accounts: AccountLoader;
+  /** Reads the stored auction and bid responses a request names (replaceable: the exchange runner has none). */
+  storedResponses: StoredResponseReader;
+  /** `auction.blockedApps`, as a set. */
+  blockedApps: ReadonlySet<string>;
+  config: GavelConfig;
+  logger: PluginLogger;
+  clock: Clock;
+  /** Who watches an auction in detail (debug log, inspector); absent in tests that need neither. */
+  watchers?: AuctionWatchers;
+}
+
+/** A request after the entrypoint stage and stored-data merging, with its context still to be resolved. */
+export interface EnteredRequest {
   request: BidRequest;
   namespace: Namespace;
-  state: HookRequestState;
+  context: RequestContext;
+}
+
+/** Prebid Server's header for the host's debug override. */
+const DEBUG_OVERRIDE_HEADER = 'x-pbs-debug-override';
+
+/** The request carries the host's debug override token (never true when the host set none). */
+function isDebugOverride(input: EndpointRequest, token: string | undefined): boolean {
+  if (token === undefined) return false;
+  const sent = input.headers[DEBUG_OVERRIDE_HEADER];
+  return (Array.isArray(sent) ? sent[0] : sent) === token;
 }
 
 /**
- * Shared front half of every endpoint: the entrypoint stage, the namespace, stored-request merging. Returns either
- * a prepared request or the HTTP answer that ends the exchange early (400, or a 200 no-bid on a reject).
+ * The stored-data backend failed or was too slow, not the client: a 503 the caller may retry, never a 400. It names
+ * what was unavailable (the kind and ids, and whether the backend failed or missed the deadline), never the backend's
+ * own message. Logged with the error, on the request's logger.
  */
-export async function prepareRequest(
+export function storedDataUnavailable(err: unknown, logger: PluginLogger): EndpointResponse {
+  const what = err instanceof StoredFetchError ? err.unavailable : 'stored data: the backend failed';
+  logger.error({ err, code: err instanceof StoredFetchError ? err.code : undefined }, 'stored data backend failed');
+  return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Stored data is unavailable (${what}); try again.\n` };
+}
+
+/**
+ * The deadline stored-data fetches must meet, before the request's own is known (the stored request may bring a
+ * tmax): the tmax the request asks for, else the host default, capped by the host maximum, from its arrival.
+ */
+export function storedFetchDeadline(receivedAt: number, tmax: unknown, auction: GavelConfig['auction']): number {
+  const asked = typeof tmax === 'number' && tmax > 0 ? tmax : auction.defaultTmaxMs;
+  return receivedAt + Math.min(asked, auction.maxTmaxMs);
+}
+
+/**
+ * Shared front half of every endpoint that runs an auction: the request context begins, the entrypoint stage runs,
+ * the namespace is read and stored data merged. Returns the merged request, or the HTTP answer that ends the exchange
+ * early (400, 503, or a 200 no-bid when a hook rejected it).
+ */
+export async function enterRequest(
   endpoint: EndpointName,
   input: EndpointRequest,
   body: Record<string, unknown>,
-  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig; logger: PluginLogger },
-): Promise<PreparedRequest | EndpointResponse> {
+  services: AuctionEndpointServices,
+): Promise<EnteredRequest | EndpointResponse> {
+  const logger = input.logger ?? services.logger;
+  const context = new RequestContext(endpoint, input.receivedAt, input.secure, logger, services.clock, services.planner, input.requestId);
+  context.debugOverride = isDebugOverride(input, services.config.debug.overrideToken);
+  context.observer = services.watchers?.begin(context, input);
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
-  const tmax = effectiveTmax(body as BidRequest, services.config);
-  const state = services.pipeline.newHookState(endpoint, namespace, input.receivedAt, tmax, input.secure, traceLevelOf(body as BidRequest, namespace));
+  context.traceAt(traceLevelOf(body, namespace));
   let enteredBody: unknown = body;
-  if (services.pipeline.hooked(endpoint, 'entrypoint')) {
-    let entry = services.pipeline.stage(endpoint, 'entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, state);
+  if (services.pipeline.hooked(context, 'entrypoint')) {
+    let entry = services.pipeline.stage('entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, context);
     if (entry instanceof Promise) entry = await entry;
-    if (entry.invalid) return invalidRequest(entry.invalid);
     if (entry.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: entry.rejection.nbr ?? 0 });
     enteredBody = entry.payload.body;
     if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
@@ -43,61 +98,105 @@ export async function prepareRequest(
   // Most requests name no stored data: they skip the resolution and its promises altogether.
   let resolved: StoredResolution = { request: entered };
   try {
-    if (namesStoredData(entered, namespace)) resolved = await resolveStoredRequest(entered, namespace, services.stored);
+    if (namesStoredData(entered, namespace)) {
+      const deadline = storedFetchDeadline(input.receivedAt, entered.tmax, services.config.auction);
+      resolved = await resolveStoredRequest(entered, namespace, services.stored, { deadline });
+    }
   } catch (err) {
-    // The backend failed, not the client: a 503 the caller may retry, never a 400.
-    services.logger.error({ err }, 'stored data backend failed');
-    return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Stored data is unavailable; try again.\n' };
+    return storedDataUnavailable(err, logger);
   }
   if ('errors' in resolved) return invalidRequest(resolved.errors);
   const request = resolved.request as BidRequest;
   if (request !== entered) unifyNamespaces(request, namespace);
-  return { request, namespace, state };
+  return { request, namespace, context };
+}
+
+/** A request refused for its account or app: Prebid Server's status, the message as a 400 line is written. */
+export function refusalAnswer(refusal: AccountRefusal): EndpointResponse {
+  return { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${refusal.message}\n` };
+}
+
+/**
+ * Resolves the request context from the request in its final merged form: once per request, before its auction.
+ * The account is loaded here (its defaults written into the request) and the stored responses the request names are
+ * read; a request its account or app refuses ends with the answer returned. Synchronous (no promise) when the account
+ * is cached and no stored response is named, as for most requests.
+ */
+export function settleContext(entered: EnteredRequest, request: BidRequest, services: AuctionEndpointServices): Settled {
+  const blocked = blockedAppRefusal(request, services.blockedApps);
+  if (blocked) return refusalAnswer(blocked);
+  const named = accountIdOf(request, entered.namespace);
+  if ('error' in named) return invalidRequest([named.error]);
+  const loaded = services.accounts.load(named.id, { deadline: storedFetchDeadline(entered.context.receivedAt, request.tmax, services.config.auction) });
+  return loaded instanceof Promise ? loaded.then((outcome) => settleUnder(outcome, entered, request, services)) : settleUnder(loaded, entered, request, services);
+}
+
+/** The answer that ends a request at settling, or undefined when its auction runs. */
+export type Settled = EndpointResponse | undefined | Promise<EndpointResponse | undefined>;
+
+function settleUnder(loaded: AccountOutcome, entered: EnteredRequest, request: BidRequest, services: AuctionEndpointServices): Settled {
+  if ('refusal' in loaded) return refusalAnswer(loaded.refusal);
+  applyAccountDefaults(request, entered.namespace, loaded.account);
+  resolveAuctionContext(entered.context, request, entered.namespace, loaded.account, services.config.auction);
+  let stored: StoredResponsesOutcome | Promise<StoredResponsesOutcome>;
+  try {
+    stored = services.storedResponses.read(request, entered.namespace, { deadline: entered.context.deadline });
+  } catch (err) {
+    return storedDataUnavailable(err, entered.context.logger);
+  }
+  if (!(stored instanceof Promise)) return keepStoredResponses(stored, entered);
+  return stored.then(
+    (outcome) => keepStoredResponses(outcome, entered),
+    (err: unknown) => storedDataUnavailable(err, entered.context.logger),
+  );
+}
+
+function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredRequest): EndpointResponse | undefined {
+  if (stored && 'errors' in stored) return invalidRequest(stored.errors);
+  entered.context.storedResponses = stored;
+  return undefined;
+}
+
+/** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
+export async function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
+  const outcome = await services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now()));
+  if (input.access) noteForAccessLine(input.access, entered.context, outcome);
+  return outcome;
+}
+
+/** The account and the bidders the auction called (a bidder never called has no response time), for the access line. */
+function noteForAccessLine(access: AccessNote, context: RequestContext, outcome: AuctionOutcome): void {
+  access.account = context.accountId;
+  if (outcome.kind !== 'completed') return;
+  const called: string[] = [];
+  for (const seat of outcome.seats) if (seat.responseTimeMs > 0) called.push(seat.bidder);
+  access.bidders = called;
 }
 
 /** Maps a pipeline outcome to the auction endpoint's HTTP answer. */
-export function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
+function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
   return jsonResponse(200, outcome.response);
 }
 
-/** Runs the pipeline on a prepared request (or on one the endpoint built from it), with the exchange's facts. */
-export function runPrepared(
-  endpoint: EndpointName,
-  input: EndpointRequest,
-  prepared: PreparedRequest,
-  pipeline: AuctionPipeline,
-  request: BidRequest = prepared.request,
-): Promise<AuctionOutcome> {
-  return pipeline.run({
-    endpoint,
-    request,
-    namespace: prepared.namespace,
-    receivedAt: input.receivedAt,
-    secure: input.secure,
-    cookieUids: parseUidsCookie(input.uidsCookie, Date.now()),
-    hookState: prepared.state,
-  });
-}
-
 /** POST /openrtb2/auction. */
-export async function handleAuction(
-  input: EndpointRequest,
-  services: { pipeline: AuctionPipeline; stored: StoredDataFetcher; config: GavelConfig; logger: PluginLogger },
-): Promise<EndpointResponse> {
-  const prepared = await prepareRequest('auction', input, input.body ?? {}, services);
-  if ('status' in prepared) return prepared;
-  const outcome = await runPrepared('auction', input, prepared, services.pipeline);
-  return finish('auction', auctionAnswer(outcome), prepared.state, services.pipeline);
+export async function handleAuction(input: EndpointRequest, services: AuctionEndpointServices): Promise<EndpointResponse> {
+  const entered = await enterRequest('auction', input, input.body ?? {}, services);
+  if ('status' in entered) return entered;
+  let refused = settleContext(entered, entered.request, services);
+  if (refused instanceof Promise) refused = await refused;
+  if (refused) return finish(refused, entered.context, services.pipeline);
+  const outcome = await runAuction(input, entered, services);
+  return finish(auctionAnswer(outcome), entered.context, services.pipeline);
 }
 
 /** Runs the exitpoint stage over the answer about to be written. */
-export function finish(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): EndpointResponse | Promise<EndpointResponse> {
-  return pipeline.hooked(endpoint, 'exitpoint') ? runExitpoint(endpoint, answer, state, pipeline) : answer;
+export function finish(answer: EndpointResponse, context: RequestContext, pipeline: AuctionPipeline): EndpointResponse | Promise<EndpointResponse> {
+  return pipeline.hooked(context, 'exitpoint') ? runExitpoint(answer, context, pipeline) : answer;
 }
 
-async function runExitpoint(endpoint: EndpointName, answer: EndpointResponse, state: HookRequestState, pipeline: AuctionPipeline): Promise<EndpointResponse> {
-  let exit = pipeline.stage(endpoint, 'exitpoint', { status: answer.status, headers: answer.headers, body: answer.body }, state);
+async function runExitpoint(answer: EndpointResponse, context: RequestContext, pipeline: AuctionPipeline): Promise<EndpointResponse> {
+  let exit = pipeline.stage('exitpoint', { status: answer.status, headers: answer.headers, body: answer.body }, context);
   if (exit instanceof Promise) exit = await exit;
   return { status: exit.payload.status, headers: exit.payload.headers, body: exit.payload.body };
 }

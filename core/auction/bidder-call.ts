@@ -1,14 +1,19 @@
 import {
   BidderErrorCode,
+  isJsonObject,
   type AuctionBid,
   type BidderError,
+  type BidderExchange,
   type BidderRequest,
   type BidRequest,
   type RequestData,
+  type RequestInfo,
   type ResponseData,
   type TypedBid,
+  type Warning,
 } from '../api/index.js';
 import type { BidderEntry } from '../bidders/catalog.js';
+import type { AuctionObserver, BidderCallFact } from '../context/observer.js';
 import type { ConvertPrice } from '../currency/index.js';
 import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
 
@@ -16,7 +21,8 @@ import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidde
 export interface HttpCallRecord {
   uri: string;
   requestbody?: string;
-  requestheaders?: Record<string, string>;
+  /** As Prebid Server reports them: each header's values as a list. */
+  requestheaders?: Record<string, string[]>;
   responsebody?: string;
   status?: number;
 }
@@ -25,6 +31,8 @@ export interface BidderCallResult {
   bids: AuctionBid[];
   errors: BidderError[];
   httpCalls: HttpCallRecord[];
+  /** How each exchange ended on the wire, for the raw-bidder-response hooks. */
+  exchanges: BidderExchange[];
 }
 
 function serialiseBody(call: RequestData): string | undefined {
@@ -46,6 +54,12 @@ export interface BidderCallOptions {
   /** The auction's currency: bid prices are converted into it. */
   currency: string;
   convert: ConvertPrice;
+  /** The same conversion for adapters: throws when no rate is known (`RequestInfo.convertCurrency`). */
+  convertCurrency: RequestInfo['convertCurrency'];
+  /** Records an adapter's warning for `response.ext.warnings.<bidder>` (the request context's `warn`). */
+  warn?: (bidder: string, warning: Warning) => void;
+  /** Told of each exchange when the auction is watched (debug log, inspector). */
+  observer?: AuctionObserver;
 }
 
 /**
@@ -60,20 +74,46 @@ export function callBidder(
   deadline: number,
   options: BidderCallOptions,
 ): Promise<BidderCallResult> {
-  const result: BidderCallResult = { bids: [], errors: [], httpCalls: [] };
+  const result: BidderCallResult = { bids: [], errors: [], httpCalls: [], exchanges: [] };
   let built;
   try {
-    built = entry.bidder!.makeRequests(share.request, { bidder: share.bidder, endpoint: options.endpoint });
+    built = entry.bidder!.makeRequests(share.request, { bidder: share.bidder, endpoint: options.endpoint, convertCurrency: options.convertCurrency });
   } catch (err) {
     result.errors.push({ code: BidderErrorCode.Unknown, message: `adapter ${entry.adapter} failed to build requests: ${(err as Error).message}` });
     return Promise.resolve(result);
   }
   if (built.errors) result.errors.push(...built.errors);
+  recordWarnings(built.warnings, share, options);
   const calls = built.requests;
+  const send = options.observer ? observedExchange : exchange;
   // Most adapters make one call per auction: its exchange is the bidder's whole answer, with no promise around it.
-  if (calls.length === 1) return exchange(entry, share, calls[0]!, transport, deadline, options, result);
+  if (calls.length === 1) return send(entry, share, calls[0]!, transport, deadline, options, result);
   if (calls.length === 0) return Promise.resolve(result);
-  return Promise.all(calls.map((call) => exchange(entry, share, call, transport, deadline, options, result))).then(() => result);
+  return Promise.all(calls.map((call) => send(entry, share, call, transport, deadline, options, result))).then(() => result);
+}
+
+type ExchangeArgs = [entry: BidderEntry, share: BidderRequest, call: RequestData, transport: BidderTransport, deadline: number, options: BidderCallOptions, result: BidderCallResult];
+
+/** An exchange of a watched auction: timed, and reported to the observer when it ends. */
+async function observedExchange(...args: ExchangeArgs): Promise<BidderCallResult> {
+  const [, share, call, , , options, result] = args;
+  const observer = options.observer!;
+  const fact: BidderCallFact = { bidder: share.bidder, host: hostOf(call.uri), sentAt: observer.now() };
+  observer.bidderCallSent(fact);
+  const errorsBefore = result.errors.length;
+  await exchange(...args, fact);
+  fact.answeredAt = observer.now();
+  if (result.errors.length > errorsBefore) fact.error = result.errors[errorsBefore];
+  observer.bidderCallEnded(fact);
+  return result;
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return '';
+  }
 }
 
 /** One call: the endpoint check, the send, and the adapter's reading of the answer into `result`, which it returns. */
@@ -85,25 +125,47 @@ async function exchange(
   deadline: number,
   options: BidderCallOptions,
   result: BidderCallResult,
+  facts?: BidderCallFact,
 ): Promise<BidderCallResult> {
   if (!entry.endpoint!.allows(call.uri)) {
     result.errors.push({ code: BidderErrorCode.BadInput, message: `refused to call ${call.uri}: it is not on the configured endpoint ${entry.endpoint!.template}` });
     return result;
   }
   const bodyText = serialiseBody(call);
-  const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: call.headers } : undefined;
+  const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: headerLists(call.headers) } : undefined;
   if (record) result.httpCalls.push(record);
   let response: ResponseData;
   try {
     response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), gzip: entry.info.endpointCompression === 'gzip' });
   } catch (err) {
     result.errors.push(describeFailure(err));
+    result.exchanges.push({ failure: isTimeout(err) ? 'timeout' : err instanceof ResponseTooLargeError ? 'too-large' : 'network' });
     return result;
   }
+  result.exchanges.push({ status: response.status });
   if (record) {
     record.status = response.status;
     record.responsebody = response.body;
   }
+  if (facts) {
+    facts.status = response.status;
+    facts.bytes = Buffer.byteLength(response.body);
+  }
+  return readAnswer(entry, share, call, response, options, result);
+}
+
+/**
+ * The adapter's reading of one answer into `result` (bids priced in the auction currency, errors, warnings): for an
+ * answer from the bidder's server, or one kept as a stored bid response.
+ */
+export function readAnswer(
+  entry: BidderEntry,
+  share: BidderRequest,
+  call: RequestData,
+  response: ResponseData,
+  options: BidderCallOptions,
+  result: BidderCallResult,
+): BidderCallResult {
   if (response.status === 204) return result;
   let parsed;
   try {
@@ -113,6 +175,7 @@ async function exchange(
     return result;
   }
   if (parsed.errors && parsed.errors.length > 0) result.errors.push(...parsed.errors);
+  recordWarnings(parsed.warnings, share, options);
   const currency = parsed.currency || 'USD';
   let unpriced = false;
   for (const typed of parsed.bids) {
@@ -130,6 +193,19 @@ async function exchange(
     result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
   }
   return result;
+}
+
+/** Adapter warnings go to `response.ext.warnings.<bidder>`, under the name the bidder runs as in this auction. */
+function recordWarnings(warnings: Warning[] | undefined, share: BidderRequest, options: BidderCallOptions): void {
+  if (!warnings || warnings.length === 0 || !options.warn) return;
+  for (const warning of warnings) options.warn(share.bidder, warning);
+}
+
+function headerLists(headers: Record<string, string> | undefined): Record<string, string[]> | undefined {
+  if (!headers) return undefined;
+  const lists: Record<string, string[]> = {};
+  for (const name of Object.keys(headers)) lists[name] = [headers[name]!];
+  return lists;
 }
 
 /** Steps the transport's timeout is rounded up to. */
@@ -162,5 +238,21 @@ function auctionBid(typed: TypedBid, share: BidderRequest, originalPrice: number
   if (typed.seat !== undefined) bid.seat = typed.seat;
   if (typed.dealPriority !== undefined) bid.dealPriority = typed.dealPriority;
   if (typed.video !== undefined) bid.video = typed.video;
+  if (typed.meta !== undefined) bid.meta = typed.meta;
+  const ext = typed.bid.ext;
+  if (ext && (ext.prebid !== undefined || ext.svc !== undefined)) takeOverBidExt(bid, ext);
   return bid;
+}
+
+/**
+ * The service's own part of a bid's ext (`ext.prebid` / `ext.svc`) is the service's to write, as in Prebid Server: what
+ * a bidder put there is dropped, except `meta` when the adapter gave none of its own.
+ */
+function takeOverBidExt(bid: AuctionBid, ext: Record<string, unknown>): void {
+  for (const ns of ['prebid', 'svc'] as const) {
+    const own = ext[ns];
+    if (own === undefined) continue;
+    if (bid.meta === undefined && isJsonObject(own) && isJsonObject(own.meta)) bid.meta = own.meta;
+    delete ext[ns];
+  }
 }

@@ -1,9 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PluginLogger } from '../api/index.js';
+import type { AccessNote } from '../http/request-log.js';
 
 /** An HTTP request as the endpoints see it, with the edge's work (body limits, decompression) done. */
 export interface EndpointRequest {
   method: string;
   path: string;
+  /** Values of the route's `:name` parameters, decoded. */
+  params?: Readonly<Record<string, string>>;
   headers: IncomingHttpHeaders;
   query: Record<string, string>;
   /** The parsed JSON body (POST endpoints). */
@@ -14,6 +18,12 @@ export interface EndpointRequest {
   receivedAt: number;
   /** Raw value of the `uids` cookie, if any. */
   uidsCookie?: string;
+  /** The request's id (`X-Request-Id`, sent or made at the edge). */
+  requestId?: string;
+  /** Writes lines carrying the request id. */
+  logger?: PluginLogger;
+  /** Filled by the endpoint for the access line (account, bidders called) when the host keeps an access log. */
+  access?: AccessNote;
 }
 
 /** What the edge writes back: JSON for objects, text for strings. */

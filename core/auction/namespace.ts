@@ -1,10 +1,6 @@
-import type { BidRequest, Ext } from '../api/index.js';
+import { isJsonObject as isObject, type BidRequest, type Ext, type Namespace } from '../api/index.js';
 
-export type Namespace = 'svc' | 'prebid';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type { Namespace } from '../api/index.js';
 
 function mergeInto(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };

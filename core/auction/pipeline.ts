@@ -1,45 +1,36 @@
 import {
   BidderErrorCode,
   hasOwnKeys,
-  type AllBidsPayload,
+  isJsonObject,
+  requestOption,
   type AuctionBid,
   type BidderError,
   type BidderRequest,
   type BidRequest,
   type BidResponse,
   type BidsPayload,
-  type EndpointName,
-  type PluginLogger,
+  type HookPointServices,
+  type Namespace,
   type SeatBid,
   type SeatResult,
   type Stage,
   type StagePayloads,
 } from '../api/index.js';
+import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
+import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
 import type { BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
-import type { CurrencyService } from '../currency/index.js';
-import { HookRequestState, runStage, type TraceLevel } from '../hooks/executor.js';
-import type { ExecutionPlans } from '../hooks/plan.js';
-import type { Clock } from '../app/tokens.js';
+import type { RequestContext } from '../context/request-context.js';
+import { strictConversion, type CurrencyService } from '../currency/index.js';
+import { runStage } from '../hooks/executor.js';
+import { convertDownTo25, convertUpTo26 } from '../ortb/index.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
-import { callBidder, type BidderCallOptions, type HttpCallRecord } from './bidder-call.js';
-import { requestOptions, type Namespace } from './namespace.js';
-import { markWinners } from './winners.js';
+import { auctionBidRules, checkBids, identifyBids, type AuctionBidRules, type BidCheckSettings } from '../bids/index.js';
+import { callBidder, type BidderCallOptions, type BidderCallResult, type HttpCallRecord } from './bidder-call.js';
+import { seatNonBids } from './non-bids.js';
+import { markWinners, winnerRules } from './winners.js';
 import { applyCookieBuyerIds, type CookieUids } from './buyer-ids.js';
-
-export interface AuctionInput {
-  endpoint: EndpointName;
-  request: BidRequest;
-  namespace: Namespace;
-  /** Epoch ms when the HTTP request arrived: tmax counts from here. */
-  receivedAt: number;
-  secure: boolean;
-  /** Bidder ids read from the `uids` cookie, keyed by sync key. */
-  cookieUids?: CookieUids;
-  /** The request as it was before hooks ran, for `ext.debug.resolvedrequest`. */
-  hookState?: HookRequestState;
-}
 
 export type AuctionOutcome =
   | { kind: 'invalid'; messages: string[] }
@@ -50,125 +41,140 @@ export type AuctionOutcome =
 export interface AuctionDeps {
   config: GavelConfig;
   bidders: BidderCatalog;
-  plans: ExecutionPlans;
   transport: BidderTransport;
-  logger: PluginLogger;
-  clock: Clock;
   metrics: Metrics;
   currency: CurrencyService;
+  /** The five hook points, as the composition root bound them. */
+  services: HookPointServices;
+  /** The host's side of the checks every bidder's bids go through (core/bids). */
+  bidChecks: BidCheckSettings;
 }
 
-const REQUEST_STAGES = ['raw-auction-request', 'validate-request', 'processed-auction-request'] as const;
-const BID_STAGES = ['all-processed-bid-responses', 'build-targeting', 'cache-bids'] as const;
-
-/** What every bidder call of one auction shares: the deadline, the call options, the debug record. */
+/** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
 interface BidderTiming {
   bidderDeadline: number;
   call: BidderCallOptions;
+  bidRules: AuctionBidRules;
   /** The exchanges per bidder, kept only for a debug request. */
   httpCalls?: Map<string, HttpCallRecord[]>;
+  /** Shares some of whose imps are answered by stored bid responses. */
+  stored?: ReadonlyMap<BidderRequest, StoredShare>;
 }
 
-/** A bid the response can carry: modules may have set any price, but only a finite, non-negative one stays. */
+/** A bid the response can carry: a service or module may have set any price, but only a finite, non-negative one stays. */
 function isPriced(bid: AuctionBid): boolean {
   return Number.isFinite(bid.bid.price) && bid.bid.price >= 0;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Effective tmax: the request's, else the host default; never above the host maximum. */
-export function effectiveTmax(request: BidRequest, config: GavelConfig): number {
-  const asked = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : config.auction.defaultTmaxMs;
-  return Math.min(asked, config.auction.maxTmaxMs);
-}
-
-export function traceLevelOf(request: BidRequest, namespace: Namespace): TraceLevel | undefined {
-  const trace = requestOptions(request, namespace).trace;
-  return trace === 'basic' || trace === 'verbose' ? trace : undefined;
-}
-
 /**
- * The auction: request stages, the split into per-bidder shares, the bidder calls within the deadline, bid
- * processing, winners, targeting and caching, then the OpenRTB response. Endpoints (auction, AMP, video) build the
- * request and read the response; everything between is here.
+ * The auction, in a straight line: request hooks, request validation, imp splitting, the bidder calls within the
+ * deadline (each with its hooks, bid adjustment and bid checks), the processed-bids hooks, what targeting keys from the
+ * bids (brand categories), winners, bid caching, targeting, then the OpenRTB response and its hooks. Endpoints (auction, AMP, video) build the request and its context and read the
+ * response; everything between is here.
  */
 export class AuctionPipeline {
-  constructor(private readonly deps: AuctionDeps) {}
+  private readonly bidderRequests: BidderRequestShaper;
 
-  newHookState(endpoint: EndpointName, namespace: Namespace, receivedAt: number, tmax: number, secure: boolean, trace: TraceLevel | undefined): HookRequestState {
-    return new HookRequestState({ endpoint, namespace, deadline: receivedAt + tmax, secure, logger: this.deps.logger }, trace);
+  constructor(private readonly deps: AuctionDeps) {
+    this.bidderRequests = new BidderRequestShaper(bidderRequestSettings(deps.config));
   }
 
   /**
-   * Runs one stage. The result is a plain value when every hook answered synchronously (the usual case for the
-   * built-ins and for stages with no hooks): callers await only a real promise, so an idle stage costs no microtask.
+   * Runs one stage of the request's plan. The result is a plain value when every hook answered synchronously (the
+   * usual case, and every stage nobody hooks): callers await only a real promise, so an idle stage costs no microtask.
    */
-  stage<S extends Stage>(endpoint: EndpointName, stage: S, payload: StagePayloads[S], state: HookRequestState) {
-    return runStage(stage, this.deps.plans[endpoint][stage], payload, state, this.deps.logger, this.deps.metrics);
+  stage<S extends Stage>(stage: S, payload: StagePayloads[S], context: RequestContext) {
+    return runStage(stage, context.plan[stage], payload, context, this.deps.metrics);
   }
 
-  /** True when some module hooks this stage on this endpoint; a stage nobody hooks is skipped outright. */
-  hooked(endpoint: EndpointName, stage: Stage): boolean {
-    return this.deps.plans[endpoint][stage].length > 0;
+  /** True when some module hooks this stage for this request; a stage nobody hooks is skipped outright. */
+  hooked(context: RequestContext, stage: Stage): boolean {
+    return context.plan[stage].length > 0;
   }
 
-  async run(input: AuctionInput): Promise<AuctionOutcome> {
-    const outcome = await this.runAuction(input);
-    this.deps.metrics.auctionCompleted(input.endpoint, auctionOutcomeLabel(outcome.kind), this.deps.clock.now() - input.receivedAt);
+  async run(request: BidRequest, context: RequestContext, cookieUids?: CookieUids): Promise<AuctionOutcome> {
+    const outcome = await this.runAuction(request, context, cookieUids);
+    this.deps.metrics.auctionCompleted(context.endpoint, auctionOutcomeLabel(outcome.kind), context.now() - context.receivedAt);
+    context.observer?.finished(outcome);
     return outcome;
   }
 
-  private async runAuction(input: AuctionInput): Promise<AuctionOutcome> {
-    const { config } = this.deps;
-    const { endpoint, namespace, receivedAt } = input;
-    let request = input.request;
-    const tmax = effectiveTmax(request, config);
-    const state = input.hookState ?? this.newHookState(endpoint, namespace, receivedAt, tmax, input.secure, traceLevelOf(request, namespace));
-    const debug = request.test === 1;
-    const resolvedRequest = debug ? structuredClone(request) : undefined;
+  private async runAuction(input: BidRequest, context: RequestContext, cookieUids: CookieUids | undefined): Promise<AuctionOutcome> {
+    const { config, services } = this.deps;
+    let request = input;
+    // Every part of the auction reads the request in its OpenRTB 2.6 form; 2.5 bidders get theirs converted back.
+    convertUpTo26(request, context.namespace);
+    const resolvedRequest = context.debug ? structuredClone(request) : undefined;
 
-    for (const stage of REQUEST_STAGES) {
-      if (!this.hooked(endpoint, stage)) continue;
-      let outcome = this.stage(endpoint, stage, { request }, state);
-      if (outcome instanceof Promise) outcome = await outcome;
-      if (outcome.invalid) return { kind: 'invalid', messages: outcome.invalid };
-      if (outcome.rejection) return { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } };
-      request = outcome.payload.request;
+    const raw = await this.requestStage('raw-auction-request', request, context);
+    if ('rejected' in raw) return raw.rejected;
+    request = raw.request;
+    const invalid = services['request-validation'].validate(request, context);
+    if (invalid !== undefined && invalid.length > 0) return { kind: 'invalid', messages: invalid };
+    // The auction's currency and rates are known before the processed-request hooks: floors are converted with them.
+    context.currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
+    context.convertCurrency = this.deps.currency.converterFor(request, context.namespace);
+    const processed = await this.requestStage('processed-auction-request', request, context);
+    if ('rejected' in processed) return processed.rejected;
+    request = processed.request;
+    // Before the split: the account's default DSA object goes to the bidders with the request.
+    const bidRules = auctionBidRules(request, context, this.deps.bidChecks);
+
+    const shares = services['imp-splitting'].split(request, context);
+    if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);
+    const refused = this.bidderRequests.shape(request, shares, context);
+    if (refused) return { kind: 'invalid', messages: refused };
+
+    const currency = context.currency;
+    const bidderDeadline = context.deadline - config.auction.networkBufferMs - config.auction.responsePrepMs;
+    const convert = context.convertCurrency;
+    const httpCalls = context.debug ? new Map<string, HttpCallRecord[]>() : undefined;
+    const stored = context.storedResponses;
+    // Stored auction responses answer the whole auction: no bidder is called (Prebid Server's rule).
+    let seats = stored?.auction
+      ? identifyBids(storedAuctionSeats(stored.auction, currency), bidRules, this.deps.bidChecks, context)
+      : await this.callBidders(shares, context, {
+          bidderDeadline,
+          httpCalls,
+          bidRules,
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer },
+          stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
+        });
+
+    if (this.hooked(context, 'all-processed-bid-responses')) {
+      let all = this.stage('all-processed-bid-responses', { request, seats }, context);
+      if (all instanceof Promise) all = await all;
+      seats = all.payload.seats;
     }
-
-    let split = this.stage(endpoint, 'split-imps', { request, bidderRequests: [] }, state);
-    if (split instanceof Promise) split = await split;
-    const shares = split.payload.bidderRequests;
-    if (input.cookieUids) applyCookieBuyerIds(shares, input.cookieUids, this.deps.bidders);
-
-    const currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
-    const bidderDeadline = receivedAt + tmax - config.auction.networkBufferMs - config.auction.responsePrepMs;
-    const convert = this.deps.currency.converterFor(request, namespace);
-    const httpCalls = debug ? new Map<string, HttpCallRecord[]>() : undefined;
-    const seats = await this.callBidders(endpoint, shares, state, {
-      bidderDeadline,
-      httpCalls,
-      call: { endpoint, recordCalls: debug, currency, convert },
-    });
-
-    let allBids: AllBidsPayload = { request, seats };
-    for (const stage of BID_STAGES) {
-      // Winners are known before targeting is built: the later stages read them.
-      if (stage === 'build-targeting') markWinners(request, allBids.seats);
-      if (!this.hooked(endpoint, stage)) continue;
-      let outcome = this.stage(endpoint, stage, allBids, state);
-      if (outcome instanceof Promise) outcome = await outcome;
-      allBids = outcome.payload;
-    }
+    const auction = { request, seats };
+    // What targeting keys from the bids themselves may leave some out: before winners are chosen among them.
+    services.targeting.prepare?.(auction, context);
+    // Winners are known before caching and targeting: both read them; targeting keys the cache ids.
+    markWinners(request, auction.seats, winnerRules(request, context.account));
+    const cached = services['bid-caching'].cache(auction, context);
+    if (cached instanceof Promise) await cached;
+    services.targeting.apply(auction, context);
+    seats = auction.seats;
 
     const debugInfo = httpCalls ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
-    const response = this.buildResponse(request, allBids.seats, state, { namespace, tmax, currency, debugInfo });
-    if (!this.hooked(endpoint, 'auction-response')) return { kind: 'completed', response, request, seats: allBids.seats };
-    let final = this.stage(endpoint, 'auction-response', { request, response }, state);
+    const response = this.buildResponse(request, seats, context, currency, debugInfo);
+    if (!this.hooked(context, 'auction-response')) return { kind: 'completed', response, request, seats };
+    let final = this.stage('auction-response', { request, response }, context);
     if (final instanceof Promise) final = await final;
-    return { kind: 'completed', response: final.payload.response, request, seats: allBids.seats };
+    return { kind: 'completed', response: final.payload.response, request, seats };
+  }
+
+  /** A request stage: the request as the hooks left it, or the no-bid answer when one rejected it. */
+  private async requestStage(
+    stage: 'raw-auction-request' | 'processed-auction-request',
+    request: BidRequest,
+    context: RequestContext,
+  ): Promise<{ request: BidRequest } | { rejected: AuctionOutcome }> {
+    if (!this.hooked(context, stage)) return { request };
+    let outcome = this.stage(stage, { request }, context);
+    if (outcome instanceof Promise) outcome = await outcome;
+    if (outcome.rejection) return { rejected: { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } } };
+    return { request: outcome.payload.request };
   }
 
   /**
@@ -176,10 +182,10 @@ export class AuctionPipeline {
    * as timeouts and the auction goes on without them (the transport's own timeouts end their calls). The seats are
    * collected by hand rather than with a race per bidder: no promise per bidder beyond its own call.
    */
-  private callBidders(endpoint: EndpointName, shares: BidderRequest[], state: HookRequestState, timing: BidderTiming): Promise<SeatResult[]> {
+  private callBidders(shares: BidderRequest[], context: RequestContext, timing: BidderTiming): Promise<SeatResult[]> {
     if (shares.length === 0) return Promise.resolve([]);
-    const { clock, metrics } = this.deps;
-    const started = clock.now();
+    const { metrics } = this.deps;
+    const started = context.now();
     const seats: Array<SeatResult | undefined> = new Array(shares.length);
     return new Promise((resolve) => {
       let outstanding = shares.length;
@@ -189,12 +195,13 @@ export class AuctionPipeline {
         clearTimeout(timer);
         for (let i = 0; i < shares.length; i++) {
           const share = shares[i]!;
+          if (seats[i] === undefined) context.observer?.bidderAbandoned(share.bidder, context.now());
           seats[i] ??= {
             bidder: share.bidder,
             adapter: share.adapter,
             bids: [],
             errors: [{ code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' }],
-            responseTimeMs: Math.round(clock.now() - started),
+            responseTimeMs: Math.round(context.now() - started),
           };
           recordBidderSeat(metrics, seats[i]!);
         }
@@ -205,14 +212,14 @@ export class AuctionPipeline {
       const timer = setTimeout(settle, Math.max(0, Math.floor(timing.bidderDeadline - started)));
       for (let i = 0; i < shares.length; i++) {
         const share = shares[i]!;
-        this.askBidder(endpoint, share, state, timing).then(
+        this.askBidder(share, context, timing).then(
           (seat) => {
             if (done) return;
             seats[i] = seat;
             if (--outstanding === 0) settle();
           },
           (err: unknown) => {
-            this.deps.logger.error({ err, bidder: share.bidder }, 'bidder call failed unexpectedly');
+            context.logger.error({ err, bidder: share.bidder }, 'bidder call failed unexpectedly');
             if (done) return;
             seats[i] = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [{ code: BidderErrorCode.Unknown, message: 'internal error while calling this bidder' }], responseTimeMs: 0 };
             if (--outstanding === 0) settle();
@@ -222,10 +229,10 @@ export class AuctionPipeline {
     });
   }
 
-  /** One bidder's part: bidder-request hooks, the calls, raw-bidder-response and adjust-bids hooks. */
-  private async askBidder(endpoint: EndpointName, share: BidderRequest, state: HookRequestState, timing: BidderTiming): Promise<SeatResult> {
-    const { clock, transport, bidders, config, metrics } = this.deps;
-    const started = clock.now();
+  /** One bidder's part: bidder-request hooks, the calls, raw-bidder-response hooks and the bid adjustment. */
+  private async askBidder(share: BidderRequest, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
+    const { bidders, config, metrics, services } = this.deps;
+    const started = context.now();
     const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
     const entry = bidders.get(share.adapter);
     if (!entry?.bidder) {
@@ -236,50 +243,53 @@ export class AuctionPipeline {
       seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
       return seat;
     }
-    if (this.hooked(endpoint, 'bidder-request')) {
-      let prepared = this.stage(endpoint, 'bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, state);
-      if (prepared instanceof Promise) prepared = await prepared;
-      if (prepared.rejection) {
-        seat.errors.push({ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' });
-        return seat;
+    const stored = timing.stored?.get(share);
+    let called: BidderCallResult;
+    // A bidder all of whose imps have stored bid responses is not called at all.
+    if (stored && share.request.imp.length === 0) called = { bids: [], errors: [], httpCalls: [], exchanges: [] };
+    else {
+      if (this.hooked(context, 'bidder-request')) {
+        let prepared = this.stage('bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, context);
+        if (prepared instanceof Promise) prepared = await prepared;
+        if (prepared.rejection) {
+          seat.errors.push(...rejectionErrors(context, share.bidder, prepared.rejection.errors?.[share.bidder]));
+          return seat;
+        }
+        // The share was made for this auction by the split: it is the auction's to update.
+        share.request = prepared.payload.request;
       }
-      // The share was made for this auction by the split: it is the auction's to update.
-      share.request = prepared.payload.request;
+      // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks.
+      if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace);
+      called = await callBidder(entry, share, this.deps.transport, timing.bidderDeadline, timing.call);
     }
-    const called = await callBidder(entry, share, transport, timing.bidderDeadline, timing.call);
+    if (stored) readStoredAnswers(entry, share, stored, timing.call, called);
+    context.observer?.bidsReceived(share.bidder, called.bids);
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
     if (called.errors.length > 0) seat.errors.push(...called.errors);
     if (timing.httpCalls) timing.httpCalls.set(share.bidder, called.httpCalls);
-    seat.responseTimeMs = Math.round(clock.now() - started);
-    let payload: BidsPayload = { bidder: share.bidder, request: share.request, bids: called.bids };
-    if (this.hooked(endpoint, 'raw-bidder-response')) {
-      let raw = this.stage(endpoint, 'raw-bidder-response', payload, state);
+    seat.responseTimeMs = Math.round(context.now() - started);
+    let bids = called.bids;
+    if (this.hooked(context, 'raw-bidder-response')) {
+      const payload: BidsPayload = { bidder: share.bidder, adapter: share.adapter, request: share.request, bids, errors: seat.errors, exchanges: called.exchanges };
+      let raw = this.stage('raw-bidder-response', payload, context);
       if (raw instanceof Promise) raw = await raw;
       if (raw.rejection) return seat;
-      payload = raw.payload;
+      bids = raw.payload.bids;
     }
-    if (this.hooked(endpoint, 'adjust-bids')) {
-      let adjusted = this.stage(endpoint, 'adjust-bids', payload, state);
-      if (adjusted instanceof Promise) adjusted = await adjusted;
-      payload = adjusted.payload;
-    }
-    const bids = payload.bids;
+    if (bids.length > 0) services['bid-adjustment'].adjust(bids, share, context);
     seat.bids = bids.every(isPriced) ? bids : bids.filter(isPriced);
+    checkBids(seat, share, timing.bidRules, this.deps.bidChecks, context);
     return seat;
   }
 
-  private buildResponse(
-    request: BidRequest,
-    seats: SeatResult[],
-    state: HookRequestState,
-    options: { namespace: Namespace; tmax: number; currency: string; debugInfo?: Record<string, unknown> },
-  ): BidResponse {
-    const ns = options.namespace;
+  private buildResponse(request: BidRequest, seats: SeatResult[], context: RequestContext, currency: string, debugInfo?: Record<string, unknown>): BidResponse {
+    const ns = context.namespace;
+    const { journal } = context;
     const seatbid: SeatBid[] = [];
     const bySeat = new Map<string, SeatBid>();
     const responseTimes: Record<string, number> = {};
     // Most auctions have no errors: the errors object is made only for the first one.
-    let errors: Record<string, BidderError[]> | undefined = hasOwnKeys(state.errors) ? { ...state.errors } : undefined;
+    let errors: Record<string, BidderError[]> | undefined = journal.errors && hasOwnKeys(journal.errors) ? { ...journal.errors } : undefined;
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
       if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
@@ -294,25 +304,61 @@ export class AuctionPipeline {
         group.bid.push(responseBid(auctionBid, ns));
       }
     }
-    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: options.tmax };
+    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: context.tmax };
     if (errors) ext.errors = errors;
-    if (hasOwnKeys(state.warnings)) ext.warnings = state.warnings;
-    if (options.debugInfo) ext.debug = options.debugInfo;
-    if (state.trace) ext[ns] = { modules: { trace: state.trace } };
-    const response: BidResponse = { id: String(request.id), seatbid, cur: options.currency, ext };
+    if (journal.warnings) ext.warnings = journal.warnings;
+    if (debugInfo) ext.debug = debugInfo;
+    if (journal.trace) ext[ns] = { modules: { trace: journal.trace } };
+    if (journal.rejectedBids && requestOption(request, 'returnallbidstatus') === true) {
+      ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids, ns) };
+    }
+    const response: BidResponse = { id: String(request.id), seatbid, cur: currency, ext };
     return response;
   }
 }
 
-/** The bid as the response carries it: the bidder's bid (owned by the auction, so edited in place) plus our ext. */
+/**
+ * The errors a hook gave for the bidder it rejected at bidder-request become the seat's own (so they count in the
+ * bidder's metrics and appear once), else the seat gets a generic one.
+ */
+function rejectionErrors(context: RequestContext, bidder: string, reported: BidderError[] | undefined): BidderError[] {
+  if (!reported || reported.length === 0) return [{ code: BidderErrorCode.BadInput, message: 'bidder request rejected by a module' }];
+  const journalled = context.journal.errors?.[bidder];
+  if (journalled) {
+    const rest = journalled.filter((error) => !reported.includes(error));
+    if (rest.length > 0) context.journal.errors![bidder] = rest;
+    else delete context.journal.errors![bidder];
+  }
+  return reported;
+}
+
+/** What the host adds to every bidder's request: its schain node, and its identity when it declares one. */
+function bidderRequestSettings(config: GavelConfig): BidderRequestSettings {
+  const { externalUrl, gvlId, dataCenter } = config.server;
+  const server = gvlId !== undefined || dataCenter !== undefined ? { externalurl: externalUrl, ...(gvlId !== undefined && { gvlid: gvlId }), ...(dataCenter !== undefined && { datacenter: dataCenter }) } : undefined;
+  return { hostSchainNode: config.auction.hostSchainNode, server };
+}
+
+/**
+ * The bid as the response carries it: the bidder's bid (owned by the auction, so edited in place) plus our ext. What
+ * is in `ext.<ns>` by now was put there by the core or a module (the bidder's own was dropped on arrival).
+ */
 function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   const bid = auctionBid.bid;
-  const bidExt = isObject(bid.ext) ? bid.ext : {};
-  const own = isObject(bidExt[ns]) ? (bidExt[ns] as Record<string, unknown>) : {};
+  const bidExt = isJsonObject(bid.ext) ? bid.ext : {};
+  const own = isJsonObject(bidExt[ns]) ? bidExt[ns] : {};
   own.type = auctionBid.type;
-  own.meta = isObject(own.meta) ? { ...own.meta, adaptercode: auctionBid.adapter } : { adaptercode: auctionBid.adapter };
+  own.meta = isJsonObject(own.meta) || auctionBid.meta ? { ...(own.meta as object | undefined), ...auctionBid.meta, adaptercode: auctionBid.adapter } : { adaptercode: auctionBid.adapter };
   if (hasOwnKeys(auctionBid.targeting)) own.targeting = auctionBid.targeting;
   if (auctionBid.video) own.video = { duration: auctionBid.video.duration ?? 0, primary_category: auctionBid.video.primaryCategory ?? '' };
+  const cached = auctionBid.cache;
+  // Prebid Server's shape: the bid's cache entry under `bids` (its VAST's when only that was cached), and `key` and
+  // `url`, which it always writes, empty. The VAST's own entry is the targeting's `hb_uuid`.
+  if (cached) own.cache = { key: '', url: '', ...(isJsonObject(own.cache) ? own.cache : undefined), bids: cached.bids ?? cached.vastXml };
+  if (auctionBid.generatedBidId !== undefined) own.bidid = auctionBid.generatedBidId;
+  if (auctionBid.events) own.events = auctionBid.events;
+  if (auctionBid.targetBidderCode !== undefined) own.targetbiddercode = auctionBid.targetBidderCode;
+  if (auctionBid.dealPriority !== undefined && auctionBid.dealPriority > 0) own.dealpriority = auctionBid.dealPriority;
   bidExt[ns] = own;
   bidExt.origbidcpm = auctionBid.originalPrice;
   bidExt.origbidcur = auctionBid.originalCurrency;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import {
   compileEndpoint,
@@ -24,6 +25,8 @@ export interface BidderEntry {
   /** Why a bidder is disabled, for `/info/bidders/<name>`. */
   disabledReason?: string;
   endpoint?: EndpointTemplate;
+  /** The OpenRTB version the bidder is sent: `bidders.<name>.ortbVersion`, else its manifest's, else 2.5. */
+  ortbVersion: '2.5' | '2.6';
   bidder?: Bidder;
   validateParams?: ValidateFunction;
   paramsSchema?: object;
@@ -36,6 +39,16 @@ export interface BidderCatalog {
   get(name: string): BidderEntry | undefined;
 }
 
+/**
+ * This Gavel's version, from the package.json beside `dist/` (this module runs as `dist/core/bidders/catalog.js`),
+ * read once, at the first boot: adapters report it to bidders that ask which server version calls them.
+ */
+let gavelVersion: string | undefined;
+export function hostVersion(): string {
+  gavelVersion ??= (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return gavelVersion;
+}
+
 function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter {
   return adapter.manifest.info.aliasOf ? catalog.adapters.get(adapter.manifest.info.aliasOf)! : adapter;
 }
@@ -43,16 +56,20 @@ function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter
 /**
  * Builds the bidder catalog: every installed adapter is a bidder under its own name, and every `bidders.<name>`
  * entry in config adds or adjusts one (`adapter:` or `aliasOf:` names the adapter whose code and schema it uses;
- * `endpoint`, `enabled`, `extra`, `ortbVersion` override). A bidder without an endpoint is disabled.
+ * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed` override). A bidder without an endpoint
+ * is disabled.
  */
 export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, logger: PluginLogger): BidderCatalog {
   const entries = new Map<string, BidderEntry>();
-  const names = new Set<string>([...plugins.adapters.keys(), ...Object.keys(config.bidders).map((name) => name.toLowerCase())]);
+  // Bidder names are case-insensitive: keyed in lower case, shown as the adapter (or the host's config) spells them.
+  const names = new Map<string, string>();
+  for (const name of plugins.adapters.keys()) names.set(name.toLowerCase(), name);
+  for (const name of Object.keys(config.bidders)) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
 
-  for (const name of names) {
-    const settings = Object.entries(config.bidders).find(([key]) => key.toLowerCase() === name)?.[1] ?? {};
-    const adapterName = (settings.adapter ?? settings.aliasOf ?? name).toLowerCase();
-    const own = plugins.adapters.get(adapterName);
+  for (const [key, name] of names) {
+    const settings = Object.entries(config.bidders).find(([configured]) => configured.toLowerCase() === key)?.[1] ?? {};
+    const adapterName = settings.adapter ?? settings.aliasOf ?? name;
+    const own = plugins.adapters.get(adapterName) ?? [...plugins.adapters.values()].find((adapter) => adapter.manifest.name.toLowerCase() === adapterName.toLowerCase());
     if (!own) {
       throw new GavelError(ErrorCode.BidderUnknownAdapter, `bidders.${name} uses adapter "${adapterName}", which is not installed (installed: ${[...plugins.adapters.keys()].join(', ')})`);
     }
@@ -60,8 +77,9 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
     const info: BidderInfo = {
       ...code.manifest.info,
       ...own.manifest.info,
-      aliasOf: adapterName !== name ? adapterName : own.manifest.info.aliasOf,
+      aliasOf: own.manifest.name.toLowerCase() !== key ? own.manifest.name : own.manifest.info.aliasOf,
     };
+    if (settings.modifyingVastXmlAllowed !== undefined) info.modifyingVastXmlAllowed = settings.modifyingVastXmlAllowed;
     const endpointText = settings.endpoint ?? own.manifest.info.endpoint ?? code.manifest.info.endpoint;
     const entry: BidderEntry = {
       name,
@@ -72,6 +90,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
       enabled: settings.enabled ?? (!own.manifest.info.disabled || settings.endpoint !== undefined),
       validateParams: code.validateParams,
       paramsSchema: code.manifest.paramsSchema,
+      ortbVersion: settings.ortbVersion ?? info.ortbVersion ?? '2.5',
     };
     if (!entry.enabled) {
       entry.disabledReason = settings.enabled === false ? 'disabled by config' : `needs host setup: set bidders.${name}.endpoint (see the adapter's README)`;
@@ -92,11 +111,11 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
     }
     if (entry.enabled && entry.endpoint) {
       entry.bidder = code.manifest.create!(
-        { name, endpoint: entry.endpoint.template, extra: settings.extra ?? {}, ortbVersion: settings.ortbVersion ?? info.ortbVersion ?? '2.5' },
+        { name, endpoint: entry.endpoint.template, extra: settings.extra ?? {}, ortbVersion: entry.ortbVersion, host: { externalUrl: config.server.externalUrl, gvlId: config.server.gvlId, datacenter: config.server.dataCenter, version: hostVersion() } },
         { logger },
       );
     }
-    entries.set(name, entry);
+    entries.set(key, entry);
   }
   return {
     entries,

@@ -20,21 +20,21 @@ function describe(entry: BidderEntry): Record<string, unknown> {
 
 /** The read-only bidder discovery endpoints. */
 export function bidderInfoHandlers(catalog: BidderCatalog): Record<string, (request: EndpointRequest) => Promise<EndpointResponse>> {
-  const sortedNames = [...catalog.entries.keys()].sort();
+  const sorted = [...catalog.entries.values()].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1));
   return {
     '/info/bidders': async (request) => {
       const enabledOnly = request.query.enabledonly === 'true';
-      return jsonResponse(200, sortedNames.filter((name) => !enabledOnly || catalog.entries.get(name)!.enabled));
+      return jsonResponse(200, sorted.filter((entry) => !enabledOnly || entry.enabled).map((entry) => entry.name));
     },
     '/info/bidders/:name': async (request) => {
-      const name = decodeURIComponent(request.path.slice(request.path.lastIndexOf('/') + 1));
+      const name = request.params?.name ?? '';
       const entry = catalog.get(name);
       if (!entry) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Unknown bidder: ${name}\n` };
       return jsonResponse(200, describe(entry));
     },
     '/bidders/params': async () => {
       const schemas: Record<string, unknown> = {};
-      for (const name of sortedNames) schemas[name] = catalog.entries.get(name)!.paramsSchema ?? {};
+      for (const entry of sorted) schemas[entry.name] = entry.paramsSchema ?? {};
       return jsonResponse(200, schemas);
     },
   };

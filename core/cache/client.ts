@@ -2,40 +2,64 @@ import type { Got } from 'got';
 import { loadGot } from '../outbound/got.js';
 import type { PluginLogger } from '../api/index.js';
 import { checkPut, DEFAULT_CACHE_LIMITS, type CacheLimits, type CachePut } from './limits.js';
+import type { CircuitBreaker } from './breaker.js';
 import type { CacheEntry, CacheStore } from './store.js';
 
 /**
+ * Why values went uncached for the cache's sake (not their own, such as being too large): the cache was `skipped`
+ * (its breaker is open after failures) or it `failed` (an error, or no answer in time).
+ */
+export type CacheProblem = 'skipped' | 'failed';
+
+/** The warning an auction's answer carries when bids were left uncached because of the cache (`ext.warnings.general`). */
+export const CACHE_UNAVAILABLE_WARNING = 10900;
+
+/**
  * How the auction caches bids. `put` answers one uuid per value, in order, or undefined for a value that was not
- * cached (too large, malformed, cache down, deadline passed). It never throws: a cache failure must not fail the
- * auction, its keys are simply absent.
+ * cached (too large, malformed, cache down, deadline passed), and tells `report` when the cache itself was the
+ * reason. It never throws: a cache failure must not fail the auction, its keys are simply absent.
  */
 export interface CacheClient {
-  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>>;
+  put(values: CachePut[], deadline: number, report?: (problem: CacheProblem) => void): Promise<Array<string | undefined>>;
 }
 
 type Clock = () => number;
 
-/** Caches into a store that lives in this process (memory, or Redis reached directly). */
+/**
+ * Caches into a store this process reaches directly (memory, or Redis). With a breaker (Redis), a store that keeps
+ * failing is skipped outright until it answers again, so a cache that is down costs an auction nothing.
+ */
 export class EmbeddedCacheClient implements CacheClient {
   private readonly logger: Pick<PluginLogger, 'warn'> | undefined;
   private readonly now: Clock;
+  private readonly breaker: CircuitBreaker | undefined;
 
   constructor(
     private readonly store: CacheStore,
     private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS,
-    options: { logger?: Pick<PluginLogger, 'warn'>; now?: Clock } = {},
+    options: { logger?: Pick<PluginLogger, 'warn'>; now?: Clock; breaker?: CircuitBreaker } = {},
   ) {
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
+    this.breaker = options.breaker;
   }
 
-  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>> {
+  put(values: CachePut[], deadline: number, report?: (problem: CacheProblem) => void): Promise<Array<string | undefined>> {
     return putWithinLimits(values, this.limits, async (entries) => {
       const msLeft = deadline - this.now();
+      // Out of time is the auction's state, not the cache's: nothing to report, nothing for the breaker.
       if (msLeft <= 0) return undefined;
+      if (this.breaker && !this.breaker.allow()) {
+        report?.('skipped');
+        return undefined;
+      }
       try {
-        return await withTimeout(this.store.put(entries), msLeft);
+        const uuids = await withTimeout(this.store.put(entries), msLeft);
+        this.breaker?.success();
+        return uuids;
       } catch (error) {
+        this.breaker?.failure();
+        report?.('failed');
         this.logger?.warn({ err: error }, 'bid cache put failed');
         return undefined;
       }
@@ -70,11 +94,12 @@ export class RemoteCacheClient implements CacheClient {
     this.http = options.http;
   }
 
-  put(values: CachePut[], deadline: number): Promise<Array<string | undefined>> {
+  put(values: CachePut[], deadline: number, report?: (problem: CacheProblem) => void): Promise<Array<string | undefined>> {
     return putWithinLimits(values, this.limits, async (entries) => {
       // The server takes at most maxPutsPerRequest puts per call: send the batches side by side.
       const batches = chunk(entries, this.limits.maxPutsPerRequest);
       const answers = await Promise.all(batches.map((batch) => this.send(batch, deadline)));
+      if (answers.includes(undefined) && deadline > this.now()) report?.('failed');
       return answers.flatMap((uuids, index) => uuids ?? new Array<undefined>(batches[index]!.length).fill(undefined));
     });
   }

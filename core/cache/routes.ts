@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
+import type { KoaRoute } from '../http/routes.js';
 import { checkPut, maxRequestBodyBytes, type CacheLimits } from './limits.js';
 import type { CacheEntry, CacheStore } from './store.js';
 
@@ -21,19 +22,21 @@ interface HttpExchange {
 }
 
 /**
- * Adds the Prebid Cache protocol endpoints: `POST /cache` stores up to `maxPutsPerRequest` values and answers their
- * uuids in order; `GET /cache?uuid=` serves one back. The POST body is read here, under a size limit derived from
- * `limits`, so the route needs no body-parsing middleware.
+ * The Prebid Cache protocol endpoints, as rows of the public routing table: `POST /cache` stores up to
+ * `maxPutsPerRequest` values and answers their uuids in order; `GET /cache?uuid=` serves one back. The POST body is
+ * read here, under a size limit derived from `limits`, so the route needs no body-parsing middleware.
  */
-export function registerCacheRoutes<S, C>(
-  router: Router<S, C>,
-  store: CacheStore,
-  limits: CacheLimits,
-  options: CacheRouteOptions = {},
-): void {
+export function cacheRoutes(store: CacheStore, limits: CacheLimits, options: CacheRouteOptions = {}): KoaRoute[] {
   const bodyLimit = maxRequestBodyBytes(limits);
-  router.post('/cache', (ctx) => handlePut(ctx, store, limits, bodyLimit, options));
-  router.get('/cache', (ctx) => handleGet(ctx, store, options));
+  return [
+    { method: 'POST', path: '/cache', lane: 'koa', handler: (ctx) => handlePut(ctx, store, limits, bodyLimit, options) },
+    { method: 'GET', path: '/cache', lane: 'koa', handler: (ctx) => handleGet(ctx, store, options) },
+  ];
+}
+
+/** The same endpoints on a router of the caller's (a stand-alone cache server). */
+export function registerCacheRoutes<S, C>(router: Router<S, C>, store: CacheStore, limits: CacheLimits, options: CacheRouteOptions = {}): void {
+  for (const route of cacheRoutes(store, limits, options)) router.register(route.path, [route.method], route.handler as Parameters<Router<S, C>['register']>[2]);
 }
 
 async function handlePut(ctx: HttpExchange, store: CacheStore, limits: CacheLimits, bodyLimit: number, options: CacheRouteOptions): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import type { PluginLogger } from '../api/index.js';
 
 export type CacheValueType = 'json' | 'xml';
 
@@ -23,6 +24,8 @@ export interface StoredValue {
 export interface CacheStore {
   put(entries: CacheEntry[]): Promise<string[]>;
   get(uuid: string): Promise<StoredValue | undefined>;
+  /** Answers when the backend does; absent for a store in this process, which cannot be down. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -129,14 +132,20 @@ export class MemoryCacheStore implements CacheStore {
 }
 
 export interface RedisCacheStoreOptions {
-  /** `redis://host:port/db`; ignored when `client` is given. */
+  /** `redis://host:port/db`: one server. One of `url`, `cluster`, `sentinel` or `client` is needed. */
   url?: string;
+  /** Redis Cluster: some of its nodes (`redis://host:port`); the client learns the rest. */
+  cluster?: string[];
+  /** Redis Sentinel: the master's name and the sentinels (`host:port`). */
+  sentinel?: { name: string; sentinels: string[]; password?: string };
   /** An existing connection to share; the store then leaves closing it to its owner. */
-  client?: Redis;
+  client?: Redis | Cluster;
   /** Prefix of every key, so the cache can share a Redis with other data. Default `gavel:cache:`. */
   keyPrefix?: string;
   /** How long one Redis command may take before it fails. Default 1000 ms. */
   commandTimeoutMs?: number;
+  /** Where the client's connection errors go (one line per outage, one when it is back), instead of stderr. */
+  logger?: Pick<PluginLogger, 'warn' | 'info'>;
   /** Source of keys; default crypto.randomUUID. */
   newId?: () => string;
 }
@@ -144,27 +153,29 @@ export interface RedisCacheStoreOptions {
 /** Fresh uuids clash with live keys essentially never; a few retries turn "never" into "not in this universe". */
 const MAX_PUT_ATTEMPTS = 3;
 
-/** A shared store for hosts that run several instances. Values are kept as `<type>:<text>` under `<prefix><uuid>`. */
+/**
+ * A shared store for hosts that run several instances. Values are kept as `<type>:<text>` under `<prefix><uuid>`, on
+ * one Redis server, a Redis Cluster (keys spread over its nodes by slot) or the master a Sentinel names.
+ */
 export class RedisCacheStore implements CacheStore {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly keyPrefix: string;
   private readonly newId: () => string;
+  private readonly clustered: boolean;
 
   constructor(options: RedisCacheStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? 'gavel:cache:';
+    this.newId = options.newId ?? randomUUID;
     if (options.client) {
       this.redis = options.client;
       this.ownsClient = false;
     } else {
-      if (!options.url) throw new Error('RedisCacheStore needs a url or a client');
-      // One retry, a command timeout: an unreachable cache must fail fast and let the auction go on without it.
-      // Loaded here, not at the top: a host without Redis never pays for the client's code in memory.
-      const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-      this.redis = new RedisClient(options.url, { maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? 1000 });
+      this.redis = connectRedis(options);
       this.ownsClient = true;
     }
-    this.keyPrefix = options.keyPrefix ?? 'gavel:cache:';
-    this.newId = options.newId ?? randomUUID;
+    this.clustered = 'nodes' in this.redis && typeof this.redis.nodes === 'function';
+    if (options.logger) reportConnection(this.redis, options.logger);
   }
 
   async put(entries: CacheEntry[]): Promise<string[]> {
@@ -172,18 +183,10 @@ export class RedisCacheStore implements CacheStore {
     let pending = entries.map((_, index) => index);
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > MAX_PUT_ATTEMPTS) throw new Error('could not find a free cache key');
-      const pipeline = this.redis.pipeline();
-      for (const index of pending) {
-        const entry = entries[index]!;
-        // NX: a put never overwrites a key that already exists.
-        pipeline.set(this.keyPrefix + uuids[index], `${entry.type}:${entry.value}`, 'EX', entry.ttlSeconds, 'NX');
-      }
-      const replies = (await pipeline.exec()) ?? [];
+      const replies = await this.setAll(pending.map((index) => [this.keyPrefix + uuids[index], entries[index]!]));
       const clashed: number[] = [];
       pending.forEach((index, position) => {
-        const [error, reply] = replies[position] ?? [new Error('missing reply from Redis'), null];
-        if (error) throw error;
-        if (reply !== 'OK') {
+        if (replies[position] !== 'OK') {
           clashed.push(index);
           uuids[index] = this.newId();
         }
@@ -198,6 +201,11 @@ export class RedisCacheStore implements CacheStore {
     return raw === null ? undefined : decodeStored(raw);
   }
 
+  /** Answers when Redis does: the health check. */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     if (!this.ownsClient) return;
     try {
@@ -206,6 +214,69 @@ export class RedisCacheStore implements CacheStore {
       this.redis.disconnect();
     }
   }
+
+  /**
+   * `SET key value EX ttl NX` for each entry (NX: a put never overwrites), answering each reply. One pipeline on a
+   * single server; on a cluster the keys live in different slots, which one pipeline cannot span, so the commands go
+   * side by side (the client sends each to its node).
+   */
+  private async setAll(sets: Array<[string, CacheEntry]>): Promise<Array<unknown>> {
+    if (this.clustered) {
+      return Promise.all(sets.map(([key, entry]) => this.redis.set(key, `${entry.type}:${entry.value}`, 'EX', entry.ttlSeconds, 'NX')));
+    }
+    const pipeline = this.redis.pipeline();
+    for (const [key, entry] of sets) pipeline.set(key, `${entry.type}:${entry.value}`, 'EX', entry.ttlSeconds, 'NX');
+    const replies = (await pipeline.exec()) ?? [];
+    return sets.map((_, position) => {
+      const [error, reply] = replies[position] ?? [new Error('missing reply from Redis'), null];
+      if (error) throw error;
+      return reply;
+    });
+  }
+}
+
+/**
+ * One retry, a command timeout: an unreachable cache must fail fast and let the auction go on without it. ioredis is
+ * loaded here, not at the top: a host without Redis never pays for the client's code in memory.
+ */
+function connectRedis(options: RedisCacheStoreOptions): Redis | Cluster {
+  const ioredis = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const common = { maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? 1000 };
+  if (options.cluster) {
+    return new ioredis.Cluster(options.cluster.map(hostAndPort), { redisOptions: common, scaleReads: 'master' });
+  }
+  if (options.sentinel) {
+    const { name, sentinels, password } = options.sentinel;
+    return new ioredis.Redis({ ...common, name, sentinels: sentinels.map(hostAndPort), password });
+  }
+  if (!options.url) throw new Error('RedisCacheStore needs a url, cluster nodes, a sentinel or a client');
+  return new ioredis.Redis(options.url, common);
+}
+
+/** `redis://host:port`, `host:port` or `host` as ioredis takes a node. */
+function hostAndPort(address: string): { host: string; port: number } {
+  const url = new URL(address.includes('://') ? address : `redis://${address}`);
+  return { host: url.hostname, port: url.port ? Number(url.port) : 6379 };
+}
+
+/**
+ * ioredis emits 'error' on each failed reconnection; with no listener it prints `[ioredis] Unhandled error event` to
+ * stderr, many times a second. Through the logger instead: one warning when the connection fails, one line when it is
+ * back.
+ */
+function reportConnection(redis: Redis | Cluster, logger: Pick<PluginLogger, 'warn' | 'info'>): void {
+  let failing = false;
+  const failed = (err: Error) => {
+    if (failing) return;
+    failing = true;
+    logger.warn({ err }, 'bid cache: Redis connection failed; retrying');
+  };
+  redis.on('error', failed);
+  redis.on('node error', failed);
+  redis.on('ready', () => {
+    if (failing) logger.info('bid cache: Redis connection is back');
+    failing = false;
+  });
 }
 
 function decodeStored(raw: string): StoredValue | undefined {

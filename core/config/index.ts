@@ -1,4 +1,4 @@
 export * from './types.js';
 export { defaultConfig } from './defaults.js';
 export { configSchema } from './schema.js';
-export { loadConfig, checkConfig, envOverrides, deepMerge, readConfigFile } from './load.js';
+export { loadConfig, checkConfig, describeSchemaErrors, envOverrides, deepMerge, readConfigFile } from './load.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { ErrorCode, GavelError, STAGES } from '../api/index.js';
+import { isJsonObject, ErrorCode, GavelError, STAGES } from '../api/index.js';
 import { defaultConfig } from './defaults.js';
 import { configSchema } from './schema.js';
 import type { GavelConfig } from './types.js';
@@ -11,43 +11,69 @@ type SchemaNode = { type?: string; properties?: Record<string, SchemaNode>; addi
 
 const ENV_PREFIX = 'GAVEL_';
 /** Variables under the prefix that are not config overrides. */
-const RESERVED_ENV = /^GAVEL_(CONFIG|TEST_.*)$/;
+const RESERVED_ENV = /^GAVEL_(CONFIG|WORKER_SLOT|TEST_.*)$/;
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateConfig = ajv.compile(configSchema);
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Objects merge key by key; anything else (arrays included) replaces. */
 export function deepMerge(base: Json, override: Json): Json {
   const merged: Json = { ...base };
   for (const [key, value] of Object.entries(override)) {
-    merged[key] = isObject(value) && isObject(base[key]) ? deepMerge(base[key] as Json, value) : value;
+    merged[key] = isJsonObject(value) && isJsonObject(base[key]) ? deepMerge(base[key] as Json, value) : value;
   }
   return merged;
 }
 
-function describeError(error: ErrorObject): string {
-  const path = error.instancePath.split('/').slice(1).join('.');
+/** The dotted key an ajv error concerns, under `prefix`: JSON pointers escape `/` in keys (`/openrtb2/auction`) as `~1`. */
+function keyPath(error: ErrorObject, prefix: string): string {
+  const segments = error.instancePath.split('/').slice(1).map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return [prefix, ...segments].filter((segment) => segment !== '').join('.');
+}
+
+function describeError(error: ErrorObject, prefix: string): string {
+  const path = keyPath(error, prefix);
+  const under = (key: string) => (path ? `${path}.${key}` : key);
   if (error.keyword === 'additionalProperties') {
     const key = (error.params as { additionalProperty: string }).additionalProperty;
-    const full = path ? `${path}.${key}` : key;
-    const hint = path.match(/^hooks\.plans\.[^.]+$/) ? ` (unknown hook stage; stages are: ${STAGES.join(', ')})` : '';
-    return `unknown key "${full}"${hint}`;
+    const hint = /\.stages$/.test(path) ? ` (unknown hook stage; stages are: ${STAGES.join(', ')})` : '';
+    return `unknown key "${under(key)}"${hint}`;
   }
+  if (error.keyword === 'propertyNames') {
+    const key = (error.params as { propertyName: string }).propertyName;
+    const hint = /\.stages$/.test(path) ? ` (unknown hook stage; stages are: ${STAGES.join(', ')})` : '';
+    return `unknown key "${under(key)}"${hint}`;
+  }
+  if (error.keyword === 'required') return `"${under((error.params as { missingProperty: string }).missingProperty)}" is required`;
+  if (error.keyword === 'enum' && error.propertyName !== undefined) return '';
   if (error.keyword === 'enum') {
-    return `"${path}" must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
+    return `"${path || '(root)'}" must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
   }
   return `"${path || '(root)'}" ${error.message ?? 'is invalid'}`;
 }
 
+/**
+ * Each schema error as one line naming the key it concerns, in full (`"cache.redis.url" is required`, `unknown key
+ * "server.prot"`): the config's own errors, and a module's config errors under `modules.<code>.config`.
+ */
+export function describeSchemaErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): string[] {
+  return [...new Set((errors ?? []).map((error) => describeError(error, prefix)).filter((problem) => problem !== ''))];
+}
+
+/** `server.externalUrl` when the host sets none: this listener's own port on localhost. */
+function withExternalUrl(config: unknown): unknown {
+  if (!isJsonObject(config) || !isJsonObject(config.server) || config.server.externalUrl !== undefined) return config;
+  const port = config.server.port;
+  return { ...config, server: { ...config.server, externalUrl: `http://localhost:${typeof port === 'number' ? port : 8000}` } };
+}
+
 /** Validates a whole config; throws GavelError(ConfigInvalid) listing every problem with the key it concerns. */
-export function checkConfig(config: unknown, source: string): GavelConfig {
+export function checkConfig(input: unknown, source: string): GavelConfig {
+  const config = withExternalUrl(input);
   if (!validateConfig(config)) {
-    const problems = (validateConfig.errors ?? []).map(describeError);
-    throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): ${[...new Set(problems)].join('; ')}`, { problems });
+    const problems = describeSchemaErrors(validateConfig.errors);
+    throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): ${problems.join('; ')}`, { problems });
   }
   const typed = config as unknown as GavelConfig;
   if (typed.auction.defaultTmaxMs > typed.auction.maxTmaxMs) {
@@ -70,7 +96,7 @@ export function readConfigFile(path: string): Json {
     throw new GavelError(ErrorCode.ConfigInvalid, `config file ${path} is not valid YAML: ${(err as Error).message}`);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw new GavelError(ErrorCode.ConfigInvalid, `config file ${path} must hold a mapping at the top level`);
+  if (!isJsonObject(parsed)) throw new GavelError(ErrorCode.ConfigInvalid, `config file ${path} must hold a mapping at the top level`);
   return parsed;
 }
 
@@ -112,7 +138,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
       if (known) {
         path.push(known);
         node = node!.properties![known];
-      } else if (node && isObject(node.additionalProperties)) {
+      } else if (node && isJsonObject(node.additionalProperties)) {
         path.push(segment.toLowerCase());
         node = node.additionalProperties as SchemaNode;
       } else {
@@ -120,7 +146,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
       }
     }
     let target = overrides;
-    for (const key of path.slice(0, -1)) target = (target[key] = isObject(target[key]) ? target[key] : {}) as Json;
+    for (const key of path.slice(0, -1)) target = (target[key] = isJsonObject(target[key]) ? target[key] : {}) as Json;
     target[path[path.length - 1]!] = coerce(raw, node, variable);
   }
   return overrides;

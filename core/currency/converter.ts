@@ -1,4 +1,4 @@
-import type { BidRequest, PluginLogger } from '../api/index.js';
+import { isJsonObject, ConversionNotFoundError, type BidRequest, type PluginLogger } from '../api/index.js';
 import { systemClock, type Clock } from '../app/tokens.js';
 import { requestOptions, type Namespace } from '../auction/namespace.js';
 import type { GavelConfig } from '../config/index.js';
@@ -7,6 +7,16 @@ import { RateTable, readCurrencyFile, readRateMap, type CurrencyFile, type RateM
 
 /** Converts an amount between ISO 4217 currencies; undefined when no rate is known for the pair. */
 export type ConvertPrice = (amount: number, from: string, to: string) => number | undefined;
+
+/** The converter as adapters get it (`RequestInfo.convertCurrency`): same currency is identity, no rate throws. */
+export function strictConversion(convert: ConvertPrice): (amount: number, from: string, to: string) => number {
+  return (amount, from, to) => {
+    if (from.toUpperCase() === to.toUpperCase()) return amount;
+    const converted = convert(amount, from, to);
+    if (converted === undefined) throw new ConversionNotFoundError(from, to);
+    return converted;
+  };
+}
 
 /** What the auction needs: one price converter per request, built from the host's rates and the request's own. */
 export interface CurrencyService {
@@ -37,9 +47,6 @@ export interface FetchedRatesState {
 
 const EMPTY = new RateTable();
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function convertWith(rate: number | undefined, amount: number): number | undefined {
   return rate === undefined ? undefined : amount * rate;
@@ -108,7 +115,7 @@ export class CurrencyConverter implements CurrencyService {
 
   converterFor(request: BidRequest, namespace: Namespace): ConvertPrice {
     const requested = requestOptions(request, namespace).currency;
-    if (!isObject(requested) || (requested.rates === undefined && requested.usepbsrates !== false)) return this.convertWithHostRates;
+    if (!isJsonObject(requested) || (requested.rates === undefined && requested.usepbsrates !== false)) return this.convertWithHostRates;
     const requestRates = requested.rates === undefined ? EMPTY : new RateTable(readRateMap(requested.rates).rates);
     const useHostRates = requested.usepbsrates !== false;
     return (amount, from, to) => {

@@ -2,6 +2,7 @@ export { RateTable, currencyCode, readCurrencyFile, readRateMap, type CurrencyFi
 export {
   CurrencyConverter,
   createCurrencyConverter,
+  strictConversion,
   type ConvertPrice,
   type CurrencyConverterOptions,
   type CurrencyService,

@@ -3,6 +3,7 @@
  * worth `rate` units of TO. The currency file wraps that map: `{"dataAsOf": "...", "conversions": {...}}`.
  */
 export type RateMap = Record<string, Record<string, number>>;
+import { isJsonObject } from '../api/index.js';
 
 /** The contents of a Prebid currency file, once read. */
 export interface CurrencyFile {
@@ -18,9 +19,6 @@ const CURRENCY_CODE = /^[A-Z]{3}$/;
  */
 const PREFERRED_BASES = ['USD', 'EUR', 'GBP'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An ISO 4217 code in upper case, or undefined when the text cannot be one. */
 export function currencyCode(text: unknown): string | undefined {
@@ -40,10 +38,10 @@ function usableRate(value: unknown): value is number {
 export function readRateMap(value: unknown, where = 'rates'): { rates: RateMap; problems: string[] } {
   const rates: RateMap = {};
   const problems: string[] = [];
-  if (!isObject(value)) return { rates, problems: [`${where} must be an object of objects`] };
+  if (!isJsonObject(value)) return { rates, problems: [`${where} must be an object of objects`] };
   for (const [fromText, targets] of Object.entries(value)) {
     const from = currencyCode(fromText);
-    if (!from || !isObject(targets)) {
+    if (!from || !isJsonObject(targets)) {
       problems.push(`${where}.${fromText}: not a currency code with an object of rates`);
       continue;
     }
@@ -61,7 +59,7 @@ export function readRateMap(value: unknown, where = 'rates'): { rates: RateMap; 
 
 /** Reads a Prebid currency file body (already JSON-parsed). */
 export function readCurrencyFile(body: unknown): { file: CurrencyFile; problems: string[] } {
-  if (!isObject(body) || !isObject(body.conversions)) {
+  if (!isJsonObject(body) || !isJsonObject(body.conversions)) {
     return { file: { conversions: {} }, problems: ['the currency file has no "conversions" object'] };
   }
   const { rates, problems } = readRateMap(body.conversions, 'conversions');

@@ -1,62 +1,14 @@
-import {
-  REJECTING_STAGES,
-  type BidderError,
-  type HookContext,
-  type HookResult,
-  type PluginLogger,
-  type Stage,
-  type StagePayloads,
-  type Warning,
-} from '../api/index.js';
+import { REJECTING_STAGES, type HookContext, type HookResult, type Stage, type StagePayloads } from '../api/index.js';
+import type { HookTraceEntry, RequestContext } from '../context/request-context.js';
 import { NoopMetrics, type Metrics } from '../metrics/index.js';
 import type { PlannedGroup, PlannedHook, StagePlan } from './plan.js';
 
 const NO_METRICS: Metrics = new NoopMetrics();
 
-export type TraceLevel = 'basic' | 'verbose';
-
-export interface HookTraceEntry {
-  stage: Stage;
-  module: string;
-  hook: string;
-  status: 'success' | 'timeout' | 'failure' | 'rejected';
-  action: 'no-op' | 'update' | 'reject';
-  executiontimemillis: number;
-  message?: string;
-  messages?: string[];
-}
-
-/** Everything hooks leave behind for one request: trace, warnings, errors, module scratch space. */
-export class HookRequestState {
-  readonly trace: HookTraceEntry[] | undefined;
-  readonly warnings: Record<string, Warning[]> = {};
-  readonly errors: Record<string, BidderError[]> = {};
-  private readonly contexts = new Map<string, HookContext>();
-
-  constructor(
-    readonly base: Omit<HookContext, 'moduleContext'>,
-    readonly traceLevel: TraceLevel | undefined,
-  ) {
-    this.trace = traceLevel ? [] : undefined;
-  }
-
-  /** The context a module's hooks see; one per module per request, so its `moduleContext` persists across stages. */
-  contextFor(module: string): HookContext {
-    let context = this.contexts.get(module);
-    if (!context) {
-      const { endpoint, namespace, deadline, secure, logger } = this.base;
-      this.contexts.set(module, (context = { endpoint, namespace, deadline, secure, logger, moduleContext: {} }));
-    }
-    return context;
-  }
-}
-
 export interface StageOutcome<P> {
   payload: P;
   /** Set when a hook rejected at a stage that allows it. */
   rejection?: HookResult<P>;
-  /** Messages of a validate-request rejection (a 400). */
-  invalid?: string[];
 }
 
 type Settled<P> =
@@ -81,6 +33,12 @@ function settleSync<P>(hook: PlannedHook, payload: P, context: HookContext, time
     );
   }
   return { status: 'success', result: returned as HookResult<P> | undefined, ms: timed ? now() - started : 0 };
+}
+
+/** A group's time box, never past the request's deadline once it is known (a late hook only delays the answer). */
+function timeBox(group: PlannedGroup, context: RequestContext): number {
+  if (context.deadline === 0) return group.timeoutMs;
+  return Math.max(1, Math.min(group.timeoutMs, Math.floor(context.deadline - context.now())));
 }
 
 /** Waits for the asynchronous hooks of a group, but never past the group's time box. */
@@ -111,8 +69,7 @@ export function runStage<S extends Stage>(
   stage: S,
   plan: StagePlan,
   payload: StagePayloads[S],
-  state: HookRequestState,
-  logger: PluginLogger,
+  context: RequestContext,
   metrics: Metrics = NO_METRICS,
 ): StageOutcome<StagePayloads[S]> | Promise<StageOutcome<StagePayloads[S]>> {
   let current = payload;
@@ -122,21 +79,21 @@ export function runStage<S extends Stage>(
     let anyAsync = false;
     for (let i = 0; i < group.hooks.length; i++) {
       const hook = group.hooks[i]!;
-      const settled = settleSync<StagePayloads[S]>(hook, current, state.contextFor(hook.module), state.trace !== undefined);
+      const settled = settleSync<StagePayloads[S]>(hook, current, context.hookContext(hook.module), context.journal.trace !== undefined || context.observer !== undefined);
       if (settled instanceof Promise) anyAsync = true;
       pending[i] = settled;
     }
     if (anyAsync) {
       const before = current;
-      return settleWithin(pending, group.timeoutMs).then(async (settled) => {
-        const outcome = applyGroup(stage, group, settled, before, state, logger, metrics);
-        if (outcome.rejection || outcome.invalid) return outcome;
-        const rest = runStage(stage, plan.slice(index + 1), outcome.payload, state, logger, metrics);
+      return settleWithin(pending, timeBox(group, context)).then(async (settled) => {
+        const outcome = applyGroup(stage, group, settled, before, context, metrics);
+        if (outcome.rejection) return outcome;
+        const rest = runStage(stage, plan.slice(index + 1), outcome.payload, context, metrics);
         return rest instanceof Promise ? await rest : rest;
       });
     }
-    const outcome = applyGroup(stage, group, pending as Settled<StagePayloads[S]>[], current, state, logger, metrics);
-    if (outcome.rejection || outcome.invalid) return outcome;
+    const outcome = applyGroup(stage, group, pending as Settled<StagePayloads[S]>[], current, context, metrics);
+    if (outcome.rejection) return outcome;
     current = outcome.payload;
   }
   return { payload: current };
@@ -147,10 +104,11 @@ function applyGroup<P>(
   group: PlannedGroup,
   settled: Settled<P>[],
   payload: P,
-  state: HookRequestState,
-  logger: PluginLogger,
+  context: RequestContext,
   metrics: Metrics,
 ): StageOutcome<P> {
+  const { journal, logger, observer } = context;
+  const at = observer ? context.now() : 0;
   let current = payload;
   let rejection: HookResult<P> | undefined;
   for (let i = 0; i < group.hooks.length; i++) {
@@ -159,15 +117,17 @@ function applyGroup<P>(
     if (outcome.status !== 'success') {
       metrics.hookOutcome(stage, hook.module, outcome.status);
       logger.warn({ stage, module: hook.module, hook: hook.hook, status: outcome.status, error: outcome.error }, 'hook did not complete');
-      state.trace?.push({ stage, module: hook.module, hook: hook.hook, status: outcome.status, action: 'no-op', executiontimemillis: round(outcome.ms), message: outcome.error });
+      journal.trace?.push({ stage, module: hook.module, hook: hook.hook, status: outcome.status, action: 'no-op', executiontimemillis: round(outcome.ms), message: outcome.error });
+      observer?.hook({ stage, module: hook.module, hook: hook.hook, status: outcome.status, action: 'no-op', at, ms: round(outcome.ms) });
       continue;
     }
     const result = outcome.result;
     const wantsReject = result?.action === 'reject';
     const canReject = REJECTING_STAGES.has(stage);
-    metrics.hookOutcome(stage, hook.module, wantsReject && canReject ? 'rejected' : 'success');
-    if (result?.warnings) mergeLists(state.warnings, result.warnings);
-    if (result?.errors) mergeLists(state.errors, result.errors);
+    const status = wantsReject && canReject ? 'rejected' : 'success';
+    metrics.hookOutcome(stage, hook.module, status);
+    if (result?.warnings) mergeLists((journal.warnings ??= {}), result.warnings);
+    if (result?.errors) mergeLists((journal.errors ??= {}), result.errors);
     if (wantsReject && canReject && !rejection) rejection = result;
     if (!wantsReject && result?.changes) {
       for (const change of result.changes) {
@@ -179,21 +139,23 @@ function applyGroup<P>(
         }
       }
     }
-    if (state.trace) {
+    const action = wantsReject && canReject ? 'reject' : result?.changes?.length ? 'update' : 'no-op';
+    observer?.hook({ stage, module: hook.module, hook: hook.hook, status, action, at, ms: round(outcome.ms) });
+    if (journal.trace) {
       const entry: HookTraceEntry = {
         stage,
         module: hook.module,
         hook: hook.hook,
-        status: wantsReject && canReject ? 'rejected' : 'success',
-        action: wantsReject && canReject ? 'reject' : result?.changes?.length ? 'update' : 'no-op',
+        status,
+        action,
         executiontimemillis: round(outcome.ms),
       };
       if (wantsReject && !canReject) entry.message = `stage ${stage} cannot reject; the reject was ignored`;
-      if (state.traceLevel === 'verbose' && result?.messages) entry.messages = result.messages;
-      state.trace.push(entry);
+      if (journal.traceLevel === 'verbose' && result?.messages) entry.messages = result.messages;
+      journal.trace.push(entry);
     }
   }
-  if (rejection) return rejection.invalid?.length ? { payload: current, invalid: rejection.invalid, rejection } : { payload: current, rejection };
+  if (rejection) return { payload: current, rejection };
   return { payload: current };
 }
 

@@ -4,25 +4,26 @@ import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
-import { httpMetricsMiddleware, type Metrics } from '../metrics/index.js';
+import { OTHER, type Metrics } from '../metrics/index.js';
 import { HttpError, parseJsonObject, readBody } from './body.js';
-import { corsHandler } from './cors.js';
+import { answerPreflight, corsHandler } from './cors.js';
+import { NOT_FOUND, RouteTable, type PathMatch, type Route } from './routes.js';
+import { REQUEST_ID_HEADER, RequestLogger, requestIdOf, writeAccessLine, type AccessLog, type AccessNote } from './request-log.js';
 
-export type EndpointHandler = (request: EndpointRequest) => Promise<EndpointResponse>;
+export { REQUEST_ID_HEADER, RequestLogger, type AccessLog, type AccessLogSettings, type AccessNote } from './request-log.js';
+export { fastRoutes, RouteTable, type EndpointHandler, type FastRoute, type KoaRoute, type PathRoutes, type Route, type RouteMethod } from './routes.js';
 
-/** The routes one Gavel instance serves; the composition root fills it. */
+/** What one Gavel instance serves; the composition root fills it. */
 export interface HttpRoutes {
   maxRequestBytes: number;
   allowedOrigins: string[];
   logger: PluginLogger;
-  /** Counts every answer by route and status; outermost, so it sees the status the error handler settles on. */
+  /** Counts every answer by route pattern and status. */
   metrics?: Metrics;
-  /** POST endpoints taking a JSON body. */
-  jsonPost: Record<string, EndpointHandler>;
-  /** GET endpoints reading the query string. */
-  get: Record<string, EndpointHandler>;
-  /** Extra routes a component registers itself (e.g. the bid cache). */
-  extend?: (router: Router) => void;
+  /** The routing table: every public endpoint, and the lane that serves it. */
+  routes: readonly Route[];
+  /** One line per request, when the host keeps an access log. */
+  accessLog?: AccessLog;
 }
 
 function isSecure(req: IncomingMessage): boolean {
@@ -53,10 +54,21 @@ function queryParams(querystring: string): Record<string, string> {
   return query;
 }
 
-function toEndpointRequest(req: IncomingMessage, path: string, query: Record<string, string>, receivedAt: number, body?: Record<string, unknown>): EndpointRequest {
+/** What the edge knows of a request besides its HTTP parts: its id, its logger, its access-line note. */
+interface Exchange {
+  requestId: string;
+  logger: RequestLogger;
+  access: AccessNote | undefined;
+}
+
+function toEndpointRequest(req: IncomingMessage, found: PathMatch, query: Record<string, string>, receivedAt: number, exchange: Exchange, body?: Record<string, unknown>): EndpointRequest {
   return {
+    requestId: exchange.requestId,
+    logger: exchange.logger,
+    access: exchange.access,
     method: req.method ?? 'GET',
-    path,
+    path: found.path,
+    params: found.params,
     headers: req.headers,
     query,
     body,
@@ -111,6 +123,7 @@ function writeError(res: ServerResponse, err: unknown, path: string, logger: Plu
     return;
   }
   res.statusCode = status;
+  if (err instanceof HttpError && err.headers) for (const name in err.headers) res.setHeader(name, err.headers[name]!);
   res.setHeader('content-type', 'text/plain; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(text));
   res.end(text);
@@ -119,84 +132,89 @@ function writeError(res: ServerResponse, err: unknown, path: string, logger: Plu
 /** The HTTP edge: a node:http request listener, and `listen` to serve it. */
 export interface HttpEdge {
   readonly listener: RequestListener;
+  /** The compiled routing table the listener serves. */
+  readonly routes: RouteTable;
   listen(port: number, host: string): Server;
 }
 
 /**
- * The HTTP edge: CORS, body limits and decompression, JSON parsing, and the mapping of errors to 4xx. No auction
- * logic lives here; each route hands an `EndpointRequest` to its handler and writes the `EndpointResponse` back.
+ * The HTTP edge: CORS, routing, body limits and decompression, JSON parsing, and the mapping of errors to 4xx. No
+ * auction logic lives here; each route hands an `EndpointRequest` to its handler and writes the `EndpointResponse`
+ * back.
  *
- * Two lanes. The endpoints with fixed paths (the JSON POST endpoints, the auction's hot path, and the plain GET
- * ones) are found with one map lookup and served on node's request and response directly: Koa's context, its
- * middleware promises and its response handling cost, measured on a trivial handler, a third to a half more CPU per
- * request than node:http alone.
- * Everything else (preflights aside: CORS answers them first, for every path) goes to Koa and @koa/router: routes
- * with parameters, HEAD, 405s, the cache routes a component registers, and paths spelt in another case or with a
- * trailing slash, which the router matches loosely.
+ * Every request is routed once, by the one routing table (see RouteTable for the rule), before either lane sees it,
+ * so 404, 405, HEAD and OPTIONS are decided alike for every path, and the one metric is recorded here, by pattern.
+ * Two lanes then serve the routes. The fast lane answers on node's request and response directly: Koa's context,
+ * its middleware promises and its response handling cost, measured on a trivial handler, a third to a half more CPU
+ * per request than node:http alone, and the auction is the hot path. The Koa lane serves handlers written against a
+ * Koa context (the bid cache routes) through @koa/router, which is handed the path in its declared spelling.
  */
-export function createHttpApp(routes: HttpRoutes): HttpEdge {
-  const { logger, metrics, maxRequestBytes } = routes;
-  const app = new Koa();
-  const router = new Router();
-  const applyCors = corsHandler(routes.allowedOrigins);
-  const jsonPost = new Map(Object.entries(routes.jsonPost));
-  const plainGet = new Map<string, EndpointHandler>();
+export function createHttpApp(options: HttpRoutes): HttpEdge {
+  const { logger, metrics, maxRequestBytes } = options;
+  const table = new RouteTable(options.routes);
+  const applyCors = corsHandler(options.allowedOrigins);
+  metrics?.declareRoutes(table.paths.map((path) => path.pattern));
 
-  if (metrics) app.use(httpMetricsMiddleware(metrics));
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      ctx.respond = false;
-      writeError(ctx.res, err, ctx.path, logger);
-    }
-  });
-  for (const [path, handler] of Object.entries(routes.get)) {
-    if (!path.includes(':')) plainGet.set(path, handler);
-    router.get(path, async (ctx) => {
-      const receivedAt = performance.timeOrigin + performance.now();
-      const answer = await handler(toEndpointRequest(ctx.req, ctx.path, queryParams(ctx.querystring), receivedAt));
-      // Written by the fast lane's writer, so both lanes answer alike; Koa is told to leave the response alone.
-      ctx.respond = false;
-      writeAnswer(ctx.res, answer);
+  const koaRoutes = options.routes.filter((route) => route.lane === 'koa');
+  let viaKoa: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  if (koaRoutes.length > 0) {
+    const app = new Koa();
+    // Strict and case-sensitive: it only ever sees a path the table already matched and spelt as declared.
+    const router = new Router({ strict: true, sensitive: true });
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } catch (err) {
+        ctx.respond = false;
+        writeError(ctx.res, err, ctx.path, logger);
+      }
     });
+    for (const route of koaRoutes) router.register(route.path, [route.method], route.handler);
+    app.use(router.routes());
+    viaKoa = app.callback();
   }
-  routes.extend?.(router);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  const viaKoa = app.callback();
 
-  const serve = async (req: IncomingMessage, res: ServerResponse, handler: EndpointHandler, path: string, querystring: string): Promise<void> => {
-    const receivedAt = performance.timeOrigin + performance.now();
-    try {
-      const query = queryParams(querystring);
-      // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
-      const body = req.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
-      writeAnswer(res, await handler(toEndpointRequest(req, path, query, receivedAt, body)));
-    } catch (err) {
-      writeError(res, err, path, logger);
-    }
-    metrics?.httpRequest(path, res.statusCode);
-  };
-
-  const listener: RequestListener = (req, res) => {
+  const accessLog = options.accessLog;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const startedAt = performance.now();
+    const receivedAt = performance.timeOrigin + startedAt;
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    if (applyCors(req, res)) {
-      metrics?.httpRequest(path, res.statusCode);
-      return;
+    const requestId = requestIdOf(req);
+    const exchange: Exchange = { requestId, logger: new RequestLogger(logger, requestId), access: accessLog?.settings.enabled ? {} : undefined };
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    applyCors(req, res);
+    let label: string = OTHER;
+    try {
+      const found = table.find(path);
+      if (found === undefined) throw NOT_FOUND;
+      label = found.routes.pattern;
+      const method = req.method ?? 'GET';
+      const route = found.routes.methods.get(method);
+      if (route === undefined) {
+        if (method !== 'OPTIONS') throw found.routes.notAllowed;
+        answerPreflight(req, res, found.routes.allow);
+      } else if (route.lane === 'fast') {
+        const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
+        // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
+        const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
+        writeAnswer(res, await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body)));
+      } else {
+        if (path !== found.path) req.url = queryAt === -1 ? found.path : found.path + url.slice(queryAt);
+        await viaKoa!(req, res);
+      }
+    } catch (err) {
+      writeError(res, err, path, exchange.logger);
     }
-    const handler = req.method === 'POST' ? jsonPost.get(path) : req.method === 'GET' ? plainGet.get(path) : undefined;
-    if (handler === undefined) {
-      viaKoa(req, res);
-      return;
-    }
-    void serve(req, res, handler, path, queryAt === -1 ? '' : url.slice(queryAt + 1));
+    metrics?.httpRequest(label, res.statusCode);
+    if (exchange.access) writeAccessLine(accessLog!, req, res, { requestId, path, route: label, startedAt, note: exchange.access });
   };
 
+  const listener: RequestListener = (req, res) => void handle(req, res);
   return {
     listener,
+    routes: table,
     listen: (port, host) => createServer(listener).listen(port, host),
   };
 }

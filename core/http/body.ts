@@ -1,6 +1,8 @@
 import { createGunzip } from 'node:zlib';
 import { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import { ErrorCode } from '../api/index.js';
+import { describeJsonError } from './json-error.js';
 
 /** An error the HTTP edge turns into a 4xx with a plain-text body. */
 export class HttpError extends Error {
@@ -8,6 +10,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly code: string,
+    /** Headers the answer carries (a 405's `Allow`). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }
@@ -29,7 +33,7 @@ function collect(stream: Readable, maxBytes: number, what: string): Promise<Buff
         } else {
           stream.destroy();
         }
-        reject(new HttpError(413, `Invalid request: ${what} is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE'));
+        reject(new HttpError(413, `Invalid request: ${what} is larger than the ${maxBytes}-byte limit`, ErrorCode.RequestTooLarge));
         return;
       }
       chunks.push(chunk);
@@ -48,11 +52,11 @@ export async function readBody(req: IncomingMessage, gzipParam: boolean, maxByte
   const encoding = encodingHeader ? encodingHeader.toLowerCase() : '';
   const gzip = encoding === 'gzip' || gzipParam;
   if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
-    throw new HttpError(415, `Invalid request: Content-Encoding "${encoding}" is not supported; send identity or gzip`, 'GAVEL_E_REQUEST_MALFORMED');
+    throw new HttpError(415, `Invalid request: Content-Encoding "${encoding}" is not supported; send identity or gzip`, ErrorCode.RequestMalformed);
   }
   const declared = Number(req.headers['content-length']);
   if (!gzip && Number.isFinite(declared) && declared > maxBytes) {
-    throw new HttpError(413, `Invalid request: request body is larger than the ${maxBytes}-byte limit`, 'GAVEL_E_REQUEST_TOO_LARGE');
+    throw new HttpError(413, `Invalid request: request body is larger than the ${maxBytes}-byte limit`, ErrorCode.RequestTooLarge);
   }
   if (!gzip) return collect(req, maxBytes, 'request body');
   const gunzip = createGunzip();
@@ -62,21 +66,31 @@ export async function readBody(req: IncomingMessage, gzipParam: boolean, maxByte
     return await collect(gunzip, maxBytes, 'decompressed request body');
   } catch (err) {
     if (err instanceof HttpError) throw err;
-    throw new HttpError(400, `Invalid request: request body is not valid gzip: ${(err as Error).message}`, 'GAVEL_E_REQUEST_MALFORMED');
+    throw new HttpError(400, `Invalid request: request body is not valid gzip: ${(err as Error).message}`, ErrorCode.RequestMalformed);
   }
 }
 
-/** Parses a JSON object body; anything else is a 400 that says what was wrong. */
+/**
+ * Parses a JSON object body; anything else is a 400 that says what was wrong, in the decoder's words Prebid Server
+ * clients match on (`expect { or n, but found [`) followed by where (offset, line, column) and how to fix it. A `null`
+ * body decodes, as in Prebid Server, to a request without an id.
+ */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
-  if (raw.length === 0) throw new HttpError(400, 'Invalid request: request body is empty; send an OpenRTB BidRequest as JSON', 'GAVEL_E_REQUEST_MALFORMED');
+  if (raw.length === 0) throw new HttpError(400, 'Invalid request: request body is empty; send an OpenRTB BidRequest as JSON', ErrorCode.RequestMalformed);
+  const text = raw.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
-    throw new HttpError(400, `Invalid request: request body is not valid JSON: ${(err as Error).message}`, 'GAVEL_E_REQUEST_MALFORMED');
+    const where = describeJsonError(text, (err as Error).message);
+    throw new HttpError(400, `Invalid request: ${where} (request body is not valid JSON)`, ErrorCode.RequestMalformed);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpError(400, 'Invalid request: request body must be a JSON object', 'GAVEL_E_REQUEST_MALFORMED');
+  if (value === null) {
+    throw new HttpError(400, 'Invalid request: request missing required field: "id" (the request body is null; send a JSON object)', ErrorCode.RequestMalformed);
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const found = Array.isArray(value) ? '[' : typeof value === 'string' ? '"' : text.trimStart()[0];
+    throw new HttpError(400, `Invalid request: expect { or n, but found ${found} (request body must be a JSON object)`, ErrorCode.RequestMalformed);
   }
   return value as Record<string, unknown>;
 }

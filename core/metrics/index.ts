@@ -16,6 +16,8 @@ export {
   type MetricsExposition,
   type PrometheusMetricsOptions,
 } from './metrics.js';
-export { startAdminServer, type AdminServer, type AdminServerOptions } from './admin-server.js';
-export { auctionOutcomeLabel, bidderCallOutcome, httpMetricsMiddleware, instrumentCachePut, recordBidderSeat } from './instrument.js';
-export { answerClusterScrapes, ClusterMetricsExposition, shareWithClusterPrimary } from './cluster.js';
+export { startAdminServer, type AdminMount, type AdminServer, type AdminServerOptions, type InvalidationOrder } from './admin-server.js';
+export { BACKENDS, BackendStatus, Readiness, startProbe, type BackendName, type ReadinessReport } from './readiness.js';
+export { auctionOutcomeLabel, bidderCallOutcome, instrumentCachePut, recordBidderSeat } from './instrument.js';
+export { answerClusterScrapes, ClusterMetrics, shareWithClusterPrimary, type ClusterMetricsOptions } from './cluster.js';
+export { createModuleMetrics } from './module-metrics.js';

@@ -1,10 +1,10 @@
-import type { Middleware } from 'koa';
 import { BidderErrorCode, type BidderError, type ModuleDeps, type SeatResult } from '../api/index.js';
+import { CACHE_UNAVAILABLE_WARNING, type CacheClient, type CacheProblem } from '../cache/client.js';
 import type { AuctionOutcomeLabel, BidderCallOutcome, Metrics } from './metrics.js';
 
 /**
  * Small adapters between the core's own results and the metric labels, so the call sites in the pipeline, the
- * hook executor, the cache client and the HTTP edge stay one line each.
+ * hook executor and the cache client stay one line each.
  */
 
 /** The label of a pipeline outcome (`AuctionOutcome.kind`). */
@@ -31,49 +31,30 @@ export function recordBidderSeat(metrics: Metrics, seat: SeatResult): void {
 
 type CachePut = ModuleDeps['cachePut'];
 
+const CACHE_WARNINGS: Record<CacheProblem, string> = {
+  skipped: 'bids were not cached: the bid cache is unavailable (skipped after repeated failures), so hb_cache_id is absent',
+  failed: 'bids were not cached: the bid cache failed or did not answer in time, so hb_cache_id is absent',
+};
+
 /**
- * Wraps the modules' `cachePut` to count each put. The cache clients never throw: a value they could not store comes
- * back as `undefined`, so a put is 'ok' only when every value got an id.
+ * The modules' `cachePut` over the cache client: counts each put (`skipped` when the cache's breaker is open, `ok`
+ * when every value got an id, else `error`), and tells the request, through its context, when the cache itself left
+ * bids uncached. The cache clients never throw: a value they could not store comes back as `undefined`.
  */
-export function instrumentCachePut(put: CachePut, metrics: Metrics): CachePut {
-  return async (values, deadline) => {
+export function instrumentCachePut(put: CacheClient['put'], metrics: Metrics): CachePut {
+  return async (values, deadline, context) => {
+    let problem: CacheProblem | undefined;
     let ids: Array<string | undefined>;
     try {
-      ids = await put(values, deadline);
+      ids = await put(values, deadline, (reported) => (problem ??= reported));
     } catch (err) {
       metrics.cachePut('error', values.length);
       throw err;
     }
     let stored = 0;
     for (const id of ids) if (id !== undefined) stored++;
-    metrics.cachePut(stored === values.length ? 'ok' : 'error', values.length);
+    metrics.cachePut(problem === 'skipped' ? 'skipped' : stored === values.length ? 'ok' : 'error', values.length);
+    if (problem) context?.warn('general', { code: CACHE_UNAVAILABLE_WARNING, message: CACHE_WARNINGS[problem] });
     return ids;
   };
-}
-
-/**
- * Koa middleware counting every answer of the public listener by route pattern and status. It must be the first
- * middleware, so it sees the status the error handler settles on. Routes are the router's patterns
- * (`/info/bidders/:name`) where the router matched, else the path, which the metrics bound to the known routes.
- */
-export function httpMetricsMiddleware(metrics: Metrics): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      metrics.httpRequest(routeOf(ctx), statusOfError(err));
-      throw err;
-    }
-    metrics.httpRequest(routeOf(ctx), ctx.status);
-  };
-}
-
-function routeOf(ctx: { path: string }): string {
-  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  return typeof matched === 'string' ? matched : ctx.path;
-}
-
-function statusOfError(err: unknown): number {
-  const status = (err as { status?: unknown } | undefined)?.status;
-  return typeof status === 'number' ? status : 500;
 }

@@ -1,5 +1,6 @@
-import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { MEDIA_TYPES, STAGES } from '../api/index.js';
+import { BACKENDS, type BackendStatus } from './readiness.js';
 
 export const AUCTION_OUTCOMES = ['ok', 'invalid', 'rejected'] as const;
 export type AuctionOutcomeLabel = (typeof AUCTION_OUTCOMES)[number];
@@ -8,7 +9,7 @@ export type BidderCallOutcome = (typeof BIDDER_CALL_OUTCOMES)[number];
 /** The statuses the hook executor records for each hook it ran. */
 export const HOOK_STATUSES = ['success', 'timeout', 'failure', 'rejected'] as const;
 export type HookStatus = (typeof HOOK_STATUSES)[number];
-export const CACHE_PUT_OUTCOMES = ['ok', 'error'] as const;
+export const CACHE_PUT_OUTCOMES = ['ok', 'error', 'skipped'] as const;
 export type CachePutOutcome = (typeof CACHE_PUT_OUTCOMES)[number];
 export const ENDPOINTS = ['auction', 'amp', 'video'] as const;
 
@@ -26,6 +27,10 @@ export const METRIC_NAMES = {
   cachePuts: 'gavel_cache_puts_total',
   cachePutValues: 'gavel_cache_put_values_total',
   httpRequests: 'gavel_http_requests_total',
+  backendUp: 'gavel_backend_up',
+  workerRestarts: 'gavel_worker_restarts_total',
+  workersListening: 'gavel_workers_listening',
+  primaryMemory: 'gavel_primary_resident_memory_bytes',
 } as const;
 
 /**
@@ -44,8 +49,10 @@ export interface Metrics {
   cachePut(outcome: CachePutOutcome, count: number): void;
   /** One answer of the public HTTP listener; `route` is the route's pattern, not the raw path. */
   httpRequest(route: string, status: number): void;
-  /** The public listener's route patterns, once boot has built them; other routes are recorded as 'other'. */
+  /** The public listener's route patterns, declared by the HTTP edge from its routing table; other routes are recorded as 'other'. */
   declareRoutes(routes: Iterable<string>): void;
+  /** Shows a backend's state (up 1, down 0), read at each scrape. */
+  watchBackend(status: BackendStatus): void;
 }
 
 /** What the admin server serves on GET /metrics. */
@@ -63,6 +70,7 @@ export class NoopMetrics implements Metrics {
   cachePut(): void {}
   httpRequest(): void {}
   declareRoutes(): void {}
+  watchBackend(): void {}
 }
 
 /**
@@ -282,6 +290,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly hooks: ChildrenByValue<ChildrenByValue<ChildrenByValue<CounterCell>>>;
   private readonly cache: ChildrenByValue<CacheSeries>;
   private readonly http: ChildrenByValue<StatusCells>;
+  private readonly backends = new Map<string, BackendStatus>();
 
   constructor(options: PrometheusMetricsOptions) {
     const registry = this.registry;
@@ -324,6 +333,19 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
     const httpRequests = new CellCounter(METRIC_NAMES.httpRequests, 'Answers of the public HTTP listener, by route and status.', ['route', 'status'], registry);
     this.http = new ChildrenByValue(options.routes ?? [], (route) => new StatusCells(httpRequests, route));
+
+    const backends = this.backends;
+    new Gauge({
+      name: METRIC_NAMES.backendUp,
+      help: `Whether a backend answers (1) or not (0): ${BACKENDS.join(', ')}; only the backends this host uses. Across workers, the lowest.`,
+      labelNames: ['backend'],
+      registers: [registry],
+      aggregator: 'min',
+      collect() {
+        this.reset();
+        for (const [name, status] of backends) this.set({ backend: name }, status.up ? 1 : 0);
+      },
+    });
   }
 
   get contentType(): string {
@@ -366,5 +388,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   declareRoutes(routes: Iterable<string>): void {
     this.http.add(routes);
+  }
+
+  watchBackend(status: BackendStatus): void {
+    this.backends.set(status.name, status);
   }
 }

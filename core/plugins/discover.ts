@@ -73,7 +73,12 @@ function checkManifest(value: unknown, source: PluginSource): { adapter?: Loaded
   if (kind === 'module') {
     if (!checkModuleManifest(value)) throw invalid(source, ajv.errorsText(checkModuleManifest.errors, { dataVar: 'manifest' }));
     const manifest = value as unknown as ModuleManifest;
-    if (typeof manifest.create !== 'function') throw invalid(source, 'manifest.create must be a function');
+    if (manifest.create === undefined && manifest.provides === undefined) throw invalid(source, 'a module needs create (stage hooks) or provides (hook-point services), or both');
+    if (manifest.create !== undefined && typeof manifest.create !== 'function') throw invalid(source, 'manifest.create must be a function');
+    if (manifest.create !== undefined && !manifest.stages) throw invalid(source, 'manifest.stages must list the stages create returns hooks for');
+    for (const [point, factory] of Object.entries(manifest.provides ?? {})) {
+      if (typeof factory !== 'function') throw invalid(source, `manifest.provides["${point}"] must be a function (config, deps) => service`);
+    }
     const validateConfig = manifest.configSchema ? compileSchema(source, manifest.configSchema, 'configSchema') : undefined;
     return { module: { manifest, source, builtIn: false, validateConfig } };
   }

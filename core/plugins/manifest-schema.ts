@@ -1,4 +1,4 @@
-import { MEDIA_TYPES, STAGES } from '../api/index.js';
+import { HOOK_POINTS, MEDIA_TYPES, STAGES } from '../api/index.js';
 
 const mediaTypes = { type: 'object', required: ['mediaTypes'], additionalProperties: false, properties: { mediaTypes: { type: 'array', items: { enum: [...MEDIA_TYPES] } } } };
 const syncEndpoint = { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string' }, userMacro: { type: 'string' } } };
@@ -14,7 +14,7 @@ export const adapterManifestSchema = {
   required: ['kind', 'name', 'version', 'sdkVersion', 'info'],
   properties: {
     kind: { const: 'adapter' },
-    name: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
+    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' },
     ...common,
     paramsSchema: { type: 'object' },
     info: {
@@ -40,7 +40,13 @@ export const adapterManifestSchema = {
         disabled: { type: 'boolean' },
         ortbVersion: { enum: ['2.5', '2.6'] },
         endpointCompression: { enum: ['none', 'gzip'] },
-        openrtb: { type: 'object' },
+        openrtb: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { multiformat: { type: 'boolean' }, gppSupported: { type: 'boolean' } },
+        },
+        geoscope: { type: 'array', items: { type: 'string' } },
+        modifyingVastXmlAllowed: { type: 'boolean' },
       },
     },
   },
@@ -48,7 +54,7 @@ export const adapterManifestSchema = {
 
 export const moduleManifestSchema = {
   type: 'object',
-  required: ['kind', 'code', 'version', 'sdkVersion', 'stages'],
+  required: ['kind', 'code', 'version', 'sdkVersion'],
   properties: {
     kind: { const: 'module' },
     code: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*$' },
@@ -56,5 +62,6 @@ export const moduleManifestSchema = {
     description: { type: 'string' },
     stages: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...STAGES] } },
     configSchema: { type: 'object' },
+    provides: { type: 'object', minProperties: 1, propertyNames: { enum: [...HOOK_POINTS] } },
   },
 };

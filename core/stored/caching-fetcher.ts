@@ -1,10 +1,12 @@
-import { uniqueIds, type StoredDataFetcher, type StoredKind } from './fetcher.js';
+import { fetchFrom, KindFetcher, uniqueIds, type FetchOptions, type StoredDataFetcher, type StoredKind } from './fetcher.js';
+import type { StoredChange } from './invalidation.js';
 
 export interface CachingFetcherOptions {
   /**
    * How long an id the backend did not have is remembered as missing. Default 1000 ms (never longer than the TTL);
    * 0 turns it off. Short on purpose: it spares the backend a burst of requests for an unknown id (a mistyped AMP
-   * tag_id on a busy page) while a newly stored document still shows up within a second.
+   * tag_id on a busy page) while a newly stored document still shows up within a second, sooner when the backend
+   * reports its changes.
    */
   missTtlMs?: number;
   /** Clock, for tests. */
@@ -23,13 +25,16 @@ interface Entry {
  * An in-memory cache in front of another fetcher. Documents are kept for `ttlMs`, at most `maxEntries` of them (the
  * least recently used go first). Backend errors are never cached. Cached documents are shared between requests:
  * callers must not change what they get (resolveStoredRequest copies before merging).
+ *
+ * `invalidate` drops what a change made stale. A fetch that was in flight while anything was invalidated answers its
+ * caller but is not cached: it may have read the document as it was before the change.
  */
-export class CachingFetcher implements StoredDataFetcher {
-  readonly fetchAccount?: (id: string) => Promise<unknown | undefined>;
-
+export class CachingFetcher extends KindFetcher {
   private readonly entries = new Map<string, Entry>();
   private readonly missTtlMs: number;
   private readonly now: () => number;
+  /** Counts invalidations; a fetch that saw it move while in flight keeps its result out of the cache. */
+  private epoch = 0;
 
   constructor(
     private readonly inner: StoredDataFetcher,
@@ -37,24 +42,9 @@ export class CachingFetcher implements StoredDataFetcher {
     private readonly maxEntries: number,
     options: CachingFetcherOptions = {},
   ) {
+    super(inner);
     this.missTtlMs = Math.min(options.missTtlMs ?? 1000, ttlMs);
     this.now = options.now ?? Date.now;
-    const fetchInnerAccount = inner.fetchAccount?.bind(inner);
-    if (fetchInnerAccount) {
-      const fetchAccountAsMap = async ([id]: string[]) => {
-        const account = await fetchInnerAccount(id);
-        return new Map(account === undefined ? [] : [[id, account]]);
-      };
-      this.fetchAccount = async (id) => (await this.fetchThrough('account', [id], fetchAccountAsMap)).get(id);
-    }
-  }
-
-  fetchRequests(ids: string[]): Promise<Map<string, unknown>> {
-    return this.fetchThrough('request', ids, (missing) => this.inner.fetchRequests(missing));
-  }
-
-  fetchImps(ids: string[]): Promise<Map<string, unknown>> {
-    return this.fetchThrough('imp', ids, (missing) => this.inner.fetchImps(missing));
   }
 
   /** Number of cached entries, documents and misses together. */
@@ -62,15 +52,32 @@ export class CachingFetcher implements StoredDataFetcher {
     return this.entries.size;
   }
 
-  clear(): void {
-    this.entries.clear();
+  /** Forgets the changed documents (or everything, given no change). */
+  invalidate(changes?: readonly StoredChange[]): void {
+    this.epoch++;
+    if (changes === undefined) {
+      this.entries.clear();
+      return;
+    }
+    for (const { kind, id } of changes) this.entries.delete(cacheKey(kind, id));
   }
 
-  private async fetchThrough(
-    kind: StoredKind,
-    ids: string[],
-    fetchFromBackend: (ids: string[]) => Promise<Map<string, unknown>>,
-  ): Promise<Map<string, unknown>> {
+  clear(): void {
+    this.invalidate();
+  }
+
+  /**
+   * What the cache holds for one id right now, without asking the backend or waiting: `{document}`, `{missing}` for
+   * a remembered miss, or undefined when nothing fresh is cached. For a caller that would otherwise pay a fetch's
+   * promises on every request for what is almost always cached (the request's account).
+   */
+  peek(kind: StoredKind, id: string): { document: unknown } | { missing: true } | undefined {
+    const cached = this.lookup(kind, id);
+    if (cached === undefined) return undefined;
+    return cached === MISSING ? PEEKED_MISSING : { document: cached };
+  }
+
+  protected async fetchKind(kind: StoredKind, ids: string[], options: FetchOptions | undefined): Promise<Map<string, unknown>> {
     const found = new Map<string, unknown>();
     const uncached: string[] = [];
     for (const id of uniqueIds(ids)) {
@@ -80,14 +87,13 @@ export class CachingFetcher implements StoredDataFetcher {
     }
     if (uncached.length === 0) return found;
 
-    const fetched = await fetchFromBackend(uncached);
+    const epoch = this.epoch;
+    const fetched = (await fetchFrom(this.inner, kind, uncached, options)) ?? new Map<string, unknown>();
+    const cacheable = epoch === this.epoch;
     for (const id of uncached) {
-      if (fetched.has(id)) {
-        found.set(id, fetched.get(id));
-        this.remember(kind, id, fetched.get(id), this.ttlMs);
-      } else {
-        this.remember(kind, id, MISSING, this.missTtlMs);
-      }
+      const present = fetched.has(id);
+      if (present) found.set(id, fetched.get(id));
+      if (cacheable) this.remember(kind, id, present ? fetched.get(id) : MISSING, present ? this.ttlMs : this.missTtlMs);
     }
     return found;
   }
@@ -118,6 +124,8 @@ export class CachingFetcher implements StoredDataFetcher {
     }
   }
 }
+
+const PEEKED_MISSING = Object.freeze({ missing: true as const });
 
 function cacheKey(kind: StoredKind, id: string): string {
   return `${kind}:${id}`;

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asStoredFetchError, StoredFetchError, uniqueIds, type StoredDataFetcher, type StoredKind } from './fetcher.js';
-
-const FOLDER_OF: Record<StoredKind, string> = { request: 'requests', imp: 'imps', account: 'accounts' };
+import { asStoredFetchError, MalformedStoredData, PLURAL_OF, uniqueIds, type StoredDataFetcher, type StoredKind } from './fetcher.js';
 
 /**
- * Reads stored JSON from files: `<dir>/requests/<id>.json`, `<dir>/imps/<id>.json`, `<dir>/accounts/<id>.json`.
+ * Reads stored JSON from files: `<dir>/requests/<id>.json`, `<dir>/imps/<id>.json`, `<dir>/accounts/<id>.json`,
+ * `<dir>/responses/<id>.json`.
  * Ids come from requests, so an id that could leave its folder (a path separator, `..`, a NUL) is treated as not
  * found rather than opened.
  */
@@ -24,6 +23,10 @@ export class FilesystemFetcher implements StoredDataFetcher {
     return this.readOne('account', id);
   }
 
+  fetchResponses(ids: string[]): Promise<Map<string, unknown>> {
+    return this.readMany('response', ids);
+  }
+
   private async readMany(kind: StoredKind, ids: string[]): Promise<Map<string, unknown>> {
     const unique = uniqueIds(ids);
     const documents = await Promise.all(unique.map((id) => this.readOne(kind, id)));
@@ -36,18 +39,18 @@ export class FilesystemFetcher implements StoredDataFetcher {
 
   private async readOne(kind: StoredKind, id: string): Promise<unknown | undefined> {
     if (!isSafeFileId(id)) return undefined;
-    const path = join(this.dir, FOLDER_OF[kind], `${id}.json`);
+    const path = join(this.dir, PLURAL_OF[kind], `${id}.json`);
     let text: string;
     try {
       text = await readFile(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw asStoredFetchError(err, `cannot read stored ${kind} "${id}"`, { path });
+      throw asStoredFetchError(err, `cannot read stored ${kind} "${id}"`, { path, kind, ids: [id] });
     }
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
-      throw new StoredFetchError(`stored ${kind} "${id}" is not valid JSON (${path})`, { path }, { cause: err });
+      throw new MalformedStoredData(kind, id, err, { path });
     }
   }
 }

@@ -1,5 +1,6 @@
 import { loadGot } from '../outbound/got.js';
-import { asStoredFetchError, isJsonObject, StoredFetchError, uniqueIds, type StoredDataFetcher } from './fetcher.js';
+import { asStoredFetchError, StoredFetchError, uniqueIds, type StoredDataFetcher } from './fetcher.js';
+import { isJsonObject } from '../api/index.js';
 
 export interface HttpFetcherOptions {
   /** Endpoint answering `?request-ids=[...]&imp-ids=[...]` with `{"requests":{...},"imps":{...}}`. */
@@ -52,31 +53,32 @@ export class HttpFetcher implements StoredDataFetcher {
     if (unique.length === 0) return new Map();
     const url = new URL(endpoint);
     url.searchParams.set(list.param, JSON.stringify(unique));
-    const answer = await this.getJson(url);
-    return pickDocuments(answer, list, unique, url);
+    try {
+      return pickDocuments(await getJson(url, this.timeoutMs, this.options.headers), list, unique, url);
+    } catch (err) {
+      throw asStoredFetchError(err, 'stored data request failed', { kind: KIND_OF[list.member], ids: unique });
+    }
   }
+}
 
-  private async getJson(url: URL): Promise<unknown> {
-    let response;
-    try {
-      const got = await loadGot();
-      response = await got(url, {
-        headers: this.options.headers,
-        timeout: { request: this.timeoutMs },
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-      });
-    } catch (err) {
-      throw asStoredFetchError(err, `stored data request to ${url.origin}${url.pathname} failed`, { url: url.href });
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw new StoredFetchError(`stored data server answered HTTP ${response.statusCode}`, { url: url.href });
-    }
-    try {
-      return JSON.parse(response.body) as unknown;
-    } catch (err) {
-      throw new StoredFetchError('stored data server answered with invalid JSON', { url: url.href }, { cause: err });
-    }
+const KIND_OF = { requests: 'request', imps: 'imp', accounts: 'account' } as const;
+
+/** GETs a JSON document with the stored-data server's conventions: one try, a time limit, 2xx only. */
+export async function getJson(url: URL, timeoutMs: number, headers?: Record<string, string>): Promise<unknown> {
+  let response;
+  try {
+    const got = await loadGot();
+    response = await got(url, { headers, timeout: { request: timeoutMs }, retry: { limit: 0 }, throwHttpErrors: false });
+  } catch (err) {
+    throw asStoredFetchError(err, `stored data request to ${url.origin}${url.pathname} failed`, { url: url.href });
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    throw new StoredFetchError(`stored data server answered HTTP ${response.statusCode}`, { url: url.href });
+  }
+  try {
+    return JSON.parse(response.body) as unknown;
+  } catch (err) {
+    throw new StoredFetchError('stored data server answered with invalid JSON', { url: url.href }, { cause: err });
   }
 }
 

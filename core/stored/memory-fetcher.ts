@@ -4,6 +4,7 @@ export interface StoredDocuments {
   requests?: Record<string, unknown>;
   imps?: Record<string, unknown>;
   accounts?: Record<string, unknown>;
+  responses?: Record<string, unknown>;
 }
 
 /** Stored data held in memory: for tests, demos and hosts that load their stored data at boot. */
@@ -20,6 +21,10 @@ export class MemoryFetcher implements StoredDataFetcher {
 
   async fetchAccount(id: string): Promise<unknown | undefined> {
     return pick(this.documents.accounts, [id]).get(id);
+  }
+
+  async fetchResponses(ids: string[]): Promise<Map<string, unknown>> {
+    return pick(this.documents.responses, ids);
   }
 }
 

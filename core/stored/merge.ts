@@ -1,5 +1,4 @@
-import { isJsonObject } from './fetcher.js';
-
+import { isJsonObject } from '../api/index.js';
 /**
  * Applies a JSON merge patch (RFC 7386) to `base` and returns the result. Objects merge member by member, a `null`
  * member removes that member, anything else (arrays included) replaces the base value whole.

@@ -1,5 +1,5 @@
 import { ErrorCode, GavelError } from '../api/index.js';
-import { asStoredFetchError, StoredFetchError, uniqueIds, type StoredDataFetcher, type StoredKind } from './fetcher.js';
+import { asStoredFetchError, MalformedStoredData, uniqueIds, type StoredDataFetcher, type StoredKind } from './fetcher.js';
 
 /** The part of a `pg` Pool (or Client) the fetcher uses, so tests and hosts can hand in either. */
 export interface PgQueryable {
@@ -7,25 +7,27 @@ export interface PgQueryable {
 }
 
 /**
- * SQL the fetcher runs. `requests` and `imps` get `$1` = the ids as `text[]` and return rows with columns `id` and
- * `data`; `account` gets `$1` = one id and returns at most one row with a `data` column. `data` may be `json`/`jsonb`
- * (arrives parsed) or text holding JSON.
+ * SQL the fetcher runs. `requests`, `imps` and `responses` get `$1` = the ids as `text[]` and return rows with columns
+ * `id` and `data`; `account` gets `$1` = one id and returns at most one row with a `data` column. `data` may be
+ * `json`/`jsonb` (arrives parsed) or text holding JSON.
  */
 export interface PostgresQueries {
   requests: string;
   imps: string;
   account: string;
+  responses: string;
 }
 
 export const DEFAULT_STORED_TABLE = 'stored_requests';
 
-/** Queries for the default layout: one table `(kind text, id text, data jsonb, primary key (kind, id))`. */
-export function defaultPostgresQueries(table: string = DEFAULT_STORED_TABLE): PostgresQueries {
+/** Queries for the default layout: one table `(kind text, id text, data jsonb, ..., primary key (kind, id))`. */
+function defaultPostgresQueries(table: string = DEFAULT_STORED_TABLE): PostgresQueries {
   const name = checkedTableName(table);
   return {
     requests: `SELECT id, data FROM ${name} WHERE kind = 'request' AND id = ANY($1::text[])`,
     imps: `SELECT id, data FROM ${name} WHERE kind = 'imp' AND id = ANY($1::text[])`,
     account: `SELECT data FROM ${name} WHERE kind = 'account' AND id = $1`,
+    responses: `SELECT id, data FROM ${name} WHERE kind = 'response' AND id = ANY($1::text[])`,
   };
 }
 
@@ -53,6 +55,10 @@ export class PostgresFetcher implements StoredDataFetcher {
 
   fetchImps(ids: string[]): Promise<Map<string, unknown>> {
     return this.fetchMany('imp', this.queries.imps, ids);
+  }
+
+  fetchResponses(ids: string[]): Promise<Map<string, unknown>> {
+    return this.fetchMany('response', this.queries.responses, ids);
   }
 
   async fetchAccount(id: string): Promise<unknown | undefined> {
@@ -86,16 +92,17 @@ function readData(row: Record<string, unknown>, kind: StoredKind, id: string): u
   try {
     return JSON.parse(data) as unknown;
   } catch (err) {
-    throw new StoredFetchError(`stored ${kind} "${id}" in PostgreSQL is not valid JSON`, { id }, { cause: err });
+    throw new MalformedStoredData(kind, id, err);
   }
 }
 
-/** Creates the default table if it is missing (tests, first-time setup). */
+/**
+ * Creates the default table's first layout if it is missing (tests). Hosts run `gavel db migrate`
+ * (`migrateStoredData`), which also adds what invalidation needs.
+ */
 export async function createStoredDataTable(pool: PgQueryable, table: string = DEFAULT_STORED_TABLE): Promise<void> {
   const name = checkedTableName(table);
-  await pool.query(
-    `CREATE TABLE IF NOT EXISTS ${name} (kind text NOT NULL, id text NOT NULL, data jsonb NOT NULL, PRIMARY KEY (kind, id))`,
-  );
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${name} (kind text NOT NULL, id text NOT NULL, data jsonb NOT NULL, PRIMARY KEY (kind, id))`);
 }
 
 /** Inserts or replaces one document in the default table. */
@@ -114,7 +121,7 @@ export async function saveStoredData(
 }
 
 /** Table names end up in SQL text, so only plain (optionally schema-qualified) identifiers are allowed. */
-function checkedTableName(table: string): string {
+export function checkedTableName(table: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(table)) {
     throw new GavelError(ErrorCode.ConfigInvalid, `invalid stored data table name: "${table}"`, { table });
   }

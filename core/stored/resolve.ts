@@ -1,5 +1,6 @@
-import { isJsonObject, type StoredDataFetcher } from './fetcher.js';
+import { MalformedStoredData, type FetchOptions, type StoredDataFetcher } from './fetcher.js';
 import { mergePatch } from './merge.js';
+import { isJsonObject } from '../api/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -14,8 +15,9 @@ type StoredRef = { id: string } | { error: string };
  * - `ext.<ns>.storedrequest.id`: the stored request is the base and the body is applied over it (RFC 7386);
  * - then each `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the inline imp is applied over it.
  * The `storedrequest` references are removed from the result. Ids are fetched with at most one `fetchRequests` and
- * one `fetchImps` call. A reference whose id is not a string, or names nothing, is an error (a 400 for the caller);
- * a backend failure is thrown as the fetcher threw it (a 500: not the client's fault).
+ * one `fetchImps` call, each bounded by `options.deadline`. A reference whose id is not a string, names nothing, or
+ * names a document that is not valid JSON is an error (a 400 for the caller, as Prebid Server answers); a backend
+ * failure (or one too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
  *
  * Neither `body` nor the fetched documents are changed: the result owns every object it took from stored data.
  */
@@ -23,10 +25,16 @@ export async function resolveStoredRequest(
   body: JsonObject,
   namespace: string,
   fetcher: StoredDataFetcher,
+  options?: FetchOptions,
 ): Promise<StoredResolution> {
-  const withStoredRequest = await mergeStoredRequest(body, namespace, fetcher);
-  if ('errors' in withStoredRequest) return withStoredRequest;
-  return mergeStoredImps(withStoredRequest.request, namespace, fetcher);
+  try {
+    const withStoredRequest = await mergeStoredRequest(body, namespace, fetcher, options);
+    if ('errors' in withStoredRequest) return withStoredRequest;
+    return await mergeStoredImps(withStoredRequest.request, namespace, fetcher, options);
+  } catch (err) {
+    if (!(err instanceof MalformedStoredData)) throw err;
+    return { errors: [err.invalidRequestMessage] };
+  }
 }
 
 /**
@@ -38,12 +46,12 @@ export function namesStoredData(body: JsonObject, namespace: string): boolean {
   return Array.isArray(body.imp) && body.imp.some((imp) => isJsonObject(imp) && readStoredRef(imp, namespace, '') !== undefined);
 }
 
-async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: StoredDataFetcher): Promise<StoredResolution> {
+async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: StoredDataFetcher, options?: FetchOptions): Promise<StoredResolution> {
   const ref = readStoredRef(body, namespace, `ext.${namespace}.storedrequest.id`);
   if (!ref) return { request: body };
   if ('error' in ref) return { errors: [ref.error] };
 
-  const stored = (await fetcher.fetchRequests([ref.id])).get(ref.id);
+  const stored = (await fetcher.fetchRequests([ref.id], options)).get(ref.id);
   const problem = storedDocumentProblem('request', ref.id, stored);
   if (problem) return { errors: [problem] };
 
@@ -51,7 +59,7 @@ async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: 
   return { request: withoutStoredRef(merged, namespace) };
 }
 
-async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: StoredDataFetcher): Promise<StoredResolution> {
+async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: StoredDataFetcher, options?: FetchOptions): Promise<StoredResolution> {
   const imps = request.imp;
   if (!Array.isArray(imps)) return { request };
 
@@ -64,7 +72,7 @@ async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: 
   const ids = [...new Set(refs.flatMap((ref) => (ref && 'id' in ref ? [ref.id] : [])))];
   if (ids.length === 0) return { request };
 
-  const storedImps = await fetcher.fetchImps(ids);
+  const storedImps = await fetcher.fetchImps(ids, options);
   const problems = ids.flatMap((id) => storedDocumentProblem('imp', id, storedImps.get(id)) ?? []);
   if (problems.length > 0) return { errors: problems };
 

@@ -1,4 +1,5 @@
 import { gdprProblems } from './user-state.js';
+import { isJsonObject } from '../api/index.js';
 
 export type SyncType = 'iframe' | 'redirect';
 
@@ -32,9 +33,6 @@ export interface CookieSyncRequest {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function optionalString(body: Json, field: string, problems: string[]): string {
   const value = body[field];
@@ -77,7 +75,7 @@ function readGppSid(value: unknown, problems: string[]): string {
 function readFilter(name: string, value: unknown, problems: string[]): BidderFilter | undefined {
   if (value === undefined || value === null) return undefined;
   const where = `"filterSettings.${name}"`;
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     problems.push(`${where} must be an object`);
     return undefined;
   }
@@ -91,7 +89,7 @@ function readFilter(name: string, value: unknown, problems: string[]): BidderFil
 
 function readFilters(value: unknown, problems: string[]): CookieSyncRequest['filters'] {
   if (value === undefined || value === null) return {};
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     problems.push('"filterSettings" must be an object');
     return {};
   }

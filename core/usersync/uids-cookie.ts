@@ -4,7 +4,8 @@
  * Server's, so a host moving between the two keeps its users' ids.
  */
 
-export const UIDS_COOKIE_NAME = 'uids';
+const UIDS_COOKIE_NAME = 'uids';
+import { isJsonObject } from '../api/index.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -28,9 +29,6 @@ interface UidsCookieJson {
   optout?: unknown;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function emptyCookie(): UidsCookie {
   return { uids: new Map(), optOut: false };
@@ -49,12 +47,12 @@ export function readUidsCookie(value: string | undefined): UidsCookie {
   } catch {
     return emptyCookie();
   }
-  if (!isObject(decoded)) return emptyCookie();
+  if (!isJsonObject(decoded)) return emptyCookie();
   const json = decoded as UidsCookieJson;
   const cookie: UidsCookie = { uids: new Map(), optOut: json.optout === true };
-  if (!isObject(json.tempUIDs)) return cookie;
+  if (!isJsonObject(json.tempUIDs)) return cookie;
   for (const [key, entry] of Object.entries(json.tempUIDs)) {
-    if (!isObject(entry) || typeof entry.uid !== 'string' || entry.uid === '') continue;
+    if (!isJsonObject(entry) || typeof entry.uid !== 'string' || entry.uid === '') continue;
     const expires = typeof entry.expires === 'string' ? Date.parse(entry.expires) : NaN;
     if (Number.isNaN(expires)) continue;
     cookie.uids.set(key, { uid: entry.uid, expires });

@@ -1,6 +1,7 @@
 /**
  * Pod durations (interface specification 2.2, reference behaviour section 9): how many imps a pod becomes, what
- * duration each imp asks for, and which allowed duration a bid lands in.
+ * duration each imp asks for (which allowed duration a bid lands in is decided by the targeting service's brand
+ * categories: plugins/gavel.targeting/categories.ts).
  */
 
 /** The allowed durations, ascending and without repeats: every rule below reads them in that order. */
@@ -36,24 +37,4 @@ export function podImpDurations(podDurationSec: number, allowed: readonly number
     const duration = allowed[Math.min(Math.floor(i / impsPerDuration), allowed.length - 1)]!;
     return { minduration: duration, maxduration: duration };
   });
-}
-
-export type DurationFit = { ok: true; seconds: number } | { ok: false; reason: string };
-
-/**
- * The allowed duration a bid of `duration` seconds fills: the nearest allowed value at or above it, or with exact
- * durations only an equal one. A bid that reports no duration counts as 0 s (the implicit minimum).
- */
-export function fitDuration(duration: number | undefined, allowed: readonly number[], requireExact: boolean): DurationFit {
-  const seconds = duration ?? 0;
-  if (!Number.isFinite(seconds) || seconds < 0) return { ok: false, reason: `its duration ${String(duration)} is not a number of seconds` };
-  if (requireExact) {
-    return allowed.includes(seconds)
-      ? { ok: true, seconds }
-      : { ok: false, reason: `its duration ${seconds} s is not one of the allowed durations (${allowed.join(', ')} s), and the request requires an exact duration` };
-  }
-  const fit = allowed.find((allowedSeconds) => allowedSeconds >= seconds);
-  return fit === undefined
-    ? { ok: false, reason: `its duration ${seconds} s is longer than the longest allowed duration, ${allowed[allowed.length - 1]} s` }
-    : { ok: true, seconds: fit };
 }

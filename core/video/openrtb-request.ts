@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { RESERVED_IMP_EXT_KEYS, type BidRequest, type Imp } from '../api/index.js';
+import { isJsonObject, RESERVED_IMP_EXT_KEYS, type BidRequest, type Imp } from '../api/index.js';
 import { unifyNamespaces, type Namespace } from '../auction/namespace.js';
-import { isJsonObject, mergePatch } from '../stored/index.js';
+import { mergePatch } from '../stored/index.js';
 import { allowedDurations, podImpCount, podImpDurations } from './durations.js';
 import type { Pod, RejectedPod, VideoRequest } from './video-request.js';
 
@@ -30,7 +30,15 @@ export interface ExpandOptions {
   storedImps: ReadonlyMap<string, unknown>;
   /** The request's price granularity as the targeting stage should read it (absent: the default). */
   priceGranularity: unknown;
+  /** Brand categories to translate and deduplicate on (`includebrandcategory`), when the request asks for them. */
+  brandCategories?: BrandCategories;
   maxImps: number;
+}
+
+/** `includebrandcategory` of a video request, as the auction's targeting reads it. */
+export interface BrandCategories {
+  primaryadserver: number;
+  publisher: string;
 }
 
 /** Top-level OpenRTB fields a (stored) video request may carry that go to the auction unchanged. */
@@ -106,7 +114,7 @@ function openRtbRequest(video: VideoRequest, imp: Imp[], options: ExpandOptions)
   if (user) request.user = user;
   const regs = openRtbRegs(video.regs, video.user);
   if (regs) request.regs = regs;
-  request.ext = auctionOptions(request.ext, options);
+  request.ext = auctionOptions(request.ext, options, video);
   // Stored imps and the stored base may spell the service namespace differently from the body.
   unifyNamespaces(request, options.namespace);
   return request;
@@ -146,11 +154,22 @@ function openRtbRegs(regs: Json | undefined, user: Json | undefined): Json | und
   return Object.keys(copy).length > 0 ? copy : undefined;
 }
 
-/** `ext.<ns>`: targeting with bidder keys (every bidder's best bid per imp gets keys) and the VAST cache. */
-function auctionOptions(ext: unknown, options: ExpandOptions): Json {
+/**
+ * `ext.<ns>`: targeting with bidder keys (every bidder's best bid per imp gets keys), the pods' durations and brand
+ * categories (`hb_pb_cat_dur`, deduplicated per pod), and the VAST cache.
+ */
+function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoRequest): Json {
   const base: Json = isJsonObject(ext) ? ext : {};
   const own: Json = isJsonObject(base[options.namespace]) ? (base[options.namespace] as Json) : {};
-  const targeting: Json = { ...(isJsonObject(own.targeting) ? own.targeting : {}), includebidderkeys: true, includewinners: false };
+  const targeting: Json = {
+    ...(isJsonObject(own.targeting) ? own.targeting : {}),
+    includebidderkeys: true,
+    includewinners: false,
+    // Without categories each bid of a pod is listed with its own cache id: none is deduplicated.
+    includebrandcategory: options.brandCategories ? { ...options.brandCategories, withcategory: true } : { withcategory: false, deduplicate: false },
+    durationrangesec: allowedDurations(video.podconfig.durationrangesec),
+    requireexactduration: video.podconfig.requireexactduration === true,
+  };
   if (options.priceGranularity !== undefined) targeting.pricegranularity = options.priceGranularity;
   const cache: Json = { ...(isJsonObject(own.cache) ? own.cache : {}), vastxml: {} };
   return { ...base, [options.namespace]: { ...own, targeting, cache } };

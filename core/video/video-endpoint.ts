@@ -1,45 +1,58 @@
 import type { BidderError, BidRequest } from '../api/index.js';
-import { finish, prepareRequest, runPrepared, type PreparedRequest } from '../auction/auction-endpoint.js';
+import { enterRequest, finish, runAuction, settleContext, storedDataUnavailable, storedFetchDeadline, type EnteredRequest } from '../auction/auction-endpoint.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { unifyNamespaces, type Namespace } from '../auction/namespace.js';
-import { effectiveTmax } from '../auction/pipeline.js';
 import type { EndpointServices } from '../app/endpoints.js';
-import { asStoredFetchError, isJsonObject, mergePatch, StoredFetchError, type StoredDataFetcher } from '../stored/index.js';
-import { parsePriceGranularity } from '../api/index.js';
-import { buildAdPods, rejectedAdPod, type AdPod, type PodRules } from './ad-pods.js';
-import { AD_SERVER_BY_CODE, type CategoryMappings } from './category-mappings.js';
-import { allowedDurations } from './durations.js';
-import { expandVideoRequest } from './openrtb-request.js';
+import { asStoredFetchError, MalformedStoredData, mergePatch, StoredFetchError, type FetchOptions, type StoredDataFetcher } from '../stored/index.js';
+import { isJsonObject, parsePriceGranularity } from '../api/index.js';
+import { buildAdPods, rejectedAdPod, type AdPod } from './ad-pods.js';
+import { AD_SERVER_BY_CODE, type CategoryMappings } from '../auction/category-mappings.js';
+import { expandVideoRequest, type BrandCategories } from './openrtb-request.js';
 import { checkVideoRequest, type VideoRequest } from './video-request.js';
+import { videoDebugLog, withDebugLog } from './debug-log.js';
 
 type Json = Record<string, unknown>;
-
-export type VideoServices = Pick<EndpointServices, 'pipeline' | 'stored' | 'config' | 'cache' | 'logger'> & { categories: CategoryMappings };
 
 /**
  * POST /openrtb2/video: the entrypoint stage, the stored video request merged under the body, validation, the pods
  * expanded into one OpenRTB request, the shared auction pipeline, then the bids sorted into pods and keyed for the
  * ad server (`hb_pb`, `hb_pb_cat_dur`, `hb_cache_id`), and the exitpoint stage.
  */
-export async function handleVideo(input: EndpointRequest, services: VideoServices): Promise<EndpointResponse> {
-  const prepared = await prepareRequest('video', input, input.body ?? {}, services);
-  if ('status' in prepared) return prepared;
+export async function handleVideo(input: EndpointRequest, services: EndpointServices): Promise<EndpointResponse> {
+  const entered = await enterRequest('video', input, input.body ?? {}, services);
+  if ('status' in entered) return entered;
+  // `?debug=true` keeps a debug log and turns debug on for this request, whatever its account says (as Prebid Server).
+  const debugLog = videoDebugLog(input, entered.context.debugOverride);
+  if (debugLog) entered.context.debugOverride = true;
   let answer: EndpointResponse;
   try {
-    answer = await answerVideo(input, prepared, services);
+    answer = await answerVideo(input, entered, services);
   } catch (err) {
-    if (!(err instanceof StoredFetchError)) throw err;
-    // The stored-data backend failed, not the client: a 503 the caller may retry, as on the auction endpoint.
-    services.logger.error({ err }, 'stored data backend failed');
-    answer = { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Stored data is unavailable; try again.\n' };
+    if (err instanceof MalformedStoredData) answer = invalidRequest([err.invalidRequestMessage]);
+    else if (err instanceof StoredFetchError) answer = storedDataUnavailable(err, entered.context.logger);
+    else throw err;
   }
-  return finish('video', answer, prepared.state, services.pipeline);
+  if (debugLog) {
+    const ttl = entered.context.account.cache_ttl?.video ?? DEBUG_LOG_TTL_SECONDS;
+    answer = await withDebugLog(answer, debugLog, services.cache.client, ttl, services.clock.now() + DEBUG_LOG_PUT_MS);
+  }
+  return finish(answer, entered.context, services.pipeline);
 }
 
-async function answerVideo(input: EndpointRequest, prepared: PreparedRequest, services: VideoServices): Promise<EndpointResponse> {
-  const { namespace } = prepared;
-  const merged = await withStoredVideoRequest(prepared.request as Json, namespace, services.stored);
+/** Prebid Server's debug log TTL when the account sets no video cache TTL. */
+const DEBUG_LOG_TTL_SECONDS = 3600;
+/** Time given to storing the debug log: after the auction, outside its deadline (debug requests only). */
+const DEBUG_LOG_PUT_MS = 1000;
+
+async function answerVideo(input: EndpointRequest, entered: EnteredRequest, services: EndpointServices): Promise<EndpointResponse> {
+  const { namespace, context } = entered;
+  const deadline = storedFetchDeadline(input.receivedAt, entered.request.tmax, services.config.auction);
+  const merged = await withStoredVideoRequest(entered.request as Json, namespace, services.stored, { deadline });
   if ('errors' in merged) return invalidRequest(merged.errors);
+  // The stored video request may bring the tmax: the context is settled on the request as merged.
+  let refused = settleContext(entered, merged.body as BidRequest, services);
+  if (refused instanceof Promise) refused = await refused;
+  if (refused) return refused;
   const checked = checkVideoRequest(merged.body, { requireStoredRequest: services.config.video.requireStoredRequest });
   if (checked.kind === 'invalid') return invalidRequest(checked.messages);
   const video = checked.request;
@@ -48,42 +61,49 @@ async function answerVideo(input: EndpointRequest, prepared: PreparedRequest, se
   if ('errors' in rules) return invalidRequest(rules.errors);
 
   const configIds = [...new Set(checked.usablePods.map((pod) => pod.configid))];
-  const storedImps = await fetchStored('imps', () => services.stored.fetchImps(configIds));
+  const storedImps = await fetchStored('imps', () => services.stored.fetchImps(configIds, { deadline: context.deadline }));
   const expanded = expandVideoRequest(video, checked.usablePods, {
     namespace,
     storedImps,
     priceGranularity: rules.granularitySource,
+    brandCategories: rules.brandCategories,
     maxImps: services.config.video.maxImpsPerRequest,
   });
   const rejectedPods = [...checked.rejectedPods, ...expanded.rejectedPods].sort((a, b) => a.index - b.index);
   if (expanded.pods.length === 0) return invalidRequest(rejectedPods.flatMap((pod) => pod.messages));
 
-  const outcome = await runPrepared('video', input, prepared, services.pipeline, expanded.request);
+  // A debug request is a test request for the bidders too (Prebid Server sets `test: 1`).
+  if (context.debugOverride) expanded.request.test = 1;
+  const outcome = await runAuction(input, entered, services, expanded.request);
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
 
   const completed = outcome.kind === 'completed' ? outcome : undefined;
-  const auctionErrors = (completed?.response.ext?.errors ?? {}) as Record<string, BidderError[]>;
-  const deadline = input.receivedAt + effectiveTmax(expanded.request, services.config);
-  const served = await buildAdPods(expanded.pods, completed?.seats ?? [], auctionErrors, completed?.request ?? expanded.request, rules.pod, {
-    client: services.cache.client,
-    deadline,
+  const report = {
+    errors: (completed?.response.ext?.errors ?? {}) as Record<string, BidderError[]>,
+    rejected: context.journal.rejectedBids ?? [],
+  };
+  const served = await buildAdPods(expanded.pods, completed?.seats ?? [], report, completed?.request ?? expanded.request, {
+    targeting: services.targeting,
+    cache: services.bidCache,
+    context,
   });
   const answered = expanded.pods.map((planned, i): [number, AdPod] => [planned.index, served[i]!]);
   const dropped = rejectedPods.map((pod): [number, AdPod] => [pod.index, rejectedAdPod(pod.podid, pod.messages)]);
   // One entry per requested pod, in the request's order: the served ones and the dropped ones with their reasons.
   const adPods = [...answered, ...dropped].sort(([a], [b]) => a - b).map(([, adPod]) => adPod);
-  return jsonResponse(200, { adPods });
+  // In debug, the auction's `ext` (debug output, errors, response times) comes along, as in Prebid Server.
+  return jsonResponse(200, context.debug && completed ? { adPods, ext: completed.response.ext } : { adPods });
 }
 
 /**
  * `storedrequestid` names a stored video request (the whole request can live in stored configuration, spec 2.1):
  * it is the base and the body is applied over it as a JSON merge patch, before anything is checked.
  */
-async function withStoredVideoRequest(body: Json, namespace: Namespace, stored: StoredDataFetcher): Promise<{ body: Json } | { errors: string[] }> {
+async function withStoredVideoRequest(body: Json, namespace: Namespace, stored: StoredDataFetcher, options: FetchOptions): Promise<{ body: Json } | { errors: string[] }> {
   const id = body.storedrequestid;
   if (id === undefined) return { body };
   if (typeof id !== 'string' || id === '') return { errors: ['request field StoredRequestId must be a non-empty string'] };
-  const document = (await fetchStored('request', () => stored.fetchRequests([id]))).get(id);
+  const document = (await fetchStored('request', () => stored.fetchRequests([id], options))).get(id);
   if (document === undefined) return { errors: [`stored request with id "${id}" (storedrequestid) not found`] };
   if (!isJsonObject(document)) return { errors: [`stored request with id "${id}" (storedrequestid) is not a JSON object`] };
   const merged = mergePatch(structuredClone(document), body) as Json;
@@ -101,19 +121,22 @@ async function fetchStored(what: string, fetch: () => Promise<Map<string, unknow
   }
 }
 
-/** The rules bids are sorted into pods by, or the 400 messages when the request asks for what cannot be done. */
-function podRules(video: VideoRequest, namespace: Namespace, categories: CategoryMappings): { pod: PodRules; granularitySource: unknown } | { errors: string[] } {
+/**
+ * The price granularity and brand categories the auction keys the pods by (the targeting service fits durations,
+ * translates categories and deduplicates them, as on the auction endpoint), or the 400 messages when the request asks
+ * for what cannot be done.
+ */
+function podRules(video: VideoRequest, namespace: Namespace, categories: CategoryMappings): { granularitySource: unknown; brandCategories?: BrandCategories } | { errors: string[] } {
   const errors: string[] = [];
   const granularitySource = video.pricegranularity ?? targetingOptionsOf(video, namespace).pricegranularity;
   const parsed = parsePriceGranularity(granularitySource);
   if ('error' in parsed) errors.push(`request field PriceGranularity: ${parsed.error}`);
 
-  let translation: PodRules['categories'];
   const brandCategory = video.includebrandcategory;
+  let brandCategories: BrandCategories | undefined;
   if (brandCategory) {
     const adServer = AD_SERVER_BY_CODE[brandCategory.primaryadserver]!;
-    const mapping = categories.mappingFor(adServer, brandCategory.publisher || undefined);
-    if (mapping) translation = { adServer, mapping };
+    if (categories.mappingFor(adServer, brandCategory.publisher || undefined)) brandCategories = { primaryadserver: brandCategory.primaryadserver, publisher: brandCategory.publisher ?? '' };
     else {
       errors.push(
         `request field IncludeBrandCategory.PrimaryAdServer: this host has no category mapping for ad server ${brandCategory.primaryadserver} (${adServer}); ` +
@@ -121,12 +144,8 @@ function podRules(video: VideoRequest, namespace: Namespace, categories: Categor
       );
     }
   }
-  if (errors.length > 0 || 'error' in parsed) return { errors };
-  const requireExact = video.podconfig.requireexactduration === true;
-  return {
-    pod: { allowed: allowedDurations(video.podconfig.durationrangesec), requireExact, categories: translation, granularity: parsed.granularity, namespace },
-    granularitySource,
-  };
+  if (errors.length > 0) return { errors };
+  return { granularitySource, brandCategories };
 }
 
 /** `ext.<ns>.targeting` of a (stored) video request that carries OpenRTB options. */

@@ -54,7 +54,7 @@ export type VideoRequestCheck =
   | { kind: 'valid'; request: VideoRequest; usablePods: Pod[]; rejectedPods: RejectedPod[] };
 
 /** The protocol integers of specification 2.4 (VAST 1.0 to DAAST 1.0 Wrapper). */
-export const VIDEO_PROTOCOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+const VIDEO_PROTOCOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
 /**
  * Messages for a schema node, by the keyword that failed, where the generic wording would not say how to fix it.
@@ -66,7 +66,8 @@ const publisherWithId = { type: 'object', required: ['id'], properties: { id: { 
 const integer = { type: 'integer' };
 const string = { type: 'string' };
 
-const videoRequestSchema = {
+/** The schema `POST /openrtb2/video` validates with; the OpenAPI document describes the endpoint with it. */
+export const videoRequestSchema = {
   type: 'object',
   properties: {
     storedrequestid: { type: 'string', minLength: 1 },

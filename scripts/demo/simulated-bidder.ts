@@ -11,6 +11,13 @@ import type { AddressInfo } from 'node:net';
  *   cur=EUR       answer in this currency
  *   dur=18&cat=IAB1-1&mtype=2   video bid facts
  *   adm=...       creative markup
+ *   prices=2,1.5  several bids per imp, one per price (instead of price)
+ *   seat=groupm   the seat the bids come under
+ *   dealid=d1     a deal id on every bid
+ *   nocrid=1      bids without a creative id
+ *   w=300&h=250   the creative size (default: the imp's first size)
+ *   ext={...}     a bid ext (JSON)
+ *   native=echo   native markup whose assets answer the request's, id for id
  * Every request body it receives is kept in `received`, per path+query.
  */
 export interface MockBidder {
@@ -26,31 +33,53 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, 
     return;
   }
   const imps = Array.isArray(body.imp) ? (body.imp as Array<Record<string, any>>) : [];
-  const price = Number(query.get('price') ?? 1);
-  const bids = imps.map((imp, index) => {
+  const prices = (query.get('prices') ?? query.get('price') ?? '1').split(',').map(Number);
+  const bids = imps.flatMap((imp, index) => prices.map((price, rank) => {
     const format = imp.banner?.format?.[0] ?? imp.banner ?? imp.video ?? {};
+    const suffix = prices.length > 1 ? `${index}-${rank}` : `${index}`;
     const bid: Record<string, unknown> = {
-      id: `${query.get('name') ?? 'mock'}-bid-${index}`,
+      id: `${query.get('name') ?? 'mock'}-bid-${suffix}`,
       impid: imp.id,
       price,
-      adm: query.get('adm') ?? '<div>ad</div>',
-      crid: `creative-${index}`,
+      adm: query.get('native') === 'echo' ? nativeAnswer(imp) : query.get('adm') ?? '<div>ad</div>',
+      crid: `creative-${suffix}`,
       adomain: ['advertiser.example'],
-      w: format.w ?? 300,
-      h: format.h ?? 250,
+      w: Number(query.get('w') ?? format.w ?? 300),
+      h: Number(query.get('h') ?? format.h ?? 250),
     };
+    if (query.get('nocrid') === '1') delete bid.crid;
     if (query.get('mtype')) bid.mtype = Number(query.get('mtype'));
     if (query.get('dur')) bid.dur = Number(query.get('dur'));
     if (query.get('cat')) bid.cat = [query.get('cat')];
     if (query.get('dealid')) bid.dealid = query.get('dealid');
+    if (query.get('ext')) bid.ext = JSON.parse(query.get('ext')!);
     return bid;
-  });
-  const response = bids.length === 0 ? null : { id: body.id, cur: query.get('cur') ?? 'USD', seatbid: [{ seat: query.get('name') ?? 'mock', bid: bids }] };
+  }));
+  const seat = query.get('seat') ?? query.get('name') ?? 'mock';
+  const response = bids.length === 0 ? null : { id: body.id, cur: query.get('cur') ?? 'USD', seatbid: [{ seat, bid: bids }] };
   if (!response) {
     res.writeHead(204).end();
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+}
+
+/** Native markup answering each asset of the imp's native request with the same id: what a native bidder sends. */
+function nativeAnswer(imp: Record<string, any>): string {
+  let assets: Array<Record<string, any>> = [];
+  try {
+    const request = JSON.parse(String(imp.native?.request ?? '{}'));
+    assets = (request.assets ?? request.native?.assets ?? []) as Array<Record<string, any>>;
+  } catch {
+    assets = [];
+  }
+  const answers = assets.map((asset) => {
+    if (asset.title) return { id: asset.id, title: { text: `title of asset ${asset.id}` } };
+    if (asset.img) return { id: asset.id, img: { url: `https://cdn.example/${asset.id}.png`, w: asset.img.w ?? 100, h: asset.img.h ?? 100 } };
+    if (asset.data) return { id: asset.id, data: { value: `data of asset ${asset.id}` } };
+    return { id: asset.id, video: { vasttag: '<VAST/>' } };
+  });
+  return JSON.stringify({ native: { ver: '1.2', assets: answers, link: { url: 'https://advertiser.example/' } } });
 }
 
 export async function startMockBidder(listenPort = 0): Promise<MockBidder> {

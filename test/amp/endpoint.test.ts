@@ -22,8 +22,10 @@ describe('GET /openrtb2/amp: the answer', () => {
     const answer = await server.get('tag_id=single');
     expect(answer.status, answer.text).to.equal(200);
     expect(answer.headers.get('content-type')).to.match(/^text\/plain/);
-    expect(answer.json).to.have.all.keys('targeting', 'errors');
+    expect(answer.json).to.have.all.keys('targeting', 'errors', 'warnings');
     expect(answer.json.errors).to.deep.equal({});
+    // As Prebid Server's: no debug was asked for, so the account's debug is not in effect, and the answer says so.
+    expect(answer.json.warnings).to.deep.equal({ general: [{ code: 10002, message: 'debug turned off for account' }] });
     expect(answer.json.targeting).to.deep.equal({
       hb_pb: '1.20', hb_pb_alpha: '1.20',
       hb_bidder: 'alpha', hb_bidder_alpha: 'alpha',

@@ -73,7 +73,7 @@ describe('GET /openrtb2/amp: loading the stored request (spec 2.18, 7.4)', () =>
 });
 
 describe('GET /openrtb2/amp: a stored-request backend that fails', () => {
-  it('answers 500 "Critical error." (the host is at fault, not the page)', async () => {
+  it('answers 503 naming the stored request, as the other endpoints do (the host is at fault, not the page)', async () => {
     const broken: StoredDataFetcher = {
       fetchRequests: async () => {
         throw new Error('database is down');
@@ -83,8 +83,8 @@ describe('GET /openrtb2/amp: a stored-request backend that fails', () => {
     const server = await AmpTestServer.start({ fetcher: broken });
     try {
       const answer = await server.get('tag_id=any');
-      expect(answer.status).to.equal(500);
-      expect(answer.text).to.equal('Critical error.\n');
+      expect(answer.status).to.equal(503);
+      expect(answer.text).to.equal('Stored data is unavailable (stored request "any": the backend failed); try again.\n');
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 import { MemoryCacheStore } from '../../core/cache/index.js';
 import { MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
-import { getJson, startGavel, type HttpAnswer, type RunningGavel } from '../support/gavel.js';
+import { getJson, replacing, startGavel, type HttpAnswer, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 
 export const CACHE_PUBLIC_URL = 'https://cache.gavel.test/cache';
@@ -43,8 +43,10 @@ export class AmpTestServer {
     const gavel = await startGavel(
       { bidders: bidderConfig, cache: { publicUrl: CACHE_PUBLIC_URL }, ...options.config },
       {
-        stored: options.fetcher ?? new MemoryFetcher({ requests: options.stored ?? {} }),
-        cacheStore: new MemoryCacheStore({ newId: () => String(nextCacheId++) }),
+        configure: replacing({
+          stored: options.fetcher ?? new MemoryFetcher({ requests: options.stored ?? {} }),
+          cacheStore: new MemoryCacheStore({ newId: () => String(nextCacheId++) }),
+        }),
       },
     );
     return new AmpTestServer(gavel, bidder);

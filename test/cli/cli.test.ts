@@ -49,9 +49,9 @@ describe('gavel CLI', () => {
   });
 
   it('validate-config exits non-zero naming an unknown stage', () => {
-    const result = gavel(['validate-config', writeConfig('hooks:\n  plans:\n    auction:\n      bidder-requests: []\n')]);
+    const result = gavel(['validate-config', writeConfig('hooks:\n  hostExecutionPlan:\n    endpoints:\n      /openrtb2/auction:\n        stages:\n          bidder-requests: {}\n')]);
     expect(result.status).to.equal(1);
-    expect(result.stderr).to.contain('hooks.plans.auction.bidder-requests');
+    expect(result.stderr).to.contain('hooks.hostExecutionPlan.endpoints./openrtb2/auction.stages.bidder-requests');
   });
 
   it('validate-config names a bidder on an adapter that is not installed', () => {
@@ -60,11 +60,11 @@ describe('gavel CLI', () => {
     expect(result.stderr).to.contain('GAVEL_E_BIDDER_UNKNOWN_ADAPTER').and.contain('bidders.zeta');
   });
 
-  it('plugins lists adapters and modules with version, kind and stages', () => {
+  it('plugins lists adapters and modules with version, kind, hook points and stages', () => {
     const result = gavel(['plugins']);
     expect(result.status).to.equal(0);
     expect(result.stdout).to.match(/^ortb\s+1\.0\.0\s+adapter/m);
-    expect(result.stdout).to.match(/^gavel\.validation\s+\S+\s+module \(built-in\)\s+validate-request/m);
+    expect(result.stdout).to.match(/^gavel\.validation\s+\S+\s+module \(built-in\)\s+request-validation/m);
   });
 
   describe('serve', function () {

@@ -8,13 +8,16 @@
  * - makeRequests on `mockBidRequest` produces exactly the `httpCalls[].expectedRequest`s, matched regardless of
  *   order: `uri` exact, `method` when listed, `body` JSON-equal (key order ignored, array order significant; a
  *   fixture without `body` expects none), `headers` when listed (names case-insensitive), `impIDs` as a set.
- * - makeRequests errors equal `expectedMakeRequestsErrors`, in order (`literal` | `regex` | `startswith`).
+ * - makeRequests errors equal `expectedMakeRequestsErrors`, in order (`literal` | `regex` | `startswith`). Prebid
+ *   Server's adapters return warnings (`errortypes.Warning`) among their errors, and its fixtures list them there:
+ *   an adapter's `warnings` are compared with the expected errors too, ahead of its errors.
  * - each `mockResponse` fed to makeBids gives, across all calls and in order, `expectedBidResponses`: `currency`
  *   when listed, each bid's `bid` JSON-equal, `type` exact, `seat` exact (an absent seat means the bidder's name on
  *   both sides), `video` and `dealPriority` when listed. A makeBids result without bids is a no-bid, so empty
  *   responses on either side are left out of that list (Prebid Server returns nothing for a 204, our SDK an empty
  *   result: both mean the same).
- * - makeBids errors, collected across calls, equal `expectedMakeBidsErrors`, in order.
+ * - makeBids errors (warnings first, as for makeRequests), collected across calls, equal `expectedMakeBidsErrors`, in
+ *   order.
  * - the adapter left `mockBidRequest` untouched, and never threw.
  *
  * Not compared: `fledgeauctionconfigs` (Protected Audience configs). SDK v1 has no channel for them, so an adapter
@@ -23,19 +26,21 @@
  * Prebid Server decodes fixtures with Go's case-insensitive field matching (some fixtures say `httpcalls`), so the
  * fixture's own field names are looked up ignoring case; the OpenRTB data inside them is compared exactly.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type {
   AdapterManifest,
   BidRequest,
   Bidder,
   BidderError,
+  HostInfo,
   MakeBidsResult,
   PluginLogger,
   RequestData,
   ResponseData,
   TypedBid,
 } from '../../core/api/index.js';
+import { RateTable, readRateMap, strictConversion } from '../../core/currency/index.js';
 import { diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 
 type JsonObject = Record<string, unknown>;
@@ -65,19 +70,41 @@ export async function run(args: string[]): Promise<FixtureOutcome[]> {
   return runAdapterFixtureDir(bidderName, dir);
 }
 
+/**
+ * The test host an adapter's fixtures are recorded under, its own and Prebid Server's alike, when it differs from
+ * what the adapter ships: Prebid Server's adapter tests build each bidder with a test endpoint, `extra_info` and
+ * server facts. An adapter states them in `test/host-config.json`
+ * (`{"endpoint", "extra", "host": {"externalUrl", "gvlId", "datacenter", "version"}}`), which the registry checks,
+ * the adapter's own tests and `npm run conformance -- adapter` apply. Host facts not stated are those of Prebid
+ * Server's tests: external URL `http://hosturl.com`, and no GVL id, data centre or version.
+ */
+export interface FixtureHost {
+  endpoint?: string;
+  extra?: Record<string, unknown>;
+  host?: Partial<HostInfo>;
+}
+
 /** Loads the compiled adapter `dist/adapters/<bidderName>/index.js` and runs every fixture below `dir`. */
 export async function runAdapterFixtureDir(bidderName: string, dir: string): Promise<FixtureOutcome[]> {
   let manifest: AdapterManifest;
+  let host: FixtureHost | undefined;
   try {
     manifest = await loadAdapterManifest(bidderName);
+    host = readTestHost(bidderName);
   } catch (err) {
     return [{ name: bidderName, ok: false, diffs: [`cannot load adapter "${bidderName}": ${errorText(err)}`] }];
   }
-  return runFixturesWith(manifest, dir);
+  return runFixturesWith(manifest, dir, host);
+}
+
+/** The adapter's `test/host-config.json` (read from the compiled tree, where the build copies it), if it has one. */
+export function readTestHost(bidderName: string): FixtureHost | undefined {
+  const file = new URL(`../../adapters/${bidderName}/test/host-config.json`, import.meta.url);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as FixtureHost) : undefined;
 }
 
 /** Runs every `.json` fixture below `dir` against an adapter manifest already in hand. */
-export function runFixturesWith(manifest: AdapterManifest, dir: string): FixtureOutcome[] {
+export function runFixturesWith(manifest: AdapterManifest, dir: string, host?: FixtureHost): FixtureOutcome[] {
   const root = resolve(dir);
   let files: string[];
   try {
@@ -94,7 +121,7 @@ export function runFixturesWith(manifest: AdapterManifest, dir: string): Fixture
     } catch (err) {
       return { name, ok: false, diffs: [`unreadable fixture: ${errorText(err)}`] };
     }
-    return runAdapterFixture(manifest, fixture, name);
+    return runAdapterFixture(manifest, fixture, name, host);
   });
 }
 
@@ -125,10 +152,10 @@ async function importManifest(bidderName: string): Promise<AdapterManifest> {
 }
 
 /** Checks one parsed fixture against an adapter. Never throws: every problem becomes a diff line. */
-export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, name: string): FixtureOutcome {
+export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, name: string, host?: FixtureHost): FixtureOutcome {
   const diffs: string[] = [];
   try {
-    checkFixture(manifest, asObject(fixture, 'fixture'), diffs);
+    checkFixture(manifest, asObject(fixture, 'fixture'), diffs, host);
   } catch (err) {
     diffs.push(errorText(err));
   }
@@ -139,7 +166,7 @@ export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, n
 // One fixture
 // ---------------------------------------------------------------------------------------------------------------
 
-function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: string[]): void {
+function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: string[], host: FixtureHost = {}): void {
   const request = asObject(field(fixture, 'mockBidRequest'), 'mockBidRequest') as BidRequest;
   const calls = asArray(field(fixture, 'httpCalls') ?? [], 'httpCalls').map((call, i) => readHttpCall(call, i));
   const pristine = structuredClone(request);
@@ -147,13 +174,19 @@ function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: str
   if (typeof manifest.create !== 'function') throw new Error(`adapter "${bidderName}" has no create(); load aliases with loadAdapterManifest`);
 
   const create = manifest.create;
-  const config = { name: bidderName, endpoint: manifest.info.endpoint ?? '', extra: {}, ortbVersion: manifest.info.ortbVersion ?? '2.5' } as const;
+  const config = {
+    name: bidderName,
+    endpoint: host.endpoint ?? manifest.info.endpoint ?? '',
+    extra: host.extra ?? {},
+    ortbVersion: manifest.info.ortbVersion ?? '2.5',
+    host: { externalUrl: 'http://hosturl.com', ...host.host },
+  };
   const bidder = guard('create', () => create(config, { logger: silentLogger }), diffs);
   if (!bidder) return;
 
-  const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: 'auction' }), diffs);
+  const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: 'auction', convertCurrency: requestRates(request) }), diffs);
   const produced = made?.requests ?? [];
-  diffs.push(...diffErrors('makeRequests', readExpectedErrors(fixture, 'expectedMakeRequestsErrors'), made?.errors ?? []));
+  diffs.push(...diffErrors('makeRequests', readExpectedErrors(fixture, 'expectedMakeRequestsErrors'), [...(made?.warnings ?? []), ...(made?.errors ?? [])]));
 
   const matched = matchRequests(calls, produced, diffs);
   const { responses, errors } = collectBids(bidder, request, calls, matched, diffs);
@@ -161,6 +194,19 @@ function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: str
   diffs.push(...diffErrors('makeBids', readExpectedErrors(fixture, 'expectedMakeBidsErrors'), errors));
 
   diffs.push(...diffJson(pristine, request, 'mockBidRequest').map((line) => `the adapter mutated its input: ${line}`));
+}
+
+/**
+ * Prebid Server's adapter fixtures convert currency with the rates the request itself carries
+ * (`ext.prebid.currency.rates`), and with none when it carries none: then only same-currency "conversions" succeed.
+ */
+function requestRates(request: BidRequest): (amount: number, from: string, to: string) => number {
+  const prebid = request.ext?.prebid as { currency?: { rates?: unknown } } | undefined;
+  const table = new RateTable(readRateMap(prebid?.currency?.rates ?? {}).rates);
+  return strictConversion((amount, from, to) => {
+    const rate = table.rate(from, to);
+    return rate === undefined ? undefined : amount * rate;
+  });
 }
 
 /** Calls into the adapter; a throw is a failure of its own (adapters return errors, they never throw). */
@@ -270,7 +316,7 @@ function collectBids(
     const sent = matched[i] ?? requestFromFixture(call.expectedRequest);
     const result = guard(`makeBids for httpCalls[${i}]`, () => bidder.makeBids(request, sent, toResponseData(call.mockResponse)), diffs);
     if (!result) return;
-    errors.push(...(result.errors ?? []));
+    errors.push(...(result.warnings ?? []), ...(result.errors ?? []));
     if (result.bids.length > 0) responses.push(result);
   });
   return { responses, errors };

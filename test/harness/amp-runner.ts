@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { RequestData } from '../../core/api/index.js';
-import { bootGavel, type BootOverrides } from '../../core/app/boot.js';
+import { bootGavel } from '../../core/app/boot.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 import { MemoryCacheStore } from '../../core/cache/index.js';
 import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
-import { silentLogger, testConfig } from '../support/gavel.js';
+import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
@@ -146,14 +146,12 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const tagId = new URLSearchParams(fixture.query).get('tag_id');
   const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator });
   const seen: SeenBidderRequests = new Map();
-  const overrides: BootOverrides = {
-    ...mocks,
-    logger: silentLogger,
-    transport: mocks.transport ? recordingTransport(mocks.transport, seen) : undefined,
-    cacheStore: countingCacheStore(),
-    stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }),
-  };
-  const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL } }), overrides);
+  const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL } }), {
+    configure(container) {
+      mocks.configure(container, recordingTransport(mocks.transport, seen));
+      replacing({ cacheStore: countingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);
+    },
+  });
   const server = await app.listen(0, '127.0.0.1');
   try {
     const port = (server.address() as AddressInfo).port;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { listFixtureFiles } from './fixture-outcome.js';
-import { runAuctionFixture, type AuctionFixture } from './auction-runner.js';
+import { readFixture, runAuctionFixture, type AuctionFixture } from './auction-runner.js';
 
 const ownFixtures = fileURLToPath(new URL('../fixtures/auction/', import.meta.url));
 const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as AuctionFixture;
@@ -40,5 +40,14 @@ describe('the auction runner catches a wrong expectation', () => {
     (fixture.expectedBidResponse!.seatbid![1]!.bid[0]!.ext as any).prebid.targeting.hb_pb = '1.75';
     const outcome = await runAuctionFixture(fixture, 'wrong-bucket');
     expect(outcome.ok).to.equal(false);
+  });
+});
+
+describe('the auction runner reads a fixture whose body is malformed on purpose', () => {
+  it('takes the text of mockBidRequest as the raw body and the rest as the expectations', () => {
+    const fixture = readFixture('{"description": "x", "mockBidRequest": {"imp": [{},], "s": "}{"},\n "expectedReturnCode": 400}');
+    expect(fixture.rawBody).to.equal('{"imp": [{},], "s": "}{"}');
+    expect(fixture.mockBidRequest).to.equal(null);
+    expect(fixture.expectedReturnCode).to.equal(400);
   });
 });

@@ -3,8 +3,10 @@ import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Capabilities } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
+import { Tokens } from '../../core/app/tokens.js';
 import { deepMerge } from '../../core/config/index.js';
-import { silentLogger, testConfig } from '../support/gavel.js';
+import { MalformedStoredData, MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
+import { testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
@@ -17,8 +19,16 @@ export interface AuctionFixture {
     disabledAdapters?: string[];
     realParamsValidator?: boolean;
     bidderInfoOverrides?: Record<string, unknown>;
+    accountRequired?: boolean;
+    blockedApps?: string[];
+    currencyRates?: Record<string, Record<string, number>>;
+    preferredmediatype?: Record<string, string>;
   };
   mockBidRequest: unknown;
+  /** The body as text, for the fixtures whose body is malformed JSON on purpose (see `readFixture`). */
+  rawBody?: string;
+  /** A few fixtures name their body this way instead. */
+  requestPayload?: unknown;
   expectedReturnCode?: number;
   expectedErrorMessage?: string;
   expectedBidResponse?: ExpectedResponse;
@@ -78,26 +88,60 @@ export function compareAuction(fixture: AuctionFixture, status: number, text: st
   return diffs;
 }
 
+/**
+ * The stored data the endpoint fixtures name, as Prebid Server's endpoint tests keep it (our own documents for the
+ * ids they use): accounts `valid_acct`, `disabled_acct`, `malformed_acct` (a field of the wrong type) and
+ * `alternate_bidder_code_acct` (appnexus may bid as `groupm`, as in Prebid Server's endpoint tests), and stored imp
+ * `7`, whose JSON is malformed.
+ */
+const endpointAccounts = new MemoryFetcher({
+  accounts: {
+    valid_acct: { disabled: false },
+    disabled_acct: { disabled: true },
+    malformed_acct: { disabled: 'invalid type' },
+    alternate_bidder_code_acct: { alternatebiddercodes: { enabled: true, bidders: { appnexus: { enabled: true, allowedbiddercodes: ['groupm'] } } } },
+  },
+});
+const endpointStoredData: StoredDataFetcher = {
+  fetchRequests: async () => new Map(),
+  async fetchImps(ids) {
+    if (ids.includes('7')) throw new MalformedStoredData('imp', '7', new SyntaxError("Expected ',' or '}' after property value in JSON"));
+    return new Map();
+  },
+  fetchAccount: (id) => endpointAccounts.fetchAccount(id),
+};
+
 /** Runs one endpoint fixture against an in-process Gavel whose adapters are replaced by mock bidders via DI. */
 export async function runAuctionFixture(fixture: AuctionFixture, name: string): Promise<FixtureOutcome> {
   const config = fixture.config ?? {};
   const bidders: Record<string, unknown> = {};
   for (const disabled of config.disabledAdapters ?? []) bidders[disabled.toLowerCase()] = { enabled: false };
   // Prebid Server's fixtures answer in `ext.prebid` when a request names no namespace, and show its cache address.
-  const hostConfig = testConfig({ bidders, auction: { defaultNamespace: 'prebid' }, cache: { publicUrl: FIXTURE_CACHE_URL } });
+  const hostConfig = testConfig({
+    bidders,
+    auction: { defaultNamespace: 'prebid', blockedApps: config.blockedApps ?? [] },
+    cache: { publicUrl: FIXTURE_CACHE_URL },
+    accounts: { required: config.accountRequired === true, ...(config.preferredmediatype && { defaults: { debug_allow: true, preferredmediatype: config.preferredmediatype } }) },
+    ...(config.currencyRates && { currency: { rates: config.currencyRates } }),
+  });
   const overrides = mockBidderOverrides(config.mockBidders, {
     realParamsValidator: config.realParamsValidator,
     bidderInfoOverrides: config.bidderInfoOverrides as Record<string, { capabilities?: Capabilities }> | undefined,
   });
-  const app = await bootGavel(hostConfig, { logger: silentLogger, ...overrides });
+  const app = await bootGavel(hostConfig, {
+    configure: (container) => {
+      overrides.configure(container);
+      container.rebind(Tokens.StoredData).toConstantValue({ fetcher: endpointStoredData, close: async () => undefined });
+    },
+  });
   const server = await app.listen(0, '127.0.0.1');
   try {
-    let body = fixture.mockBidRequest as Json;
-    if (config.aliases) body = deepMerge(JSON.parse(config.aliases) as Json, body);
+    let body = (fixture.mockBidRequest ?? fixture.requestPayload) as Json;
+    if (config.aliases && body) body = deepMerge(JSON.parse(config.aliases) as Json, body);
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openrtb2/auction`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      body: fixture.rawBody ?? JSON.stringify(body),
     });
     const diffs = compareAuction(fixture, response.status, await response.text());
     return { name, ok: diffs.length === 0, diffs };
@@ -106,12 +150,50 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   }
 }
 
+/**
+ * Reads a fixture file. A few fixtures hold a malformed body on purpose, which makes the file itself malformed JSON:
+ * then the text of `mockBidRequest` (its braces balanced, strings skipped) is the raw body, and the rest of the file
+ * holds the expectations.
+ */
+export function readFixture(text: string): AuctionFixture {
+  try {
+    return JSON.parse(text) as AuctionFixture;
+  } catch (err) {
+    const key = text.indexOf('"mockBidRequest"');
+    const start = key < 0 ? -1 : text.indexOf('{', key);
+    const end = start < 0 ? -1 : balancedEnd(text, start);
+    if (end < 0) throw err;
+    const fixture = JSON.parse(`${text.slice(0, start)}null${text.slice(end)}`) as AuctionFixture;
+    fixture.rawBody = text.slice(start, end);
+    return fixture;
+  }
+}
+
+/** The index just past the `}` closing the `{` at `start`, or -1. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 /** `npm run conformance -- auction <dir> [<dir>...]` */
 export async function run(args: string[]): Promise<FixtureOutcome[]> {
   const outcomes: FixtureOutcome[] = [];
   for (const dir of args) {
     for (const file of listFixtureFiles(dir)) {
-      const fixture = JSON.parse(readFileSync(file, 'utf8')) as AuctionFixture;
+      let fixture: AuctionFixture;
+      try {
+        fixture = readFixture(readFileSync(file, 'utf8'));
+      } catch (err) {
+        outcomes.push({ name: file, ok: false, diffs: [`unreadable fixture: ${(err as Error).message}`] });
+        continue;
+      }
       try {
         outcomes.push(await runAuctionFixture(fixture, `${basename(dir)}/${basename(file)}`));
       } catch (err) {

@@ -5,6 +5,7 @@
  *   auction <dir>            endpoint fixtures for POST /openrtb2/auction
  *   amp <dir>                AMP fixtures for GET /openrtb2/amp
  *   video <dir>              video request samples for POST /openrtb2/video
+ *   exchange <dir>           exchange fixtures: one auction, every bidder mocked (what each bidder receives)
  */
 import 'reflect-metadata';
 import type { FixtureOutcome } from './fixture-outcome.js';
@@ -14,6 +15,7 @@ const runners: Record<string, () => Promise<{ run(args: string[]): Promise<Fixtu
   auction: () => import('./auction-runner.js'),
   amp: () => import('./amp-runner.js'),
   video: () => import('./video-runner.js'),
+  exchange: () => import('./exchange-runner.js'),
 };
 
 async function main(): Promise<void> {

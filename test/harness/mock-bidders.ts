@@ -1,6 +1,11 @@
 import type { ValidateFunction } from 'ajv';
 import type { AdapterManifest, Bidder, Capabilities, TypedBid } from '../../core/api/index.js';
-import type { BootOverrides } from '../../core/app/boot.js';
+import type { Container } from 'inversify';
+import { bidCheckSettings } from '../../core/app/boot.js';
+import { Tokens } from '../../core/app/tokens.js';
+import type { BidderCatalog } from '../../core/bidders/catalog.js';
+import type { BidCheckSettings } from '../../core/bids/index.js';
+import type { GavelConfig } from '../../core/config/index.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 import type { PluginCatalog } from '../../core/plugins/discover.js';
 
@@ -32,14 +37,17 @@ function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec 
 }
 
 /**
- * Boot overrides that put mock bidders in place of every installed adapter, bound through the same DI seams the
- * real ones use: each adapter keeps its name, info and capabilities, but its code answers every imp it is offered
- * with one banner bid `<adapter>-bid` at the configured price. No network: the transport answers in-process.
+ * Puts mock bidders in place of every installed adapter, by rebinding the plugin catalog and the transport the real
+ * ones use: each adapter keeps its name, info and capabilities, but its code answers every imp it is offered with one
+ * banner bid `<adapter>-bid` at the configured price. No network: the transport answers in-process (`transport`,
+ * which a runner may wrap before `configure` binds it). Bid validation is off, as on the exchange Prebid Server
+ * recorded its endpoint fixtures with (its mock bids have a zero price and no creative id); every other bid check
+ * stays.
  */
 export function mockBidderOverrides(
   specs: MockBidderSpec[] | undefined,
   options: { realParamsValidator?: boolean; bidderInfoOverrides?: Record<string, { capabilities?: Capabilities }> } = {},
-): BootOverrides {
+): { transport: BidderTransport; configure(container: Container, transport?: BidderTransport): void } {
   const byAdapter = new Map<string, MockBidderSpec>();
   for (const spec of specs && specs.length > 0 ? specs : [{ bidderName: 'appnexus', price: 0 }]) byAdapter.set(spec.bidderName.toLowerCase(), spec);
   const transport: BidderTransport = {
@@ -48,7 +56,14 @@ export function mockBidderOverrides(
   };
   return {
     transport,
-    adjustPlugins(plugins: PluginCatalog) {
+    configure(container, boundTransport = transport) {
+      const installed = container.get<PluginCatalog>(Tokens.PluginCatalog);
+      const plugins: PluginCatalog = { adapters: new Map(installed.adapters), modules: installed.modules };
+      container.rebind(Tokens.PluginCatalog).toConstantValue(plugins);
+      container.rebind(Tokens.BidderTransport).toConstantValue(boundTransport);
+      container
+        .rebind(Tokens.BidChecks)
+        .toResolvedValue((config: GavelConfig, bidders: BidderCatalog): BidCheckSettings => ({ ...bidCheckSettings(config, bidders), validateBids: false }), [Tokens.Config, Tokens.BidderCatalog]);
       for (const [name, loaded] of plugins.adapters) {
         if (loaded.manifest.info.aliasOf) continue;
         const endpoint = `http://mock.invalid/${name}`;

@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { bootGavel } from '../../core/app/boot.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
-import { silentLogger, testConfig } from '../support/gavel.js';
+import { replacing, testConfig } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 import { listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { isJsonObject } from '../../core/api/index.js';
 
 /**
  * `npm run conformance -- video <dir> [<dir>...]`: posts each sample's `requestPayload` to POST /openrtb2/video.
@@ -31,7 +32,6 @@ export interface VideoSample {
 
 type Json = Record<string, any>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const exampleMapping = (adServer: string): string => fileURLToPath(new URL(`../../scripts/demo-data/category-mappings/${adServer}.json`, import.meta.url));
 
@@ -44,13 +44,13 @@ const SAMPLE_BIDDERS = [
 export const vastOf = (bidder: string): string => `<VAST version="3.0"><Ad id="${bidder}"><InLine><AdSystem>mock</AdSystem></InLine></Ad></VAST>`;
 
 function podsOf(payload: unknown): unknown[] {
-  const pods = isObject(payload) && isObject(payload.podconfig) ? payload.podconfig.pods : undefined;
+  const pods = isJsonObject(payload) && isJsonObject(payload.podconfig) ? payload.podconfig.pods : undefined;
   return Array.isArray(pods) ? pods : [];
 }
 
 /** The duration every mock bid reports: the sample's shortest allowed one, so the bids fit exact and rounded pods. */
 function bidDuration(payload: unknown): number {
-  const range = isObject(payload) && isObject(payload.podconfig) ? payload.podconfig.durationrangesec : undefined;
+  const range = isJsonObject(payload) && isJsonObject(payload.podconfig) ? payload.podconfig.durationrangesec : undefined;
   const valid = Array.isArray(range) ? range.filter((value): value is number => Number.isInteger(value) && value > 0) : [];
   return valid.length > 0 ? Math.min(...valid) : 30;
 }
@@ -60,12 +60,12 @@ export function storedDataFor(payload: unknown): MemoryFetcher {
   const imps: Json = {};
   const bidderParams = Object.fromEntries(SAMPLE_BIDDERS.map(({ name }) => [name, {}]));
   for (const pod of podsOf(payload)) {
-    if (isObject(pod) && typeof pod.configid === 'string') imps[pod.configid] = { ext: { prebid: { bidder: bidderParams } } };
+    if (isJsonObject(pod) && typeof pod.configid === 'string') imps[pod.configid] = { ext: { prebid: { bidder: bidderParams } } };
   }
   const requests: Json = {};
-  if (isObject(payload) && typeof payload.storedrequestid === 'string') {
+  if (isJsonObject(payload) && typeof payload.storedrequestid === 'string') {
     const base: Json = {};
-    for (const inventory of ['site', 'app']) if (isObject(payload[inventory])) base[inventory] = { publisher: { id: 'conformance-publisher' } };
+    for (const inventory of ['site', 'app']) if (isJsonObject(payload[inventory])) base[inventory] = { publisher: { id: 'conformance-publisher' } };
     requests[payload.storedrequestid] = base;
   }
   return new MemoryFetcher({ requests, imps });
@@ -105,7 +105,7 @@ async function checkAdPods(sample: VideoSample, text: string, base: string): Pro
   const vasts = new Set(SAMPLE_BIDDERS.map(({ name }) => vastOf(name)));
   for (const [i, adPod] of adPods.entries()) {
     const where = `adPods[${i}]`;
-    const requested = isObject(pods[i]) ? pods[i].podid : undefined;
+    const requested = isJsonObject(pods[i]) ? pods[i].podid : undefined;
     if (adPod.podid !== requested) diffs.push(`${where}.podid: expected ${requested}, got ${adPod.podid}`);
     const targeting: Json[] = Array.isArray(adPod.targeting) ? adPod.targeting : [];
     if (targeting.length === 0 && !(adPod.errors?.general?.length > 0)) diffs.push(`${where}: no targeting and no errors.general saying why`);
@@ -125,7 +125,7 @@ async function checkAdPods(sample: VideoSample, text: string, base: string): Pro
 /** Runs one sample against an in-process Gavel whose bidders are `ortb` bidders on the shared mock bidder. */
 export async function runVideoSample(sample: VideoSample, file: string, bidder: MockBidder): Promise<FixtureOutcome> {
   const name = `${basename(file)}`;
-  const app = await bootGavel(hostConfig(bidder, bidDuration(sample.requestPayload)), { logger: silentLogger, stored: storedDataFor(sample.requestPayload) });
+  const app = await bootGavel(hostConfig(bidder, bidDuration(sample.requestPayload)), { configure: replacing({ stored: storedDataFor(sample.requestPayload) }) });
   const server = await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

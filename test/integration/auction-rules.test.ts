@@ -62,16 +62,21 @@ describe('POST /openrtb2/auction rules', () => {
   });
 
   describe('bad input', () => {
-    it('malformed JSON is a 400 that says so', async () => {
-      const { status, text } = await postJson(auctionUrl, '{"id": ');
-      expect(status).to.equal(400);
-      expect(text).to.match(/^Invalid request: request body is not valid JSON/);
+    it("malformed JSON is a 400 that says so, in the decoder's words and with the parser's position", async () => {
+      const truncated = await postJson(auctionUrl, '{"id": ');
+      expect(truncated.status).to.equal(400);
+      expect(truncated.text).to.equal('Invalid request: expect a value, but found end of input at offset 7 (line 1, column 8) (request body is not valid JSON)\n');
+      const trailingComma = await postJson(auctionUrl, '{"id": "r",\n "imp": [{},]}');
+      expect(trailingComma.text).to.equal('Invalid request: expect { or n, but found ] at offset 24 (line 2, column 13) (request body is not valid JSON)\n');
     });
 
-    it('a body that is not an object is a 400', async () => {
-      const { status, text } = await postJson(auctionUrl, '[1,2]');
-      expect(status).to.equal(400);
-      expect(text).to.contain('must be a JSON object');
+    it('a body that is not an object is a 400; a null body is a request without an id', async () => {
+      const array = await postJson(auctionUrl, '[1,2]');
+      expect(array.status).to.equal(400);
+      expect(array.text).to.equal('Invalid request: expect { or n, but found [ (request body must be a JSON object)\n');
+      const nothing = await postJson(auctionUrl, 'null');
+      expect(nothing.status).to.equal(400);
+      expect(nothing.text).to.equal('Invalid request: request missing required field: "id" (the request body is null; send a JSON object)\n');
     });
 
     it('an over-size body is a 413, before and after gzip decompression', async () => {

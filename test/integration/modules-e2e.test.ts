@@ -46,7 +46,11 @@ describe('a third-party module loaded from an npm package', () => {
     const blocked = trace.find((entry) => entry.hook === 'block-bidders' && entry.status === 'rejected')!;
     expect(blocked.module).to.equal('acme.guard');
     expect(blocked.messages).to.deep.equal(['blocked beta']);
-    expect(trace.map((entry) => entry.stage)).to.include.members(['validate-request', 'split-imps', 'build-targeting']);
+    expect(trace.map((entry) => [entry.stage, entry.module])).to.deep.include.members([
+      ['processed-auction-request', 'acme.guard'],
+      ['bidder-request', 'acme.guard'],
+      ['auction-response', 'acme.guard'],
+    ]);
   });
 
   it('a module config that fails its schema stops boot naming the module', async () => {

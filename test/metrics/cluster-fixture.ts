@@ -4,15 +4,16 @@
  */
 import cluster from 'node:cluster';
 import { pino } from 'pino';
-import { ClusterMetricsExposition, PrometheusMetrics, shareWithClusterPrimary, startAdminServer } from '../../core/metrics/index.js';
+import { ClusterMetrics, PrometheusMetrics, shareWithClusterPrimary, startAdminServer } from '../../core/metrics/index.js';
 
 const WORKERS = 2;
 
 async function primary(): Promise<void> {
   let ready = 0;
-  const exposition = new ClusterMetricsExposition();
+  const exposition = new ClusterMetrics();
   for (let index = 0; index < WORKERS; index++) {
     const worker = cluster.fork({ FIXTURE_WORKER_INDEX: String(index) });
+    exposition.attach(worker, index + 1);
     worker.on('message', async (message: { ready?: boolean }) => {
       if (!message.ready || ++ready < WORKERS) return;
       const admin = await startAdminServer({ port: 0, metrics: exposition, logger: pino({ level: 'silent' }), readiness: () => ready === WORKERS });

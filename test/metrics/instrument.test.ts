@@ -1,13 +1,9 @@
 import { expect } from 'chai';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import Koa from 'koa';
-import { Router } from '@koa/router';
+import { CACHE_UNAVAILABLE_WARNING } from '../../core/cache/index.js';
 import { BidderErrorCode } from '../../core/api/index.js';
 import {
   auctionOutcomeLabel,
   bidderCallOutcome,
-  httpMetricsMiddleware,
   instrumentCachePut,
   METRIC_NAMES,
   recordBidderSeat,
@@ -75,54 +71,29 @@ describe('instrumentCachePut', () => {
     expect(valueOf(text, METRIC_NAMES.cachePutValues, { outcome: 'error' })).to.equal(4);
     expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'ok' })).to.equal(0);
   });
-});
 
-describe('httpMetricsMiddleware in a koa app', () => {
-  let server: Server;
-  let base: string;
-  let metrics: PrometheusMetrics;
-
-  before(async () => {
-    metrics = new PrometheusMetrics({ bidders: [], routes: ['/openrtb2/auction', '/info/bidders/:name', '/boom'], processMetrics: false });
-    const app = new Koa();
-    const router = new Router();
-    app.use(httpMetricsMiddleware(metrics));
-    // The same order as the public app: the error handler inside the metrics, so the metrics see its status.
-    app.use(async (ctx, next) => {
-      try {
-        await next();
-      } catch {
-        ctx.status = 500;
-        ctx.body = 'Critical error.\n';
-      }
-    });
-    app.use(async (ctx, next) => {
-      if (ctx.method === 'POST' && ctx.path === '/openrtb2/auction') ctx.body = { id: 'x' };
-      else await next();
-    });
-    router.get('/info/bidders/:name', (ctx) => {
-      ctx.body = { name: ctx.params.name };
-    });
-    router.get('/boom', () => {
-      throw new Error('boom');
-    });
-    app.use(router.routes());
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => new Promise((resolve) => server.close(resolve)));
-
-  it('labels answers with the route pattern and the final status', async () => {
-    await fetch(`${base}/openrtb2/auction`, { method: 'POST', body: '{}' }).then((r) => r.text());
-    await fetch(`${base}/info/bidders/alpha`).then((r) => r.text());
-    await fetch(`${base}/info/bidders/beta`).then((r) => r.text());
-    await fetch(`${base}/boom`).then((r) => r.text());
-    await fetch(`${base}/wp-login.php`).then((r) => r.text());
+  it('counts a put the breaker skipped as skipped, and warns the request with a code, once per put', async () => {
+    const metrics = new PrometheusMetrics({ bidders: [], processMetrics: false });
+    const warnings: Array<{ scope: string; code: number; message: string }> = [];
+    const context = { warn: (scope: string, warning: { code: number; message: string }) => void warnings.push({ scope, ...warning }) };
+    const skipped = instrumentCachePut(async (sent, _deadline, report) => {
+      report?.('skipped');
+      report?.('skipped');
+      return sent.map(() => undefined);
+    }, metrics);
+    expect(await skipped(values, Date.now() + 100, context)).to.deep.equal([undefined, undefined]);
+    const failed = instrumentCachePut(async (sent, _deadline, report) => {
+      report?.('failed');
+      return sent.map(() => undefined);
+    }, metrics);
+    await failed(values, Date.now() + 100, context);
     const text = await metrics.render();
-    expect(valueOf(text, METRIC_NAMES.httpRequests, { route: '/openrtb2/auction', status: '200' })).to.equal(1);
-    expect(valueOf(text, METRIC_NAMES.httpRequests, { route: '/info/bidders/:name', status: '200' })).to.equal(2);
-    expect(valueOf(text, METRIC_NAMES.httpRequests, { route: '/boom', status: '500' })).to.equal(1);
-    expect(valueOf(text, METRIC_NAMES.httpRequests, { route: 'other', status: '404' })).to.equal(1);
+    expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'skipped' })).to.equal(1);
+    expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'error' })).to.equal(1);
+    expect(warnings.map(({ scope, code }) => ({ scope, code }))).to.deep.equal([
+      { scope: 'general', code: CACHE_UNAVAILABLE_WARNING },
+      { scope: 'general', code: CACHE_UNAVAILABLE_WARNING },
+    ]);
+    expect(warnings[0]!.message).to.contain('unavailable');
   });
 });

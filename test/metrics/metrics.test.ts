@@ -6,7 +6,7 @@ import { samplesOf, valueOf } from './exposition.js';
 function newMetrics(): PrometheusMetrics {
   return new PrometheusMetrics({
     bidders: ['alpha', 'beta'],
-    modules: ['gavel.validation', 'acme.floors'],
+    modules: ['acme.guard', 'acme.floors'],
     routes: ['/openrtb2/auction', '/info/bidders/:name'],
     processMetrics: false,
   });
@@ -63,7 +63,7 @@ describe('PrometheusMetrics', () => {
 
   it('counts hook executions, cache puts and HTTP answers with their labels', async () => {
     const metrics = newMetrics();
-    metrics.hookOutcome('validate-request', 'gavel.validation', 'success');
+    metrics.hookOutcome('raw-auction-request', 'acme.guard', 'success');
     metrics.hookOutcome('bidder-request', 'acme.floors', 'timeout');
     metrics.cachePut('ok', 3);
     metrics.cachePut('error', 2);
@@ -72,7 +72,7 @@ describe('PrometheusMetrics', () => {
     metrics.httpRequest('/openrtb2/auction', 200);
     metrics.httpRequest('/info/bidders/:name', 404);
     const text = await metrics.render();
-    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'validate-request', module: 'gavel.validation', status: 'success' })).to.equal(1);
+    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'raw-auction-request', module: 'acme.guard', status: 'success' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'bidder-request', module: 'acme.floors', status: 'timeout' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'ok' })).to.equal(2);
     expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'error' })).to.equal(1);

@@ -12,7 +12,11 @@ import { valueOf } from './exposition.js';
 const cli = fileURLToPath(new URL('../../core/app/cli.js', import.meta.url));
 
 describe('metrics recorded by a running Gavel', () => {
-  const servers = useGavelWithBidders({ alpha: 'name=alpha&price=1.25', sleepy: 'hang=1', broken: 'status=500' });
+  const guardPackage = fileURLToPath(new URL('../fixtures/modules/acme-guard/', import.meta.url));
+  const servers = useGavelWithBidders(
+    { alpha: 'name=alpha&price=1.25', sleepy: 'hang=1', broken: 'status=500' },
+    { plugins: [guardPackage], modules: { 'acme.guard': { enabled: true } } },
+  );
 
   it('counts the auction, each bidder outcome, the bids, the hooks, the cache put and the HTTP answers', async () => {
     const request = bannerRequest({ alpha: {}, sleepy: {}, broken: {} }, { tmax: 200, ext: { prebid: { targeting: {}, cache: { bids: {} } } } });
@@ -26,8 +30,9 @@ describe('metrics recorded by a running Gavel', () => {
     expect(valueOf(text, METRIC_NAMES.bidderRequests, { bidder: 'sleepy', outcome: 'timeout' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.bidderRequests, { bidder: 'broken', outcome: 'error' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.bidsReceived, { bidder: 'alpha', media_type: 'banner' })).to.equal(1);
-    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'validate-request', module: 'gavel.validation', status: 'success' })).to.equal(1);
-    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'validate-request', module: 'gavel.validation', status: 'rejected' })).to.equal(1);
+    // The 400 ends before the processed-request stage: only the valid auction ran the module's hooks.
+    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'processed-auction-request', module: 'acme.guard', status: 'success' })).to.equal(1);
+    expect(valueOf(text, METRIC_NAMES.hookExecutions, { stage: 'bidder-request', module: 'acme.guard', status: 'success' })).to.equal(3);
     expect(valueOf(text, `${METRIC_NAMES.bidderRequestDuration}_sum`, { bidder: 'sleepy' })).to.be.within(0.1, 0.2);
     expect(valueOf(text, METRIC_NAMES.cachePuts, { outcome: 'ok' })).to.equal(1);
     expect(valueOf(text, METRIC_NAMES.httpRequests, { route: '/openrtb2/auction', status: '200' })).to.equal(1);

@@ -13,6 +13,8 @@ import {
   type AdapterManifest,
   type BidRequest,
 } from '../../core/api/index.js';
+import { Tokens } from '../../core/app/tokens.js';
+import type { PluginCatalog } from '../../core/plugins/discover.js';
 import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 import { RecordingTransport } from './recording-transport.js';
@@ -160,8 +162,10 @@ describe('hostile params in an auction', () => {
     gavel = await startGavel(
       { bidders: { regional: { adapter: 'ortb', endpoint: TEMPLATE }, handmade: { endpoint: TEMPLATE } } },
       {
-        transport,
-        adjustPlugins: (plugins) => void plugins.adapters.set('handmade', { manifest: handMadeUrlAdapter, source: { kind: 'folder', location: 'test:handmade' } }),
+        configure(container) {
+          container.get<PluginCatalog>(Tokens.PluginCatalog).adapters.set('handmade', { manifest: handMadeUrlAdapter, source: { kind: 'folder', location: 'test:handmade' } });
+          container.rebind(Tokens.BidderTransport).toConstantValue(transport);
+        },
       },
     );
   });

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { ErrorCode } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
-import { silentLogger, startGavel, testConfig } from '../support/gavel.js';
+import { startGavel, testConfig } from '../support/gavel.js';
 import { getJson } from '../support/gavel.js';
 import { makePluginRoot, manifestModule, renameCopiedAdapter, type PluginRoot } from './plugin-root.js';
 
@@ -15,7 +15,7 @@ const CREATE = '() => ({ makeRequests: () => ({ requests: [] }), makeBids: () =>
 
 async function bootFailure(pluginRoot: string): Promise<{ code?: string; message: string } | undefined> {
   try {
-    const app = await bootGavel(testConfig(), { pluginRoot, logger: silentLogger });
+    const app = await bootGavel(testConfig(), { pluginRoot });
     await app.close();
     return undefined;
   } catch (err) {
@@ -62,7 +62,7 @@ describe('adapter folders', () => {
       ['a params schema that does not compile', manifestModule({ name: 'broken', paramsSchema: { type: 'nonsense' }, info: VALID_INFO }, CREATE), ErrorCode.PluginInvalid],
       ['a default export that is not a manifest', 'export default 42;\n', ErrorCode.PluginInvalid],
       ['a module that fails to load', 'export default {;\n', ErrorCode.PluginInvalid],
-      ['another SDK major', manifestModule({ name: 'broken', sdkVersion: '2.0.0', paramsSchema: { type: 'object' }, info: VALID_INFO }, CREATE), ErrorCode.PluginSdkMismatch],
+      ['another SDK major', manifestModule({ name: 'broken', sdkVersion: '1.0.0', paramsSchema: { type: 'object' }, info: VALID_INFO }, CREATE), ErrorCode.PluginSdkMismatch],
     ];
 
     for (const [what, indexJs, code] of cases) {

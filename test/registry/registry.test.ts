@@ -7,10 +7,10 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv } from 'ajv';
-import { compileEndpoint, MEDIA_TYPES, type AdapterManifest, type BidderInfo, type UserSyncInfo } from '../../core/api/index.js';
+import { compileEndpoint, MEDIA_TYPES, type BidderInfo, type UserSyncInfo } from '../../core/api/index.js';
 import { buildBidderCatalog } from '../../core/bidders/catalog.js';
 import { discoverPlugins, type LoadedAdapter, type PluginCatalog } from '../../core/plugins/discover.js';
-import { loadAdapterManifest, runFixturesWith } from '../harness/adapter-runner.js';
+import { loadAdapterManifest, runFixturesWith, type FixtureHost } from '../harness/adapter-runner.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
 import { distRoot, repoRoot } from './plugin-root.js';
 
@@ -32,19 +32,13 @@ function fixturesDir(folder: string): string {
 }
 
 /**
- * Some bidders only work once a host configured them (credentials, a regional endpoint). Their fixtures are then
- * written for a test host, which the adapter states in `test/host-config.json`: `{ endpoint?, extra? }`.
+ * Some bidders only work once a host configured them (credentials, a regional endpoint), and some send the host's
+ * facts. Their fixtures are then recorded under a test host, which the adapter states in `test/host-config.json`:
+ * `{ endpoint?, extra?, host?: { externalUrl?, gvlId?, datacenter?, version? } }` (read from the source tree).
  */
-function withTestHost(manifest: AdapterManifest, folder: string): AdapterManifest {
+function testHost(folder: string): FixtureHost | undefined {
   const path = join(repoRoot, 'adapters', folder, 'test', 'host-config.json');
-  if (!existsSync(path)) return manifest;
-  const host = JSON.parse(readFileSync(path, 'utf8')) as { endpoint?: string; extra?: Record<string, unknown> };
-  const create = manifest.create!;
-  return {
-    ...manifest,
-    info: { ...manifest.info, endpoint: host.endpoint ?? manifest.info.endpoint },
-    create: (config, deps) => create({ ...config, endpoint: host.endpoint ?? config.endpoint, extra: host.extra ?? config.extra }, deps),
-  };
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as FixtureHost) : undefined;
 }
 
 function readme(folder: string): string | undefined {
@@ -189,7 +183,7 @@ describe('adapter registry (every adapter boot discovers)', () => {
         const dir = fixturesDir(folder);
         const fixtures = existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith('.json')) : [];
         expect(fixtures, `adapters/${folder}/test/fixtures has no .json fixture`).to.not.be.empty;
-        const failures = runFixturesWith(withTestHost(await loadAdapterManifest(folder), folder), dir)
+        const failures = runFixturesWith(await loadAdapterManifest(folder), dir, testHost(folder))
           .filter((outcome) => !outcome.ok)
           .map((outcome) => `${outcome.name}: ${outcome.diffs.join('; ')}`);
         expect(failures).to.deep.equal([]);

@@ -1,9 +1,14 @@
-import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Container } from 'inversify';
 import { pino } from 'pino';
-import { bootGavel, type BootOverrides, type GavelApp } from '../../core/app/boot.js';
+import { bootGavel, type BootOptions, type GavelApp } from '../../core/app/boot.js';
+import { Tokens, type Clock } from '../../core/app/tokens.js';
+import type { BidderTransport } from '../../core/bidders/transport.js';
+import type { CacheStore } from '../../core/cache/index.js';
 import { checkConfig, deepMerge, defaultConfig, type GavelConfig } from '../../core/config/index.js';
+import type { Metrics } from '../../core/metrics/index.js';
+import type { StoredDataFetcher } from '../../core/stored/index.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -20,9 +25,29 @@ export interface RunningGavel {
   close(): Promise<void>;
 }
 
-/** Boots Gavel on an ephemeral loopback port. */
-export async function startGavel(overrides: Record<string, unknown> = {}, boot: BootOverrides = {}): Promise<RunningGavel> {
-  const app = await bootGavel(testConfig(overrides), { logger: silentLogger, ...boot });
+/** The core services a test may replace. */
+export interface Replacements {
+  transport?: BidderTransport;
+  cacheStore?: CacheStore;
+  stored?: StoredDataFetcher;
+  clock?: Clock;
+  metrics?: Metrics;
+}
+
+/** A `configure` step that rebinds each given service's token: how tests replace the core's services. */
+export function replacing(services: Replacements): (container: Container) => void {
+  return (container) => {
+    if (services.transport) container.rebind(Tokens.BidderTransport).toConstantValue(services.transport);
+    if (services.cacheStore) container.rebind(Tokens.CacheStore).toConstantValue(services.cacheStore);
+    if (services.stored) container.rebind(Tokens.StoredData).toConstantValue({ fetcher: services.stored, close: async () => undefined });
+    if (services.clock) container.rebind(Tokens.Clock).toConstantValue(services.clock);
+    if (services.metrics) container.rebind(Tokens.Metrics).toConstantValue(services.metrics);
+  };
+}
+
+/** Boots Gavel on an ephemeral loopback port; `boot.configure` may rebind services (see `replacing`). */
+export async function startGavel(overrides: Record<string, unknown> = {}, boot: BootOptions = {}): Promise<RunningGavel> {
+  const app = await bootGavel(testConfig(overrides), boot);
   const server = await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { app, server, url, close: () => app.close() };

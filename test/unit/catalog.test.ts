@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import type { AdapterManifest, BidderConfig } from '../../core/api/index.js';
 import { buildBidderCatalog } from '../../core/bidders/catalog.js';
 import { discoverPlugins } from '../../core/plugins/discover.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
@@ -12,6 +14,17 @@ describe('bidder catalog: adapters shipped disabled', () => {
     const configured = buildBidderCatalog(testConfig({ bidders: { ix: { endpoint: 'https://ix.example/pbs' } } }), plugins, silentLogger).get('ix')!;
     expect(configured.enabled).to.equal(true);
     expect(configured.endpoint!.template).to.equal('https://ix.example/pbs');
+  });
+
+  it("hands every adapter the host's facts, its Gavel version (package.json) included", async () => {
+    const plugins = await discoverPlugins();
+    const seen: BidderConfig[] = [];
+    const appnexus = plugins.adapters.get('appnexus')!;
+    const spy: AdapterManifest = { ...appnexus.manifest, create: (config, deps) => (seen.push(config), appnexus.manifest.create!(config, deps)) };
+    plugins.adapters.set('appnexus', { ...appnexus, manifest: spy });
+    buildBidderCatalog(testConfig(), plugins, silentLogger);
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(seen.map((config) => config.host.version)).to.deep.equal([version]);
   });
 
   it('an explicit enabled: false wins over a configured endpoint, and says so', async () => {

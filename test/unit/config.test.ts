@@ -41,8 +41,8 @@ describe('configuration', () => {
   });
 
   it('names an unknown hook stage', () => {
-    const file = configFile('hooks:\n  plans:\n    auction:\n      before-everything: []\n');
-    expect(() => loadConfig({ file, env: {} })).to.throw(/hooks\.plans\.auction\.before-everything.*unknown hook stage/);
+    const file = configFile('hooks:\n  hostExecutionPlan:\n    endpoints:\n      /openrtb2/auction:\n        stages:\n          before-everything: {}\n');
+    expect(() => loadConfig({ file, env: {} })).to.throw(/hooks\.hostExecutionPlan\.endpoints\.\/openrtb2\/auction\.stages\.before-everything.*unknown hook stage/);
   });
 
   it('names a value of the wrong type', () => {

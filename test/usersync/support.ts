@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EndpointRequest, EndpointResponse } from '../../core/auction/endpoint-types.js';
 import { buildBidderCatalog, type BidderCatalog } from '../../core/bidders/catalog.js';
-import { createHttpApp } from '../../core/http/app.js';
+import { createHttpApp, fastRoutes } from '../../core/http/app.js';
 import { discoverPlugins } from '../../core/plugins/discover.js';
 import { userSyncHandlers, type UserSyncDeps } from '../../core/usersync/index.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
@@ -68,8 +68,9 @@ export function setUidsValue(response: EndpointResponse): string {
 
 /** The user-sync routes behind the real HTTP edge (CORS, cookies, body parsing, answer writing) on a loopback port. */
 export async function startUserSyncServer(deps: UserSyncDeps): Promise<{ url: string; close(): Promise<void> }> {
-  const routes = userSyncHandlers(deps);
-  const app = createHttpApp({ maxRequestBytes: 65536, allowedOrigins: [], logger: silentLogger, ...routes });
+  const handlers = userSyncHandlers(deps);
+  const routes = [...fastRoutes('POST', handlers.jsonPost), ...fastRoutes('GET', handlers.get)];
+  const app = createHttpApp({ maxRequestBytes: 65536, allowedOrigins: [], logger: silentLogger, routes });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   return {

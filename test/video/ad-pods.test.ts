@@ -1,7 +1,10 @@
 import { expect } from 'chai';
-import { DEFAULT_PRICE_GRANULARITY, type AuctionBid, type Bid, type MediaType, type SeatResult } from '../../core/api/index.js';
+import type { AuctionBid, Bid, MediaType, SeatResult } from '../../core/api/index.js';
 import { EmbeddedCacheClient, MemoryCacheStore } from '../../core/cache/index.js';
-import { buildAdPods, type PodRules } from '../../core/video/ad-pods.js';
+import { buildAdPods, type AuctionReport, type PodServices } from '../../core/video/ad-pods.js';
+import { createBidCache, DEFAULT_BID_CACHE_CONFIG } from '../../plugins/gavel.bid-cache/bid-cache.js';
+import { createTargeting } from '../../plugins/gavel.targeting/targeting.js';
+import { testContext } from '../../core/api/testing.js';
 import type { PlannedPod } from '../../core/video/openrtb-request.js';
 
 /**
@@ -14,8 +17,8 @@ const pod: PlannedPod = { index: 0, pod: { podid: 1, adpoddurationsec: 30, confi
 
 function auctionBid(bidder: string, bid: Partial<Bid> & { id: string }, extra: { type?: MediaType; cacheId?: string; duration?: number } = {}): AuctionBid {
   const fullBid: Bid = { impid: '1_0', price: 1, adm: `<VAST version="3.0"><Ad id="${bid.id}"/></VAST>`, ...bid };
-  if (extra.cacheId) fullBid.ext = { svc: { cache: { vastXml: { cacheId: extra.cacheId } } } };
   return {
+    ...(extra.cacheId ? { cache: { vastXml: { cacheId: extra.cacheId } } } : {}),
     bid: fullBid,
     type: extra.type ?? 'video',
     video: { duration: extra.duration ?? 15, primaryCategory: bid.cat?.[0] },
@@ -31,13 +34,7 @@ function auctionBid(bidder: string, bid: Partial<Bid> & { id: string }, extra: {
 
 const seat = (bidder: string, bids: AuctionBid[]): SeatResult => ({ bidder, adapter: 'ortb', bids, errors: [], responseTimeMs: 1 });
 
-const rules = (overrides: Partial<PodRules> = {}): PodRules => ({
-  allowed: [15, 30],
-  requireExact: false,
-  granularity: DEFAULT_PRICE_GRANULARITY,
-  namespace: 'svc',
-  ...overrides,
-});
+const NOTHING_REPORTED: AuctionReport = { errors: {}, rejected: [] };
 
 describe('video ad pod assembly', () => {
   let store: MemoryCacheStore;
@@ -47,15 +44,20 @@ describe('video ad pod assembly', () => {
     client = new EmbeddedCacheClient(store);
   });
   const request = { id: 'r', imp: [{ id: '1_0', exp: 120 }, { id: '1_1' }] };
-  const future = () => ({ client, deadline: Date.now() + 1000 });
+  /** The built-in targeting and bid-caching services over the test's store, cache puts due by `deadline`. */
+  const services = (deadline: number): PodServices => ({
+    targeting: createTargeting({}),
+    cache: createBidCache(DEFAULT_BID_CACHE_CONFIG, { cachePut: (values, putDeadline) => client.put(values, putDeadline) }),
+    context: testContext({ namespace: 'svc', deadline }),
+  });
+  const future = () => services(Date.now() + 1000);
 
   it('keeps the cache id the auction gave a bid, and caches the VAST of a bid that has none', async () => {
     const [adPod] = await buildAdPods(
       [pod],
       [seat('alpha', [auctionBid('alpha', { id: 'a1', price: 2 }, { cacheId: 'from-auction' }), auctionBid('alpha', { id: 'a2', price: 1.5 })])],
-      {},
+      NOTHING_REPORTED,
       request,
-      rules(),
       future(),
     );
     expect(adPod!.targeting.map((entry) => entry.hb_pb)).to.deep.equal(['2.00', '1.50']);
@@ -65,34 +67,29 @@ describe('video ad pod assembly', () => {
   });
 
   it('wraps the nurl of a bid without markup in VAST', async () => {
-    const [adPod] = await buildAdPods([pod], [seat('alpha', [auctionBid('alpha', { id: 'n1', adm: undefined, nurl: 'https://dsp.example/vast?id=1' })])], {}, request, rules(), future());
+    const [adPod] = await buildAdPods([pod], [seat('alpha', [auctionBid('alpha', { id: 'n1', adm: undefined, nurl: 'https://dsp.example/vast?id=1' })])], NOTHING_REPORTED, request, future());
     const cached = await store.get(adPod!.targeting[0]!.hb_cache_id);
     expect(cached?.value).to.include('<VASTAdTagURI><![CDATA[https://dsp.example/vast?id=1]]></VASTAdTagURI>');
   });
 
   it('leaves out a bid whose VAST cannot be cached in time, with an error', async () => {
-    const [adPod] = await buildAdPods([pod], [seat('alpha', [auctionBid('alpha', { id: 'late' })])], {}, request, rules(), { client, deadline: Date.now() - 1 });
+    const [adPod] = await buildAdPods([pod], [seat('alpha', [auctionBid('alpha', { id: 'late' })])], NOTHING_REPORTED, request, services(Date.now() - 1));
     expect(adPod!.targeting).to.deep.equal([]);
     expect(adPod!.errors).to.deep.equal({ alpha: [{ code: 999, message: 'bid late left out: its VAST could not be cached' }] });
   });
 
-  it('rejects non-video bids, bids without VAST, and, with categories on, bids with no or several categories', async () => {
-    const mapping = new Map([['IAB17', { id: 'sports' }]]);
+  it('rejects non-video bids and bids without VAST, each under its pod', async () => {
     const [adPod] = await buildAdPods(
       [pod],
       [
         seat('alpha', [
-          auctionBid('alpha', { id: 'banner', cat: ['IAB17'] }, { type: 'banner' }),
-          auctionBid('alpha', { id: 'empty', cat: ['IAB17'], adm: '' }),
-          auctionBid('alpha', { id: 'none' }),
-          auctionBid('alpha', { id: 'two', cat: ['IAB17', 'IAB1'] }),
-          auctionBid('alpha', { id: 'unknown', cat: ['IAB99'] }),
-          auctionBid('alpha', { id: 'good', cat: ['IAB17'] }, { cacheId: 'u' }),
+          auctionBid('alpha', { id: 'banner' }, { type: 'banner' }),
+          auctionBid('alpha', { id: 'empty', adm: '' }),
+          { ...auctionBid('alpha', { id: 'good' }, { cacheId: 'u' }), categoryDuration: '1.00_sports_15s' },
         ]),
       ],
-      {},
+      NOTHING_REPORTED,
       request,
-      rules({ categories: { adServer: 'freewheel', mapping } }),
       future(),
     );
     expect(adPod!.targeting).to.deep.equal([{ hb_pb: '1.00', hb_pb_cat_dur: '1.00_sports_15s', hb_cache_id: 'u' }]);
@@ -100,33 +97,21 @@ describe('video ad pod assembly', () => {
     expect(messages).to.deep.equal([
       '3 bid banner rejected: it is a banner bid; ad pods take video bids only',
       '3 bid empty rejected: it has no VAST (neither adm nor nurl)',
-      '3 bid none rejected: it carries no IAB category (bid.cat), which category translation needs',
-      '3 bid two rejected: it carries 2 IAB categories (IAB17, IAB1); category translation needs exactly one',
-      "3 bid unknown rejected: its IAB category IAB99 has no freewheel category in this host's mapping",
     ]);
   });
 
-  it('deduplicates by translated category across bidders; on equal prices the earlier bid stays', async () => {
-    const mapping = new Map([['IAB1-5', { id: 'screen' }], ['IAB1-7', { id: 'screen' }]]);
-    const [adPod] = await buildAdPods(
-      [pod],
-      [
-        seat('alpha', [auctionBid('alpha', { id: 'movie', price: 4, cat: ['IAB1-5'] }, { cacheId: 'm' })]),
-        seat('beta', [auctionBid('beta', { id: 'tv', price: 4, cat: ['IAB1-7'] }, { cacheId: 't' })]),
-      ],
-      {},
-      request,
-      rules({ categories: { adServer: 'freewheel', mapping } }),
-      future(),
-    );
-    expect(adPod!.targeting.map((entry) => entry.hb_cache_id)).to.deep.equal(['m']);
-    expect(adPod!.errors!.beta![0]).to.deep.include({ code: 0 });
-    expect(adPod!.errors!.beta![0]!.message).to.include('bid tv deduplicated: bid movie of alpha has the same category (screen)');
+  it('reports the bids the auction left out under their own pod, and not again under the bidder', async () => {
+    const other: PlannedPod = { index: 1, pod: { podid: 2, adpoddurationsec: 30, configid: 'd' }, impIds: ['2_0'], bidders: new Set(['alpha']) };
+    const dropped = auctionBid('alpha', { id: 'dup', impid: '2_0' });
+    const error = { code: 0, message: 'bid dup deduplicated: ...' };
+    const adPods = await buildAdPods([pod, other], [], { errors: { alpha: [error, { code: 1, message: 'timeout' }] }, rejected: [{ bid: dropped, reason: 300, error }] }, request, future());
+    expect(adPods[0]!.errors).to.deep.equal({ alpha: [{ code: 1, message: 'timeout' }] });
+    expect(adPods[1]!.errors).to.deep.equal({ alpha: [error, { code: 1, message: 'timeout' }] });
   });
 
   it("places the auction's per-bidder errors under the pods that bidder was offered", async () => {
     const other: PlannedPod = { index: 1, pod: { podid: 2, adpoddurationsec: 30, configid: 'd' }, impIds: ['2_0'], bidders: new Set(['gamma']) };
-    const adPods = await buildAdPods([pod, other], [], { Beta: [{ code: 1, message: 'timeout' }], 'some-module': [{ code: 999, message: 'x' }] }, request, rules(), future());
+    const adPods = await buildAdPods([pod, other], [], { errors: { Beta: [{ code: 1, message: 'timeout' }], 'some-module': [{ code: 999, message: 'x' }] }, rejected: [] }, request, future());
     expect(adPods[0]!.errors).to.deep.equal({ Beta: [{ code: 1, message: 'timeout' }], 'some-module': [{ code: 999, message: 'x' }] });
     expect(adPods[1]!.errors).to.deep.equal({ 'some-module': [{ code: 999, message: 'x' }] });
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { allowedDurations, fitDuration, podImpDurations } from '../../core/video/durations.js';
+import { allowedDurations, podImpDurations } from '../../core/video/durations.js';
 
 describe('video durations', () => {
   describe('allowedDurations', () => {
@@ -32,39 +32,6 @@ describe('video durations', () => {
 
     it('a single exact duration: every imp asks for it', () => {
       expect(podImpDurations(150, [30], true)).to.have.length(5).and.to.deep.include({ minduration: 30, maxduration: 30 });
-    });
-  });
-
-  describe('fitDuration (bid -> allowed duration)', () => {
-    const allowed = [15, 30];
-
-    it('rounds a bid up to the nearest allowed duration', () => {
-      expect(fitDuration(10, allowed, false)).to.deep.equal({ ok: true, seconds: 15 });
-      expect(fitDuration(18, allowed, false)).to.deep.equal({ ok: true, seconds: 30 });
-      expect(fitDuration(30, allowed, false)).to.deep.equal({ ok: true, seconds: 30 });
-    });
-
-    it('rejects a bid longer than the longest allowed duration', () => {
-      const fit = fitDuration(45, allowed, false);
-      expect(fit.ok).to.equal(false);
-      expect(fit).to.have.property('reason').that.includes('longer than the longest allowed duration');
-    });
-
-    it('with exact durations, accepts only a listed duration', () => {
-      expect(fitDuration(15, allowed, true)).to.deep.equal({ ok: true, seconds: 15 });
-      const fit = fitDuration(18, allowed, true);
-      expect(fit.ok).to.equal(false);
-      expect(fit).to.have.property('reason').that.includes('requires an exact duration');
-    });
-
-    it('counts a bid with no duration as 0 s: the shortest slot, or rejected when exact', () => {
-      expect(fitDuration(undefined, allowed, false)).to.deep.equal({ ok: true, seconds: 15 });
-      expect(fitDuration(undefined, allowed, true).ok).to.equal(false);
-    });
-
-    it('rejects negative and non-finite durations', () => {
-      expect(fitDuration(-5, allowed, false).ok).to.equal(false);
-      expect(fitDuration(Number.NaN, allowed, false).ok).to.equal(false);
     });
   });
 });

@@ -1,10 +1,17 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
+import { BidderErrorCode, compileEndpoint, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
+import { testBidderConfig, testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import appnexus from '../index.js';
 
 const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function createBidder(extra: Record<string, unknown> = {}): Bidder {
+  return appnexus.create!(testBidderConfig('appnexus', appnexus.info.endpoint!, { extra }), { logger: silentLogger });
+}
 
 describe('appnexus adapter', () => {
   describe('fixtures', () => {
@@ -50,25 +57,81 @@ describe('appnexus adapter', () => {
   });
 
   describe('behaviour outside the auction endpoint', () => {
-    const bidder = appnexus.create!({ name: 'appnexus', endpoint: appnexus.info.endpoint!, extra: { platform_id: '7' }, ortbVersion: '2.5' }, {
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-    });
+    const bidder = createBidder({ platform_id: '7' });
     const podImp = (id: string, generate: boolean) => ({ id, video: { mimes: ['video/mp4'] }, ext: { bidder: { placement_id: 1, generate_ad_pod_id: generate } } });
+    const appnexusExts = (requests: RequestData[]) => requests.map((r) => (r.body as { ext: { appnexus: Record<string, unknown> } }).ext.appnexus);
 
     it('marks AMP requests and uses the host platform id', () => {
-      const { requests } = bidder.makeRequests({ id: 'r', imp: [podImp('a', false)] }, { bidder: 'appnexus', endpoint: 'amp' });
+      const { requests } = bidder.makeRequests({ id: 'r', imp: [podImp('a', false)] }, testRequestInfo('appnexus', 'amp'));
       expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ appnexus: { hb_source: 7, is_amp: 1 } });
     });
 
-    it('sends each video pod in its own request, with a pod id only where asked', () => {
-      const request = { id: 'r', imp: [podImp('1_0', true), podImp('2_0', false), podImp('1_1', false)] };
-      const { requests, errors } = bidder.makeRequests(request, { bidder: 'appnexus', endpoint: 'video' });
+    it('on the video endpoint without pod ids, keeps the imps together and adds one to the platform id', () => {
+      const request = { id: 'r', imp: [podImp('1_0', false), podImp('2_0', false), podImp('1_1', false)] };
+      const { requests, errors } = bidder.makeRequests(request, testRequestInfo('appnexus', 'video'));
       expect(errors).to.deep.equal([]);
-      expect(requests.map((r) => r.impIds)).to.deep.equal([['1_0', '1_1'], ['2_0']]);
-      const exts = requests.map((r) => (r.body as { ext: { appnexus: Record<string, unknown> } }).ext.appnexus);
-      expect(exts[0]!.hb_source).to.equal(8);
-      expect(exts[0]!.adpod_id).to.be.a('string').and.match(/^\d+$/);
-      expect(exts[1]).to.deep.equal({ hb_source: 8 });
+      expect(requests.map((r) => r.impIds)).to.deep.equal([['1_0', '2_0', '1_1']]);
+      expect(appnexusExts(requests)).to.deep.equal([{ hb_source: 8 }]);
     });
+
+    it('with pod ids asked for, sends each pod in requests of its own (10 imps at most), all with the pod\'s id', () => {
+      const pod1 = Array.from({ length: 11 }, (_, i) => podImp(`1_${i}`, true));
+      const { requests, errors } = bidder.makeRequests({ id: 'r', imp: [...pod1, podImp('2_0', true)] }, testRequestInfo('appnexus', 'video'));
+      expect(errors).to.deep.equal([]);
+      expect(requests.map((r) => r.impIds.length)).to.deep.equal([10, 1, 1]);
+      const [first, second, third] = appnexusExts(requests);
+      expect(first!.adpod_id).to.be.a('string').and.match(/^\d+$/);
+      expect(second!.adpod_id).to.equal(first!.adpod_id);
+      expect(third!.adpod_id).to.be.a('string').and.not.equal(first!.adpod_id);
+      expect(first!.hb_source).to.equal(8);
+    });
+
+    it('refuses the whole request when imps disagree on pod ids', () => {
+      const request = { id: 'r', imp: [podImp('1_0', true), podImp('2_0', false)] };
+      const { requests, errors } = bidder.makeRequests(request, testRequestInfo('appnexus', 'video'));
+      expect(requests).to.deep.equal([]);
+      expect(errors).to.deep.equal([{ code: BidderErrorCode.Unknown, message: 'generate ad pod option should be same for all pods in request' }]);
+    });
+
+    it('reads the host platform id as Go\'s Atoi does: 0 leaves hb_source out, an unreadable one is the default 5', () => {
+      const hbSource = (platformId: unknown) => appnexusExts(createBidder({ platform_id: platformId }).makeRequests({ id: 'r', imp: [podImp('a', false)] }, testRequestInfo('appnexus')).requests)[0]!.hb_source;
+      expect(hbSource('0')).to.equal(undefined);
+      expect(hbSource('abc')).to.equal(5);
+      expect(hbSource(undefined)).to.equal(5);
+      expect(hbSource(12)).to.equal(12);
+    });
+  });
+
+  describe('error codes', () => {
+    const bidder = createBidder();
+    const request: BidRequest = { id: 'r', imp: [{ id: 'a', banner: { w: 1, h: 1 }, ext: { bidder: { placement_id: 1 } } }] };
+    const sent: RequestData = { method: 'POST', uri: 'http://ib.adnxs.com/openrtb2', impIds: ['a'] };
+    const codes = (status: number, body: string) => bidder.makeBids(request, sent, { status, body, headers: {} }).errors?.map((e) => e.code);
+
+    it('reports a 400 as bad input, other non-200 statuses as bad server responses, the rest as unknown errors', () => {
+      expect(codes(400, '')).to.deep.equal([BidderErrorCode.BadInput]);
+      expect(codes(201, '{}')).to.deep.equal([BidderErrorCode.BadServerResponse]);
+      expect(codes(200, 'oops')).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(200, JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'a', price: 1, ext: { appnexus: { bid_ad_type: 9 } } }] }] }))).to.deep.equal([BidderErrorCode.Unknown]);
+    });
+
+    it('reports missing identity as bad input and undecodable params as unknown errors', () => {
+      const imps = [{ id: 'x', banner: {}, ext: { bidder: {} } }, { id: 'y', banner: {}, ext: { bidder: { placement_id: 'p' } } }];
+      expect(bidder.makeRequests({ id: 'r', imp: imps }, testRequestInfo('appnexus')).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput, BidderErrorCode.Unknown]);
+    });
+  });
+
+  describe('member in the URL', () => {
+    const bidder = createBidder();
+    const endpoint = compileEndpoint(appnexus.info.endpoint!);
+    for (const member of ['evil.example', '127.0.0.1:9', 'a@evil.example', 'a#b', 'a/b', '%2F', 'a\nb', '..']) {
+      it(`keeps member ${JSON.stringify(member)} in the query of the configured host`, () => {
+        const request: BidRequest = { id: 'r', imp: [{ id: 'a', banner: {}, ext: { bidder: { member, inv_code: 'top' } } }] };
+        const { requests } = bidder.makeRequests(request, testRequestInfo('appnexus'));
+        expect(requests).to.have.length(1);
+        expect(endpoint.allows(requests[0]!.uri)).to.equal(true);
+        expect(new URL(requests[0]!.uri).searchParams.get('member_id')).to.equal(member);
+      });
+    }
   });
 });

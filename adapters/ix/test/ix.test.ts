@@ -1,16 +1,20 @@
+import { testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { BidderErrorCode, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
+import { BidderErrorCode, readJsonBeside, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import manifest from '../index.js';
 
 const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+/** ix ships no endpoint (each host gets its own); its fixtures are written for this test host. */
+const testHost = readJsonBeside<{ endpoint: string }>(import.meta.url, './host-config.json');
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function createBidder(extra: Record<string, unknown> = {}): Bidder {
+function createBidder(extra: Record<string, unknown> = {}, version?: string): Bidder {
   if (!manifest.create) throw new Error('the ix manifest has no create()');
-  return manifest.create({ name: 'ix', endpoint: 'https://ix.example/pbs', extra, ortbVersion: '2.6' }, { logger: silentLogger });
+  const host = { externalUrl: 'http://hosturl.com', ...(version === undefined ? {} : { version }) };
+  return manifest.create({ name: 'ix', endpoint: 'https://ix.example/pbs', extra, ortbVersion: '2.6', host }, { logger: silentLogger });
 }
 
 function bannerRequest(siteId: string): BidRequest {
@@ -21,7 +25,7 @@ const sentCall: RequestData = { method: 'POST', uri: 'https://ix.example/pbs', i
 
 describe('ix adapter', () => {
   describe('fixtures', () => {
-    for (const outcome of runFixturesWith(manifest, fixtureDir)) {
+    for (const outcome of runFixturesWith(manifest, fixtureDir, testHost)) {
       it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
     }
   });
@@ -56,14 +60,18 @@ describe('ix adapter', () => {
 
   describe('host settings', () => {
     it('uses the configured endpoint and reports the configured platform and version without build suffix', () => {
-      const { requests } = createBidder({ pbsPlatform: 'java', pbsVersion: '2.3.1-3f9c2ab' }).makeRequests(bannerRequest('42'), {
-        bidder: 'ix',
-        endpoint: 'auction',
-      });
+      const { requests } = createBidder({ pbsPlatform: 'java', pbsVersion: '2.3.1-3f9c2ab' }).makeRequests(bannerRequest('42'), testRequestInfo('ix'));
       expect(requests).to.have.length(1);
       expect(requests[0]!.uri).to.equal('https://ix.example/pbs');
       const body = requests[0]!.body as BidRequest;
       expect(body.ext?.ixdiag).to.deep.equal({ pbsp: 'java', pbsv: '2.3.1' });
+    });
+
+    it("reports the host's Gavel version as Prebid Server reports its own, unless extra.pbsVersion says otherwise", () => {
+      const pbsv = (bidder: Bidder) => ((bidder.makeRequests(bannerRequest('42'), testRequestInfo('ix')).requests[0]!.body as BidRequest).ext?.ixdiag as { pbsv: string }).pbsv;
+      expect(pbsv(createBidder({}, '0.1.0-rc.1'))).to.equal('0.1.0');
+      expect(pbsv(createBidder({ pbsVersion: '9.9.9' }, '0.1.0'))).to.equal('9.9.9');
+      expect(pbsv(createBidder({}))).to.equal('unknown');
     });
   });
 
@@ -77,21 +85,29 @@ describe('ix adapter', () => {
       expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
     });
 
-    it('reports other failures as bad server responses', () => {
+    it('reports other statuses and undecodable bodies as bad server responses', () => {
       for (const response of [
         { status: 500, body: '', headers: {} },
+        { status: 201, body: '{}', headers: {} },
         { status: 200, body: '{', headers: {} },
-        { status: 200, body: '{"seatbid":[{"bid":[{"impid":"nowhere","price":1}]}]}', headers: {} },
       ]) {
         const result = bidder.makeBids(request, sentCall, response);
         expect(result.errors?.map((e) => e.code), response.body).to.deep.equal([BidderErrorCode.BadServerResponse]);
       }
     });
 
-    it('reports params problems as bad input', () => {
-      const result = bidder.makeRequests({ id: 'r', imp: [{ id: 'x', ext: { bidder: [] } }] }, { bidder: 'ix', endpoint: 'auction' });
+    it('reports bids it cannot type as unknown errors, and a response ext it cannot read as one dropping every bid', () => {
+      const untyped = bidder.makeBids(request, sentCall, { status: 200, body: '{"seatbid":[{"bid":[{"impid":"nowhere","price":1}]}]}', headers: {} });
+      expect(untyped.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      const badExt = bidder.makeBids(request, sentCall, { status: 200, body: '{"seatbid":[{"bid":[{"impid":"i1","price":1}]}],"ext":[1]}', headers: {} });
+      expect(badExt.bids).to.deep.equal([]);
+      expect(badExt.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+    });
+
+    it('reports undecodable params as unknown errors', () => {
+      const result = bidder.makeRequests({ id: 'r', imp: [{ id: 'x', ext: { bidder: [] } }] }, testRequestInfo('ix', 'auction'));
       expect(result.requests).to.deep.equal([]);
-      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
     });
   });
 
@@ -108,18 +124,24 @@ describe('ix adapter', () => {
         { id: 'r', imp: [{ id: 'a', banner: { format: [null] }, ext: { bidder: { siteId: '1' } } }], ext: { prebid: { channel: 7 } } },
       ];
       for (const request of oddRequests) {
-        expect(() => bidder.makeRequests(request as unknown as BidRequest, { bidder: 'ix', endpoint: 'auction' }), JSON.stringify(request)).not.to.throw();
+        expect(() => bidder.makeRequests(request as unknown as BidRequest, testRequestInfo('ix', 'auction')), JSON.stringify(request)).not.to.throw();
       }
     });
 
     it('never throws on malformed responses, and reports each', () => {
       const request = bannerRequest('42');
-      const oddBodies = ['null', '[]', '"text"', '{"seatbid":[null]}', '{"seatbid":[{"bid":[null, 3]}]}', '{"seatbid":[{"bid":[{"impid":"i1","price":"1"}]}]}'];
+      const oddBodies = ['[]', '"text"', '{"seatbid":[{"bid":[null, 3]}]}', '{"seatbid":[{"bid":[{"impid":"i1","price":"1"}]}]}'];
       for (const body of oddBodies) {
         const run = () => bidder.makeBids(request, sentCall, { status: 200, body, headers: {} });
         expect(run, body).not.to.throw();
         expect(run().bids, body).to.deep.equal([]);
         expect(run().errors, body).to.have.length.greaterThan(0);
+      }
+    });
+
+    it('reads null as Go does: a null body or seatbid is no bid and no error', () => {
+      for (const body of ['null', '{"seatbid":[null]}', '{"seatbid":null}']) {
+        expect(bidder.makeBids(bannerRequest('42'), sentCall, { status: 200, body, headers: {} }), body).to.deep.equal({ currency: 'USD', bids: [], errors: [] });
       }
     });
 

@@ -1,11 +1,22 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
+import { BidderErrorCode, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
+import { testBidderConfig, testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import openx from '../index.js';
 
 const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
 const PLATFORM = '8b1e1a4c-2a1a-4c4e-8a0a-1b2c3d4e5f60';
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function createBidder(): Bidder {
+  return openx.create!(testBidderConfig('openx', openx.info.endpoint!), { logger: silentLogger });
+}
+
+const bannerRequest: BidRequest = { id: 'r', imp: [{ id: 'i1', banner: { w: 300, h: 250 }, ext: { bidder: { unit: '1', delDomain: 'a.openx.net' } } }] };
+const sentCall: RequestData = { method: 'POST', uri: 'http://rtb.openx.net/prebid', impIds: ['i1'] };
+const answer = (bid: Record<string, unknown>) => JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i1', price: 1, ...bid }] }] });
 
 describe('openx adapter', () => {
   describe('fixtures', () => {
@@ -45,5 +56,47 @@ describe('openx adapter', () => {
       ['custom params as a string', { unit: '1', delDomain: 'a.openx.net', customParams: 'foo=bar' }],
       ['a non-object', ['unit']],
     ],
+  });
+
+  describe('bid meta from bid.ext', () => {
+    const bidder = createBidder();
+    const metaOf = (ext: unknown) => bidder.makeBids(bannerRequest, sentCall, { status: 200, body: answer({ ext }), headers: {} }).bids[0]?.meta;
+
+    it('reads dsp_id and brand_id (integers in strings) and buyer_id (a string) as network, brand and advertiser ids', () => {
+      expect(metaOf({ dsp_id: '17', brand_id: '300', buyer_id: '42' })).to.deep.equal({ networkId: 17, brandId: 300, advertiserId: 42 });
+    });
+
+    it('leaves zero ids out, and gives no meta without a positive id', () => {
+      expect(metaOf({ dsp_id: '5', buyer_id: 'not-a-number' })).to.deep.equal({ networkId: 5 });
+      expect(metaOf({ dsp_id: '0', brand_id: '0', buyer_id: '0' })).to.equal(undefined);
+      expect(metaOf({ other: 1 })).to.equal(undefined);
+    });
+
+    it('gives no meta when an id has the wrong JSON type, as Go fails to decode it', () => {
+      expect(metaOf({ dsp_id: 17, brand_id: '3' })).to.equal(undefined);
+      expect(metaOf({ brand_id: '3', buyer_id: 42 })).to.equal(undefined);
+      expect(metaOf('dsp_id=17')).to.equal(undefined);
+    });
+  });
+
+  describe('error codes', () => {
+    const bidder = createBidder();
+    const codes = (status: number, body: string) => bidder.makeBids(bannerRequest, sentCall, { status, body, headers: {} }).errors?.map((e) => e.code);
+
+    it('reports a 400 as bad input, other non-200 statuses as bad server responses, undecodable bodies as unknown errors', () => {
+      expect(codes(400, '')).to.deep.equal([BidderErrorCode.BadInput]);
+      expect(codes(500, '')).to.deep.equal([BidderErrorCode.BadServerResponse]);
+      expect(codes(202, answer({}))).to.deep.equal([BidderErrorCode.BadServerResponse]);
+      expect(codes(200, '{')).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(200, '[]')).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(204, '')).to.equal(undefined);
+    });
+
+    it('reports unreadable params as bad input, per imp', () => {
+      const request: BidRequest = { id: 'r', imp: [{ id: 'x', banner: {}, ext: { bidder: { unit: { n: 1 }, delDomain: 'a.openx.net' } } }, bannerRequest.imp[0]!] };
+      const result = bidder.makeRequests(request, testRequestInfo('openx'));
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+      expect(result.requests.map((r) => r.impIds)).to.deep.equal([['i1']]);
+    });
   });
 });

@@ -1,6 +1,7 @@
+import { testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import type { BidRequest, Bidder } from '../../../core/api/index.js';
+import { BidderErrorCode, type BidRequest, type Bidder } from '../../../core/api/index.js';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import { rawMemberText } from '../json.js';
@@ -11,7 +12,7 @@ const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function createBidder(endpoint: string): Bidder {
   if (!manifest.create) throw new Error('the pubmatic manifest has no create()');
-  return manifest.create({ name: 'pubmatic', endpoint, extra: {}, ortbVersion: '2.6' }, { logger: silentLogger });
+  return manifest.create({ name: 'pubmatic', endpoint, extra: {}, ortbVersion: '2.6', host: { externalUrl: 'http://hosturl.com' } }, { logger: silentLogger });
 }
 
 describe('pubmatic adapter', () => {
@@ -57,14 +58,49 @@ describe('pubmatic adapter', () => {
   describe('host settings', () => {
     it('sends to the configured endpoint', () => {
       const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1' } } }] };
-      const { requests } = createBidder('https://pubmatic.example/translator').makeRequests(request, { bidder: 'pubmatic', endpoint: 'auction' });
+      const { requests } = createBidder('https://pubmatic.example/translator').makeRequests(request, testRequestInfo('pubmatic', 'auction'));
       expect(requests.map((call) => call.uri)).to.deep.equal(['https://pubmatic.example/translator']);
     });
 
-    it('names the bidder it runs under as the wrapper bidder code', () => {
-      const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', wrapper: { profile: 3 } } } }] };
-      const { requests } = createBidder('https://pubmatic.example/t').makeRequests(request, { bidder: 'pubmatic-alias', endpoint: 'auction' });
-      expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic-alias' } });
+    it('sends a wrapper bidder code only when the request has an ext: an alias the request declares for it, else pubmatic', () => {
+      const imp = { id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', wrapper: { profile: 3 } } } };
+      const extOf = (request: BidRequest, bidder: string) => (createBidder('https://pubmatic.example/t').makeRequests(request, testRequestInfo(bidder)).requests[0]!.body as { ext: unknown }).ext;
+      const aliases = { 'pubmatic-alias': 'pubmatic', other: 'appnexus' };
+      expect(extOf({ id: 'r', imp: [imp] }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3 } });
+      expect(extOf({ id: 'r', imp: [imp], ext: {} }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic' } });
+      expect(extOf({ id: 'r', imp: [imp], ext: { prebid: { aliases } } }, 'pubmatic-alias')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic-alias' } });
+      expect(extOf({ id: 'r', imp: [imp], ext: { prebid: { aliases: { other: 'appnexus' } } } }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic' } });
+    });
+
+    it('takes request-level params from the entry for its own name when bidderparams is keyed by bidder', () => {
+      const request: BidRequest = {
+        id: 'r',
+        imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1' } } }],
+        ext: { prebid: { bidderparams: { pubmatic: { acat: ['IAB7'] }, appnexus: { acat: ['IAB1'] } } } },
+      };
+      const { requests } = createBidder('https://pubmatic.example/t').makeRequests(request, testRequestInfo('pubmatic'));
+      expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ wrapper: { biddercode: 'pubmatic' }, acat: ['IAB7'] });
+    });
+  });
+
+  describe('bids', () => {
+    const bidder = createBidder('https://pubmatic.example/t');
+    const sent = { method: 'POST' as const, uri: 'https://pubmatic.example/t', impIds: ['i'] };
+    const answer = (status: number, bid: Record<string, unknown>) =>
+      bidder.makeBids({ id: 'r', imp: [] }, sent, { status, body: JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i', price: 1, ...bid }] }] }), headers: {} });
+
+    it('reports a 400 as bad input, other non-200 statuses and undecodable bodies as unknown errors, a bid without mtype as a bad server response', () => {
+      expect(answer(400, {}).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+      expect(answer(500, {}).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(answer(200, { price: 'x' }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(answer(200, { ext: {} }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadServerResponse]);
+    });
+
+    it('states the media type as meta, video for in-banner video, and nothing without a decodable ext', () => {
+      expect(answer(200, { mtype: 1, ext: {} }).bids[0]!.meta).to.deep.equal({ mediaType: 'banner' });
+      expect(answer(200, { mtype: 1, ext: { ibv: true } }).bids[0]!.meta).to.deep.equal({ mediaType: 'video' });
+      expect(answer(200, { mtype: 1, ext: null }).bids[0]!.meta).to.equal(undefined);
+      expect(answer(200, { mtype: 2, ext: { ibv: 'yes' } }).bids[0]!.meta).to.equal(undefined);
     });
   });
 
@@ -74,7 +110,7 @@ describe('pubmatic adapter', () => {
     it('reports errors instead of throwing on odd requests', () => {
       const odd = [{ id: 'x' }, { id: 'x', imp: [null, 5] }, { id: 'x', imp: [{ id: 'i', banner: { format: 'no' }, ext: { bidder: { publisherId: '1', keywords: 'k' } } }] }];
       for (const request of odd as unknown as BidRequest[]) {
-        const result = bidder.makeRequests(request, { bidder: 'pubmatic', endpoint: 'auction' });
+        const result = bidder.makeRequests(request, testRequestInfo('pubmatic', 'auction'));
         expect(result.requests).to.deep.equal([]);
       }
     });

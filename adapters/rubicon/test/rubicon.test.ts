@@ -1,3 +1,4 @@
+import { testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -15,12 +16,12 @@ import { describeParamsTable } from '../../../test/harness/params-table.js';
 import manifest from '../index.js';
 
 const fixtureDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+const REGIONAL_ENDPOINT = 'https://exapi-us-east.rubiconproject.com/a/api/exchange';
 
 /**
- * The host our own fixtures are written for: a real regional endpoint and XAPI credentials, as a host configures
- * them (the fixture runner itself creates bidders with `extra: {}`).
+ * The host our fixtures and Prebid Server's are recorded under (test/host-config.json), shared with the registry-wide
+ * checks and `npm run conformance`: Prebid Server's reference test host.
  */
-/** The host our own fixtures were written for (shared with the registry-wide checks). */
 const TEST_HOST = JSON.parse(readFileSync(new URL('./host-config.json', import.meta.url), 'utf8')) as { endpoint: string; extra: Record<string, unknown> };
 
 function createFromManifest(config: BidderConfig, deps: AdapterDeps): Bidder {
@@ -47,7 +48,7 @@ function capturingLogger(): CapturingLogger {
 }
 
 function createBidder(endpoint: string, extra: Record<string, unknown>, logger = capturingLogger()): Bidder {
-  return createFromManifest({ name: 'rubicon', endpoint, extra, ortbVersion: '2.6' }, { logger });
+  return createFromManifest({ name: 'rubicon', endpoint, extra, ortbVersion: '2.6', host: { externalUrl: 'http://hosturl.com' } }, { logger });
 }
 
 const bannerRequest: BidRequest = {
@@ -57,7 +58,7 @@ const bannerRequest: BidRequest = {
 };
 
 function onlyRequest(bidder: Bidder, request: BidRequest = bannerRequest): RequestData {
-  const { requests, errors } = bidder.makeRequests(request, { bidder: 'rubicon', endpoint: 'auction' });
+  const { requests, errors } = bidder.makeRequests(request, testRequestInfo('rubicon', 'auction'));
   expect(errors ?? []).to.deep.equal([]);
   expect(requests).to.have.length(1);
   return requests[0]!;
@@ -111,37 +112,71 @@ describe('rubicon adapter', () => {
   });
 
   describe('host settings', () => {
-    it('sends to the configured endpoint with the tracker, and authenticates with the XAPI credentials', () => {
-      const call = onlyRequest(createBidder(TEST_HOST.endpoint, { xapi: { username: 'u', password: 'p', tracker: 'trk' } }));
-      expect(call.uri).to.equal('https://exapi-us-east.rubiconproject.com/a/api/exchange?tk_xint=trk');
+    it('sends to the configured endpoint with the tracker, as the XAPI user agent, authenticated with the XAPI credentials', () => {
+      const call = onlyRequest(createBidder(REGIONAL_ENDPOINT, { xapi: { username: 'u', password: 'p', tracker: 'trk' } }));
+      expect(call.uri).to.equal(`${REGIONAL_ENDPOINT}?tk_xint=trk`);
       expect(call.headers?.Authorization).to.equal(`Basic ${Buffer.from('u:p').toString('base64')}`);
+      expect(call.headers?.['User-Agent']).to.equal('prebid-server/1.0');
       expect(impTarget(call).pbs_login).to.equal('u');
     });
 
-    it('uses the username as tracker when Magnite issued no separate one, and keeps an existing query string', () => {
-      const call = onlyRequest(createBidder('https://exapi-eu.rubiconproject.com/a/api/exchange?x=1', { xapi: { username: 'acct', password: 'p' } }));
-      expect(call.uri).to.equal('https://exapi-eu.rubiconproject.com/a/api/exchange?x=1&tk_xint=acct');
+    it('adds the tracker (empty when none is configured) to the query as Go does: keys sorted, values form-encoded', () => {
+      const call = onlyRequest(createBidder(`${REGIONAL_ENDPOINT}?x=1&a=b c`, { xapi: { username: 'acct', password: 'p' } }));
+      expect(call.uri).to.equal(`${REGIONAL_ENDPOINT}?a=b+c&tk_xint=&x=1`);
     });
 
-    it('reports the host URL and version in the imp targeting', () => {
-      const call = onlyRequest(createBidder(TEST_HOST.endpoint, { xapi: { username: 'u' }, externalUrl: 'https://pbs.example', hostVersion: '2.0.0' }));
-      expect(impTarget(call)).to.include({ pbs_url: 'https://pbs.example', pbs_version: '2.0.0' });
+    it('reports the host URL (server.externalUrl) and the configured version in the imp targeting', () => {
+      const bidder = createFromManifest(
+        { name: 'rubicon', endpoint: REGIONAL_ENDPOINT, extra: { xapi: { username: 'u', password: 'p' }, hostVersion: '2.0.0' }, ortbVersion: '2.6', host: { externalUrl: 'https://pbs.example' } },
+        { logger: capturingLogger() },
+      );
+      expect(impTarget(onlyRequest(bidder))).to.include({ pbs_url: 'https://pbs.example', pbs_version: '2.0.0' });
     });
 
-    it('falls back to the unroutable placeholder host and warns when nothing is configured', () => {
-      const logger = capturingLogger();
-      const call = onlyRequest(createBidder(manifest.info.endpoint ?? '', {}, logger));
-      expect(call.uri).to.equal('uri?tk_xint=pbs-test-tracker');
-      expect(() => new URL(call.uri)).to.throw();
-      expect(logger.warnings.join(' ')).to.contain('xapi.username');
+    it("reports the host's Gavel version when the host configures none", () => {
+      const bidder = createFromManifest(
+        { name: 'rubicon', endpoint: REGIONAL_ENDPOINT, extra: { xapi: { username: 'u', password: 'p' } }, ortbVersion: '2.6', host: { externalUrl: 'https://pbs.example', version: '0.1.0' } },
+        { logger: capturingLogger() },
+      );
+      expect(impTarget(onlyRequest(bidder))).to.include({ pbs_version: '0.1.0' });
+    });
+
+    it('ships no endpoint, disabled, and sends nothing (with a warning at boot) until the host gives XAPI credentials', () => {
+      expect(manifest.info.endpoint).to.equal(undefined);
+      expect(manifest.info.disabled).to.equal(true);
+      for (const xapi of [undefined, { username: 'u' }, { password: 'p' }]) {
+        const logger = capturingLogger();
+        const { requests, errors } = createBidder(REGIONAL_ENDPOINT, xapi ? { xapi } : {}, logger).makeRequests(bannerRequest, testRequestInfo('rubicon'));
+        expect(requests).to.deep.equal([]);
+        expect(errors?.map((error) => error.code)).to.deep.equal([BidderErrorCode.BadInput]);
+        expect(logger.warnings.join(' ')).to.contain('extra.xapi.username and password');
+      }
+    });
+  });
+
+  describe('floors in other currencies', () => {
+    const bidder = createBidder(TEST_HOST.endpoint, TEST_HOST.extra);
+    const eurFloor: BidRequest = { ...bannerRequest, imp: [{ ...bannerRequest.imp[0]!, bidfloor: 2, bidfloorcur: 'EUR' }] };
+
+    it('are converted to US dollars with the auction\'s rates', () => {
+      const info = testRequestInfo('rubicon', 'auction', { convertCurrency: (amount, from, to) => (from === 'EUR' && to === 'USD' ? amount * 1.25 : amount) });
+      const { requests } = bidder.makeRequests(eurFloor, info);
+      const imp = (requests[0]!.body as BidRequest).imp[0]!;
+      expect([imp.bidfloor, imp.bidfloorcur]).to.deep.equal([2.5, 'USD']);
+    });
+
+    it('make the imp bad input when no rate is known', () => {
+      const { requests, errors } = bidder.makeRequests(eurFloor, testRequestInfo('rubicon'));
+      expect(requests).to.deep.equal([]);
+      expect(errors).to.deep.equal([{ code: BidderErrorCode.BadInput, message: 'Unable to convert provided bid floor currency from EUR to USD' }]);
     });
   });
 
   describe('robustness', () => {
     const bidder = createBidder(TEST_HOST.endpoint, TEST_HOST.extra);
-    const info = { bidder: 'rubicon', endpoint: 'auction' as const };
+    const info = testRequestInfo('rubicon');
 
-    it('reports a bad-input error instead of throwing on odd requests', () => {
+    it('reports errors instead of throwing on odd requests', () => {
       const odd = [
         { id: 'x', imp: [null] },
         { id: 'x', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: 'not an object' }] },
@@ -149,19 +184,30 @@ describe('rubicon adapter', () => {
       ] as unknown as BidRequest[];
       for (const request of odd) {
         const result = bidder.makeRequests(request, info);
-        for (const error of result.errors ?? []) expect(error.code).to.equal(BidderErrorCode.BadInput);
+        expect(result.requests, JSON.stringify(request)).to.deep.equal([]);
+        expect(result.errors, JSON.stringify(request)).to.have.length(1);
       }
       expect(bidder.makeRequests({ id: 'x' } as unknown as BidRequest, info).requests).to.deep.equal([]);
     });
 
-    it('answers odd response bodies with errors, never a throw', () => {
+    it('reports an imp params error as bad input and a request it cannot bring to OpenRTB 2.6 as an unknown error', () => {
+      const badParams = { id: 'x', site: {}, imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { accountId: true } } }] } as unknown as BidRequest;
+      expect(bidder.makeRequests(badParams, info).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
+      const badUserExt = { ...bannerRequest, user: { ext: { eids: 'none' } } } as unknown as BidRequest;
+      expect(bidder.makeRequests(badUserExt, info).errors).to.deep.equal([{ code: BidderErrorCode.Unknown, message: 'req.user.ext is invalid: cannot unmarshal eids: unexpected "none"' }]);
+    });
+
+    it('answers odd response bodies with bad server responses, never a throw', () => {
       const sent = onlyRequest(bidder);
-      for (const body of ['null', '"text"', '{"seatbid": 5}', '{"seatbid": [{"bid": [null, 3]}]}']) {
+      for (const body of ['"text"', '{"seatbid": 5}', '{"seatbid": [{"bid": [null, 3]}]}', '{"seatbid": [{"buyer": 12, "bid": []}]}']) {
         const result = bidder.makeBids(bannerRequest, sent, { status: 200, body, headers: {} });
-        expect(result.bids).to.deep.equal([]);
+        expect(result.bids, body).to.deep.equal([]);
+        expect(result.errors?.map((e) => e.code), body).to.deep.equal([BidderErrorCode.BadServerResponse]);
       }
+      expect(bidder.makeBids(bannerRequest, sent, { status: 200, body: 'null', headers: {} })).to.deep.equal({ currency: 'USD', bids: [], errors: [] });
       const garbled = bidder.makeBids(bannerRequest, { ...sent, body: '{not json' }, { status: 200, body: '{"seatbid":[{"bid":[{"id":"b","impid":"i1","price":1}]}]}', headers: {} });
-      expect(garbled.bids.map((bid) => bid.type)).to.deep.equal(['banner']);
+      expect(garbled.bids).to.deep.equal([]);
+      expect(garbled.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
     });
 
     it('takes the request-level price override for imps without their own', () => {

@@ -127,4 +127,53 @@ describe('CachingFetcher', () => {
     };
     expect(new CachingFetcher(noAccounts, 1_000, 10).fetchAccount).to.equal(undefined);
   });
+
+  describe('invalidation', () => {
+    it('drops the changed documents, and only them, so the next fetch reads the backend', async () => {
+      const cache = new CachingFetcher(backend, 60_000, 100, { now });
+      await cache.fetchRequests(['a', 'b']);
+      await cache.fetchImps(['a']);
+      cache.invalidate([{ kind: 'request', id: 'a' }]);
+      await cache.fetchRequests(['a', 'b']);
+      await cache.fetchImps(['a']);
+      expect(backend.calls).to.deep.equal([['a', 'b'], ['imp:a'], ['a']]);
+    });
+
+    it('drops a remembered miss, so a document created since shows up at once', async () => {
+      const documents: StoredDocuments = { requests: {} };
+      const cache = new CachingFetcher(new MemoryFetcher(documents), 60_000, 100, { now });
+      expect((await cache.fetchRequests(['new'])).has('new')).to.equal(false);
+      documents.requests!.new = { id: 'NEW' };
+      expect((await cache.fetchRequests(['new'])).has('new'), 'the miss is still remembered').to.equal(false);
+      cache.invalidate([{ kind: 'request', id: 'new' }]);
+      expect((await cache.fetchRequests(['new'])).get('new')).to.deep.equal({ id: 'NEW' });
+    });
+
+    it('drops everything when no change is named', async () => {
+      const cache = new CachingFetcher(backend, 60_000, 100, { now });
+      await cache.fetchRequests(['a', 'b']);
+      cache.invalidate();
+      expect(cache.size).to.equal(0);
+      await cache.fetchRequests(['a', 'b']);
+      expect(backend.calls).to.deep.equal([['a', 'b'], ['a', 'b']]);
+    });
+
+    it('does not cache what a fetch in flight during an invalidation read: it may predate the change', async () => {
+      let release!: () => void;
+      const slow: StoredDataFetcher = {
+        fetchRequests: async (ids) => {
+          await new Promise<void>((resolve) => (release = resolve));
+          return backend.fetchRequests(ids);
+        },
+        fetchImps: (ids) => backend.fetchImps(ids),
+      };
+      const cache = new CachingFetcher(slow, 60_000, 100, { now });
+      const inFlight = cache.fetchRequests(['a']);
+      await Promise.resolve();
+      cache.invalidate([{ kind: 'request', id: 'a' }]);
+      release();
+      expect((await inFlight).get('a'), 'the caller still gets its answer').to.deep.equal({ id: 'A' });
+      expect(cache.size).to.equal(0);
+    });
+  });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilesystemFetcher, isSafeFileId } from '../filesystem-fetcher.js';
-import { STORED_FETCH_FAILED } from '../fetcher.js';
+import { ErrorCode } from '../../api/index.js';
 
 describe('FilesystemFetcher', () => {
   let root: string;
@@ -68,7 +68,7 @@ describe('FilesystemFetcher', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    expect(error).to.have.property('code', STORED_FETCH_FAILED);
+    expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
     expect((error as Error).message).to.contain('broken');
   });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { STORED_FETCH_FAILED } from '../fetcher.js';
+import { ErrorCode } from '../../api/index.js';
 import { HttpFetcher } from '../http-fetcher.js';
 
 type Handler = (url: URL, res: ServerResponse) => void;
@@ -111,7 +111,7 @@ describe('HttpFetcher', () => {
       handler = failingHandler;
       const fetcher = new HttpFetcher({ url: `${base}/stored` });
       const error = await fetcher.fetchRequests(['req-1']).then(() => undefined, (err: unknown) => err);
-      expect(error).to.have.property('code', STORED_FETCH_FAILED);
+      expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
     });
   }
 
@@ -119,12 +119,12 @@ describe('HttpFetcher', () => {
     handler = (_url, res) => { setTimeout(() => res.end('{}'), 500).unref(); };
     const fetcher = new HttpFetcher({ url: `${base}/stored`, timeoutMs: 50 });
     const error = await fetcher.fetchRequests(['req-1']).then(() => undefined, (err: unknown) => err);
-    expect(error).to.have.property('code', STORED_FETCH_FAILED);
+    expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
   });
 
   it('throws a coded error when nothing listens', async () => {
     const fetcher = new HttpFetcher({ url: 'http://127.0.0.1:1/stored', timeoutMs: 500 });
     const error = await fetcher.fetchRequests(['req-1']).then(() => undefined, (err: unknown) => err);
-    expect(error).to.have.property('code', STORED_FETCH_FAILED);
+    expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
   });
 });

@@ -1,18 +1,20 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { STORED_FETCH_FAILED } from '../fetcher.js';
-import { createStoredDataTable, PostgresFetcher, saveStoredData } from '../postgres-fetcher.js';
+import { ErrorCode } from '../../api/index.js';
+import { migrateStoredData } from '../migrations.js';
+import { PostgresFetcher, saveStoredData } from '../postgres-fetcher.js';
+import { pgTestTable } from './pg-table.js';
 
 // Runs against a real server only when GAVEL_TEST_PG names one, e.g. postgres://postgres@127.0.0.1:5432/test.
 describe('PostgresFetcher', function () {
   const connectionString = process.env.GAVEL_TEST_PG;
-  const table = `gavel_stored_test_${process.pid}`;
+  const { table, cleanUp } = pgTestTable('stored');
   let pool: pg.Pool;
 
   before(async function () {
     if (!connectionString) this.skip();
     pool = new pg.Pool({ connectionString, max: 2 });
-    await createStoredDataTable(pool, table);
+    await migrateStoredData(pool, table);
     await saveStoredData(pool, 'request', 'req-1', { id: 'stored', tmax: 250 }, table);
     await saveStoredData(pool, 'imp', 'req-1', { id: 'an imp under the same id' }, table);
     await saveStoredData(pool, 'imp', 'imp-1', { id: 'imp', banner: { format: [{ w: 300, h: 250 }] } }, table);
@@ -21,7 +23,7 @@ describe('PostgresFetcher', function () {
 
   after(async () => {
     if (!pool) return;
-    await pool.query(`DROP TABLE IF EXISTS ${table}`);
+    await cleanUp(pool);
     await pool.end();
   });
 
@@ -44,6 +46,12 @@ describe('PostgresFetcher', function () {
     expect(await fetcher.fetchAccount('nobody')).to.equal(undefined);
   });
 
+  it('reads stored responses apart from the other kinds', async () => {
+    await saveStoredData(pool, 'response', 'req-1', { seatbid: [{ seat: 'alpha', bid: [] }] }, table);
+    const fetcher = new PostgresFetcher(pool, { table });
+    expect(Object.fromEntries(await fetcher.fetchResponses(['req-1', 'missing']))).to.deep.equal({ 'req-1': { seatbid: [{ seat: 'alpha', bid: [] }] } });
+  });
+
   it('upserts: saving again replaces the document', async () => {
     await saveStoredData(pool, 'request', 'req-2', { v: 1 }, table);
     await saveStoredData(pool, 'request', 'req-2', { v: 2 }, table);
@@ -63,14 +71,14 @@ describe('PostgresFetcher', function () {
   it('throws a coded error when a query fails', async () => {
     const fetcher = new PostgresFetcher(pool, { queries: { imps: 'SELECT id, data FROM no_such_table WHERE id = ANY($1)' } });
     const error = await fetcher.fetchImps(['imp-1']).then(() => undefined, (err: unknown) => err);
-    expect(error).to.have.property('code', STORED_FETCH_FAILED);
+    expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
   });
 
   it('throws a coded error when the server cannot be reached', async () => {
     const unreachable = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
     try {
       const error = await new PostgresFetcher(unreachable).fetchRequests(['x']).then(() => undefined, (err: unknown) => err);
-      expect(error).to.have.property('code', STORED_FETCH_FAILED);
+      expect(error).to.have.property('code', ErrorCode.StoredFetchFailed);
     } finally {
       await unreachable.end();
     }

@@ -1,18 +1,17 @@
 import { expect } from 'chai';
-import type { AuctionBid, BidRequest, BidsPayload, HookContext, HookResult, PluginLogger } from '../../../core/api/index.js';
+import type { AuctionBid, BidRequest, BidsPayload } from '../../../core/api/index.js';
+import { testContext, type TestContext } from '../../../core/api/testing.js';
 import bidAdjustmentModule from '../index.js';
 
-const silentLogger: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
-
-const hook = bidAdjustmentModule.create({}, {
-  logger: silentLogger,
+const adjuster = bidAdjustmentModule.provides!['bid-adjustment']!({}, {
+  logger: testContext().logger,
   bidders: new Map(),
   validateBidderParams: () => undefined,
   cachePut: async (values) => values.map(() => undefined),
-})['adjust-bids']!['apply-factors'];
+});
 
-function context(namespace: 'svc' | 'prebid' = 'prebid'): HookContext {
-  return { endpoint: 'auction', namespace, deadline: Date.now() + 1000, secure: false, moduleContext: {}, logger: silentLogger };
+function context(namespace: 'svc' | 'prebid' = 'prebid'): TestContext {
+  return testContext({ namespace });
 }
 
 function auctionBid(bidder: string, price: number, id = `${bidder}-bid`): AuctionBid {
@@ -38,25 +37,24 @@ function payload(bidder: string, prices: number[], factors: unknown, namespace =
   return { bidder, request, bids: prices.map((price, i) => auctionBid(bidder, price, `bid-${i}`)) };
 }
 
-/** Runs the hook and applies its changes as the executor does, on a copy; returns the prices after. */
-function adjustedPrices(input: BidsPayload, ctx: HookContext = context()): { result: HookResult<BidsPayload> | undefined; prices: number[]; output: BidsPayload } {
-  const before = structuredClone(input);
-  const result = hook(input, ctx) as HookResult<BidsPayload> | undefined;
-  expect(input, 'the hook itself must not edit its payload').to.deep.equal(before);
-  let output = structuredClone(input);
-  for (const change of result?.changes ?? []) output = change(output) ?? output;
-  return { result, prices: output.bids.map((b) => b.bid.price), output };
+/** Runs the service on a copy of the bids; `result` is 'update' when it changed a price, else undefined. */
+function adjustedPrices(input: BidsPayload, ctx: TestContext = context()): { result: 'update' | undefined; prices: number[]; output: BidsPayload } {
+  const output = structuredClone(input);
+  adjuster.adjust(output.bids, { bidder: output.bidder, adapter: output.bidder.toLowerCase(), request: output.request }, ctx);
+  const prices = output.bids.map((b) => b.bid.price);
+  const changed = prices.some((price, i) => price !== input.bids[i]!.bid.price);
+  return { result: changed ? 'update' : undefined, prices, output };
 }
 
 describe('gavel.bid-adjustment', () => {
-  it('is an adjust-bids module', () => {
+  it('is a module that provides the bid-adjustment service', () => {
     expect(bidAdjustmentModule.code).to.equal('gavel.bid-adjustment');
-    expect(bidAdjustmentModule.stages).to.deep.equal(['adjust-bids']);
+    expect(Object.keys(bidAdjustmentModule.provides ?? {})).to.deep.equal(['bid-adjustment']);
   });
 
   it('multiplies every bid of the bidder by its factor', () => {
     const { result, prices } = adjustedPrices(payload('appnexus', [1, 2.5], { appnexus: 0.9, rubicon: 2 }));
-    expect(result?.action).to.equal('update');
+    expect(result).to.equal('update');
     expect(prices).to.deep.equal([0.9, 2.25]);
   });
 
@@ -85,7 +83,7 @@ describe('gavel.bid-adjustment', () => {
     expect(adjustedPrices(payload('appnexus', [1], { appnexus: 2 }, 'svc'), context('prebid')).result).to.equal(undefined);
   });
 
-  it('does nothing without factors, for other bidders, or for a factor of 1', () => {
+  it('changes no price without factors, for other bidders, or for a factor of 1', () => {
     expect(adjustedPrices(payload('appnexus', [1], undefined)).result).to.equal(undefined);
     expect(adjustedPrices(payload('appnexus', [1], { rubicon: 2 })).result).to.equal(undefined);
     expect(adjustedPrices(payload('appnexus', [1], { appnexus: 1 })).result).to.equal(undefined);

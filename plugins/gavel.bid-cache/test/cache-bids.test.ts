@@ -1,21 +1,12 @@
 import { expect } from 'chai';
-import type {
-  AllBidsPayload,
-  AuctionBid,
-  Bid,
-  BidRequest,
-  HookContext,
-  HookResult,
-  MediaType,
-  ModuleDeps,
-} from '../../../core/api/index.js';
+import type { AllBidsPayload, AuctionBid, Bid, BidRequest, MediaType, ModuleDeps } from '../../../core/api/index.js';
 import bidCacheModule from '../index.js';
 import { vastWrapper } from '../../../core/api/index.js';
-import { createCacheBidsHook, DEFAULT_BID_CACHE_CONFIG } from '../hooks/cache-bids.js';
+import { testContext, type TestContext } from '../../../core/api/testing.js';
+import { createBidCache, DEFAULT_BID_CACHE_CONFIG } from '../bid-cache.js';
 
 type PutValues = Parameters<ModuleDeps['cachePut']>[0];
 
-const silentLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const DEADLINE = 1_700_000_000_500;
 const PUBLIC_URL = { host: 'cache.example.com', path: '/cache' };
 
@@ -29,8 +20,8 @@ function recordingCache(answer?: (values: PutValues) => Promise<Array<string | u
   return { calls, cachePut };
 }
 
-function context(namespace: 'svc' | 'prebid' = 'prebid'): HookContext {
-  return { endpoint: 'auction', namespace, deadline: DEADLINE, secure: true, moduleContext: {}, logger: silentLogger };
+function context(namespace: 'svc' | 'prebid' = 'prebid'): TestContext {
+  return testContext({ namespace, deadline: DEADLINE, secure: true });
 }
 
 interface BidSpec {
@@ -40,6 +31,8 @@ interface BidSpec {
   type?: MediaType;
   winner?: boolean;
   bidderBest?: boolean;
+  targetBidderCode?: string;
+  events?: AuctionBid['events'];
   bid?: Partial<Bid>;
 }
 
@@ -54,6 +47,8 @@ function auctionBid(spec: BidSpec): AuctionBid {
     targeting: { hb_pb: spec.price.toFixed(2) },
     winner: spec.winner ?? false,
     bidderBest: spec.bidderBest ?? true,
+    ...(spec.targetBidderCode && { targetBidderCode: spec.targetBidderCode }),
+    ...(spec.events && { events: spec.events }),
   };
 }
 
@@ -78,20 +73,24 @@ const withCache = (cache: Record<string, unknown>, targeting: Record<string, unk
 async function run(
   input: AllBidsPayload,
   deps: Partial<ModuleDeps> & Pick<ModuleDeps, 'cachePut'>,
-  ctx: HookContext = context(),
+  ctx: TestContext = context(),
   config = DEFAULT_BID_CACHE_CONFIG,
-): Promise<{ result: HookResult<AllBidsPayload> | undefined; output: AllBidsPayload }> {
-  const hook = createCacheBidsHook(config, deps);
-  const result = await hook(input, ctx);
+): Promise<{ result: 'update' | undefined; output: AllBidsPayload }> {
   const output = structuredClone(input);
-  for (const change of result?.changes ?? []) change(output);
-  return { result, output };
+  await createBidCache(config, deps).cache(output, ctx);
+  return { result: JSON.stringify(output) === JSON.stringify(input) ? undefined : 'update', output };
 }
 
 const bidAt = (output: AllBidsPayload, bidder: string, index = 0): AuctionBid =>
   output.seats.find((seat) => seat.bidder === bidder)!.bids[index]!;
 
-describe('gavel.bid-cache: cache-bids hook', () => {
+/** The cache ids a bid was given: `bids` (its JSON) and `vast`. */
+const idsOf = (output: AllBidsPayload, bidder: string, index = 0): { bids?: string; vast?: string } => {
+  const cache = bidAt(output, bidder, index).cache;
+  return { ...(cache?.bids && { bids: cache.bids.cacheId }), ...(cache?.vastXml && { vast: cache.vastXml.cacheId }) };
+};
+
+describe('gavel.bid-cache: the bid-caching service', () => {
   it('does nothing without targeting, even when caching is asked for', async () => {
     const cache = recordingCache();
     const input = payload({ prebid: { cache: { bids: {} } } }, [{ bidder: 'appnexus', price: 1, winner: true }]);
@@ -100,15 +99,15 @@ describe('gavel.bid-cache: cache-bids hook', () => {
     expect(cache.calls).to.have.length(0);
   });
 
-  it('answers synchronously with nothing when targeting asks for no cache and no public cache address exists', () => {
+  it('answers synchronously with nothing when targeting asks for no cache', () => {
     const cache = recordingCache();
-    const hook = createCacheBidsHook(DEFAULT_BID_CACHE_CONFIG, { cachePut: cache.cachePut });
+    const service = createBidCache(DEFAULT_BID_CACHE_CONFIG, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
     const input = payload({ prebid: { targeting: {} } }, [{ bidder: 'appnexus', price: 1, winner: true }]);
-    expect(hook(input, context())).to.equal(undefined);
+    expect(service.cache(input, context())).to.equal(undefined);
     expect(cache.calls).to.have.length(0);
   });
 
-  it('caches the winner and each bidder best in one call and sets hb_cache_id keys and bid.ext cache', async () => {
+  it('caches the winner and each bidder best in one call and records where each went, setting no key itself', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }), [
       { bidder: 'appnexus', price: 2, winner: true },
@@ -122,100 +121,105 @@ describe('gavel.bid-cache: cache-bids hook', () => {
       { type: 'json', value: input.seats[0]!.bids[0]!.bid, ttlseconds: 300 },
       { type: 'json', value: input.seats[1]!.bids[0]!.bid, ttlseconds: 300 },
     ]);
-
-    expect(bidAt(output, 'appnexus').targeting).to.deep.equal({
-      hb_pb: '2.00',
-      hb_cache_id: 'u0',
-      hb_cache_id_appnexus: 'u0',
-      hb_cache_host: 'cache.example.com',
-      hb_cache_host_appnex: 'cache.example.com',
-      hb_cache_path: '/cache',
-      hb_cache_path_appnex: '/cache',
-    });
-    expect(bidAt(output, 'rubicon').targeting).to.deep.equal({
-      hb_pb: '1.00',
-      hb_cache_id_rubicon: 'u1',
-      hb_cache_host_rubico: 'cache.example.com',
-      hb_cache_path_rubico: '/cache',
-    });
-    expect(bidAt(output, 'appnexus').bid.ext).to.deep.equal({
-      prebid: { cache: { bids: { url: 'https://cache.example.com/cache?uuid=u0', cacheId: 'u0' } } },
-    });
+    expect(bidAt(output, 'appnexus').cache).to.deep.equal({ bids: { url: 'https://cache.example.com/cache?uuid=u0', cacheId: 'u0' } });
+    expect(idsOf(output, 'rubicon')).to.deep.equal({ bids: 'u1' });
+    // Targeting keys the cache ids once bids are cached: this service leaves the keys and the bid's ext alone.
+    expect(bidAt(output, 'appnexus').targeting).to.deep.equal({ hb_pb: '2.00' });
+    expect(bidAt(output, 'appnexus').bid.ext).to.equal(undefined);
   });
 
-  it('never edits the payload it is given; only its changes do', async () => {
+  it('records both the JSON and the VAST of a video bid', async () => {
     const cache = recordingCache();
-    const input = payload(withCache({ bids: {}, vastxml: {} }), [
-      { bidder: 'appnexus', price: 2, winner: true, type: 'video', bid: { adm: '<VAST/>', ext: { prebid: { meta: { x: 1 } } } } },
-    ]);
-    const before = structuredClone(input);
-    const hook = createCacheBidsHook(DEFAULT_BID_CACHE_CONFIG, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
-    const result = await hook(input, context());
-    expect(input).to.deep.equal(before);
-    expect(result?.action).to.equal('update');
-  });
-
-  it('keeps what bid.ext already held beside the cache entry', async () => {
-    const cache = recordingCache();
-    const input = payload(withCache({ bids: {} }), [
-      { bidder: 'appnexus', price: 2, winner: true, bid: { ext: { prebid: { meta: { adaptercode: 'appnexus' } }, other: 1 } } },
-    ]);
-    const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(bidAt(output, 'appnexus').bid.ext).to.deep.equal({
-      prebid: { meta: { adaptercode: 'appnexus' }, cache: { bids: { cacheId: 'u0' } } },
-      other: 1,
+    const input = payload(withCache({ bids: {}, vastxml: {} }), [{ bidder: 'appnexus', price: 2, winner: true, type: 'video', bid: { adm: '<VAST/>' } }]);
+    const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
+    expect(bidAt(output, 'appnexus').cache).to.deep.equal({
+      bids: { cacheId: 'u0', url: 'https://cache.example.com/cache?uuid=u0' },
+      vastXml: { cacheId: 'u1', url: 'https://cache.example.com/cache?uuid=u1' },
     });
   });
 
-  it('reads and writes the svc namespace when the request used it', async () => {
+  describe('cacheVast (what the video endpoint asks for its pods)', () => {
+    it('caches the VAST of the bids that have none cached yet, in one call, and records it on each bid', async () => {
+      const cache = recordingCache();
+      const service = createBidCache(DEFAULT_BID_CACHE_CONFIG, { cachePut: cache.cachePut });
+      const input = payload({}, [
+        { bidder: 'appnexus', price: 2, type: 'video', bid: { adm: '<VAST a/>' } },
+        { bidder: 'rubicon', price: 1, type: 'video', bid: { nurl: 'https://win.example/n' } },
+      ]);
+      const bids = input.seats.flatMap((seat) => seat.bids);
+      bids[0]!.cache = { vastXml: { cacheId: 'already' } };
+      await service.cacheVast(bids, input.request, context());
+      expect(cache.calls).to.have.length(1);
+      expect(cache.calls[0]!.values).to.deep.equal([{ type: 'xml', value: vastWrapper('https://win.example/n'), ttlseconds: 1800 }]);
+      expect(bids.map((bid) => bid.cache?.vastXml?.cacheId)).to.deep.equal(['already', 'u0']);
+    });
+
+    it('leaves a bid without a cached VAST when the put fails', async () => {
+      const cache = recordingCache(async (values) => values.map(() => undefined));
+      const input = payload({}, [{ bidder: 'appnexus', price: 2, type: 'video', bid: { adm: '<VAST/>' } }]);
+      const bids = input.seats[0]!.bids;
+      await createBidCache(DEFAULT_BID_CACHE_CONFIG, { cachePut: cache.cachePut }).cacheVast(bids, input.request, context());
+      expect(bids[0]!.cache).to.equal(undefined);
+    });
+  });
+
+  it('reads the svc namespace when the request used it', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }, {}, 'svc'), [{ bidder: 'appnexus', price: 2, winner: true }]);
     const { output } = await run(input, { cachePut: cache.cachePut }, context('svc'));
-    expect(bidAt(output, 'appnexus').targeting.hb_cache_id).to.equal('u0');
-    expect(bidAt(output, 'appnexus').bid.ext).to.deep.equal({ svc: { cache: { bids: { cacheId: 'u0' } } } });
+    expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0' });
   });
 
-  it('cuts keys with long bidder names to 20 characters', async () => {
-    const cache = recordingCache();
-    const input = payload(withCache({ bids: {}, vastxml: {} }), [
-      { bidder: 'averyveryverylongbidder', price: 2, winner: true, type: 'video', bid: { adm: '<VAST/>' } },
-    ]);
-    const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
-    const keys = Object.keys(bidAt(output, 'averyveryverylongbidder').targeting);
-    expect(keys).to.include.members(['hb_cache_id_averyver', 'hb_uuid_averyveryver', 'hb_cache_host_averyv', 'hb_cache_path_averyv']);
-    for (const key of keys) expect(key.length).to.be.at.most(20);
-  });
-
-  it('sets no un-suffixed keys when includewinners is false', async () => {
+  it('caches the winner even when includewinners is false only if it gets bidder keys', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }, { includewinners: false }), [{ bidder: 'appnexus', price: 2, winner: true }]);
-    const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
-    const { targeting } = bidAt(output, 'appnexus');
-    expect(targeting.hb_cache_id_appnexus).to.equal('u0');
-    expect(targeting).to.not.have.any.keys('hb_cache_id', 'hb_cache_host', 'hb_cache_path');
+    const { output } = await run(input, { cachePut: cache.cachePut });
+    expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0' });
   });
 
-  it('caches only the winners when includebidderkeys is false', async () => {
+  const winnerOnly = [
+    { name: 'when includebidderkeys is false', cache: { bids: {} }, targeting: { includebidderkeys: false } },
+    { name: 'with cache.winningonly', cache: { bids: {}, winningonly: true }, targeting: {} },
+  ];
+  for (const setting of winnerOnly) {
+    it(`caches only each imp winner ${setting.name}`, async () => {
+      const twoBids = () => [
+        { bidder: 'appnexus', price: 2, winner: true },
+        { bidder: 'rubicon', price: 1 },
+      ];
+      const cache = recordingCache();
+      const { output } = await run(payload(withCache(setting.cache, setting.targeting), twoBids()), { cachePut: cache.cachePut });
+      expect(cache.calls[0]!.values).to.have.length(1);
+      expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0' });
+      expect(idsOf(output, 'rubicon')).to.deep.equal({});
+      // Without it, both are cached: the same request otherwise.
+      const all = await run(payload(withCache({ bids: {} }), twoBids()), { cachePut: recordingCache().cachePut });
+      expect(idsOf(all.output, 'rubicon')).to.deep.equal({ bids: 'u1' });
+    });
+  }
+
+  it('with alwaysincludedeals, also caches the deal bids of bidders when bidder keys are off', async () => {
     const cache = recordingCache();
-    const input = payload(withCache({ bids: {} }, { includebidderkeys: false }), [
+    const input = payload(withCache({ bids: {} }, { includebidderkeys: false, alwaysincludedeals: true }), [
       { bidder: 'appnexus', price: 2, winner: true },
-      { bidder: 'rubicon', price: 1 },
+      { bidder: 'rubicon', price: 1, bid: { dealid: 'deal-1' } },
+      { bidder: 'openx', price: 1.5 },
     ]);
     const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(cache.calls[0]!.values).to.have.length(1);
-    expect(bidAt(output, 'appnexus').targeting).to.deep.equal({ hb_pb: '2.00', hb_cache_id: 'u0' });
-    expect(bidAt(output, 'rubicon').targeting).to.deep.equal({ hb_pb: '1.00' });
+    expect(idsOf(output, 'rubicon')).to.deep.equal({ bids: 'u1' });
+    expect(idsOf(output, 'openx')).to.deep.equal({});
   });
 
-  it('leaves bids that are neither a winner nor a bidder best out of the cache', async () => {
+  it("caches a multibid bidder's extra keyed bids, and leaves unkeyed bids out", async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }), [
-      { bidder: 'appnexus', price: 2, winner: true },
+      { bidder: 'appnexus', price: 2, winner: true, targetBidderCode: 'appnexus' },
+      { bidder: 'appnexus', price: 1.5, bidderBest: false, targetBidderCode: 'apn2' },
       { bidder: 'appnexus', price: 1, bidderBest: false },
     ]);
     const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(cache.calls[0]!.values).to.have.length(1);
-    expect(bidAt(output, 'appnexus', 1).targeting).to.deep.equal({ hb_pb: '1.00' });
+    expect(cache.calls[0]!.values).to.have.length(2);
+    expect([0, 1, 2].map((i) => idsOf(output, 'appnexus', i))).to.deep.equal([{ bids: 'u0' }, { bids: 'u1' }, {}]);
   });
 
   it('caches each imp winner on its own', async () => {
@@ -229,8 +233,8 @@ describe('gavel.bid-cache: cache-bids hook', () => {
       [{ id: 'imp-1', banner: { w: 300, h: 250 } }, { id: 'imp-2', banner: { w: 728, h: 90 } }],
     );
     const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(bidAt(output, 'appnexus', 0).targeting.hb_cache_id).to.equal('u0');
-    expect(bidAt(output, 'appnexus', 1).targeting.hb_cache_id).to.equal('u1');
+    expect(idsOf(output, 'appnexus', 0)).to.deep.equal({ bids: 'u0' });
+    expect(idsOf(output, 'appnexus', 1)).to.deep.equal({ bids: 'u1' });
   });
 
   it('finds bids by position, so seats that share a bid id each get their own uuid', async () => {
@@ -240,12 +244,45 @@ describe('gavel.bid-cache: cache-bids hook', () => {
       { bidder: 'districtm', price: 1, bid: { id: 'same-id' } },
     ]);
     const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(bidAt(output, 'appnexus').targeting.hb_cache_id_appnexus).to.equal('u0');
-    expect(bidAt(output, 'districtm').targeting.hb_cache_id_district).to.equal('u1');
+    expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0' });
+    expect(idsOf(output, 'districtm')).to.deep.equal({ bids: 'u1' });
+  });
+
+  it('caches the win URL (wurl) with a bid that has event tracking, and not with a video bid', async () => {
+    const cache = recordingCache();
+    const events = { win: 'https://gavel.example/event?t=win&b=b1&a=acct', imp: 'https://gavel.example/event?t=imp&b=b1&a=acct' };
+    const input = payload(withCache({ bids: {} }), [
+      { bidder: 'appnexus', price: 2, winner: true, events },
+      { bidder: 'rubicon', price: 1, type: 'video', events, bid: { adm: '<VAST/>' } },
+    ]);
+    await run(input, { cachePut: cache.cachePut });
+    expect(cache.calls[0]!.values[0]!.value).to.deep.equal({ ...input.seats[0]!.bids[0]!.bid, wurl: events.win });
+    expect(cache.calls[0]!.values[1]!.value).to.deep.equal(input.seats[1]!.bids[0]!.bid);
+  });
+
+  describe('returnCreative', () => {
+    const bids: BidSpec[] = [
+      { bidder: 'appnexus', price: 2, winner: true, bid: { adm: '<div>a</div>' } },
+      { bidder: 'rubicon', price: 1, bidderBest: false, bid: { adm: '<div>r</div>' } },
+    ];
+
+    it('with returnCreative false, every bid of the answer loses its markup once cached (the cached JSON keeps it)', async () => {
+      const cache = recordingCache();
+      const { output } = await run(payload(withCache({ bids: { returnCreative: false } }), bids), { cachePut: cache.cachePut });
+      expect(cache.calls[0]!.values[0]!.value).to.have.property('adm', '<div>a</div>');
+      expect(output.seats.flatMap((seat) => seat.bids).map((bid) => bid.bid.adm)).to.deep.equal([undefined, undefined]);
+    });
+
+    it('keeps the markup by default, and when either kind asks for it', async () => {
+      for (const cacheOptions of [{ bids: {} }, { bids: { returnCreative: false }, vastxml: { returnCreative: true } }]) {
+        const { output } = await run(payload(withCache(cacheOptions), bids), { cachePut: recordingCache().cachePut });
+        expect(output.seats.flatMap((seat) => seat.bids).map((bid) => bid.bid.adm)).to.deep.equal(['<div>a</div>', '<div>r</div>']);
+      }
+    });
   });
 
   describe('vastxml', () => {
-    it('caches the adm of video bids under hb_uuid, beside hb_cache_id', async () => {
+    it('caches the adm of video bids beside their JSON', async () => {
       const cache = recordingCache();
       const vast = '<VAST version="3.0"><Ad/></VAST>';
       const input = payload(
@@ -258,16 +295,7 @@ describe('gavel.bid-cache: cache-bids hook', () => {
         { type: 'json', value: input.seats[0]!.bids[0]!.bid, ttlseconds: 1800 },
         { type: 'xml', value: vast, ttlseconds: 1800 },
       ]);
-      const bid = bidAt(output, 'appnexus');
-      expect(bid.targeting).to.include({ hb_cache_id: 'u0', hb_uuid: 'u1', hb_cache_id_appnexus: 'u0', hb_uuid_appnexus: 'u1' });
-      expect(bid.bid.ext).to.deep.equal({
-        prebid: {
-          cache: {
-            bids: { url: 'https://cache.example.com/cache?uuid=u0', cacheId: 'u0' },
-            vastXml: { url: 'https://cache.example.com/cache?uuid=u1', cacheId: 'u1' },
-          },
-        },
-      });
+      expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0', vast: 'u1' });
     });
 
     it('wraps the nurl in a VAST 3.0 wrapper when the bid has no adm', async () => {
@@ -286,15 +314,16 @@ describe('gavel.bid-cache: cache-bids hook', () => {
       expect(wrapper).to.include('<![CDATA[https://x.example/?a=]]]]><![CDATA[>b]]>');
     });
 
-    it('caches no VAST for banner bids or video bids with neither adm nor nurl', async () => {
+    it('caches no VAST for banner bids; a video bid with neither adm nor nurl gets an empty wrapper, as Prebid Server caches it', async () => {
       const cache = recordingCache();
       const input = payload(withCache({ vastxml: {} }), [
         { bidder: 'appnexus', price: 2, winner: true, type: 'banner', bid: { adm: '<div/>' } },
         { bidder: 'rubicon', price: 1, type: 'video' },
       ]);
-      const { result } = await run(input, { cachePut: cache.cachePut });
-      expect(cache.calls).to.have.length(0);
-      expect(result).to.equal(undefined);
+      const { output } = await run(input, { cachePut: cache.cachePut });
+      expect(cache.calls[0]!.values.map((value) => value.value)).to.deep.equal([vastWrapper('')]);
+      expect(idsOf(output, 'rubicon')).to.deep.equal({ vast: 'u0' });
+      expect(idsOf(output, 'appnexus')).to.deep.equal({});
     });
   });
 
@@ -336,24 +365,16 @@ describe('gavel.bid-cache: cache-bids hook', () => {
         { bidder: 'appnexus', price: 2, winner: true },
         { bidder: 'rubicon', price: 1 },
       ]);
-      const { output, result } = await run(input, { cachePut: cache.cachePut });
-      expect(bidAt(output, 'appnexus').targeting).to.deep.equal({ hb_pb: '2.00' });
-      expect(bidAt(output, 'appnexus').bid.ext).to.equal(undefined);
-      expect(bidAt(output, 'rubicon').targeting.hb_cache_id_rubicon).to.equal('u1');
-      expect(result?.messages).to.deep.equal(['cached 1 of 2 values']);
+      const { output } = await run(input, { cachePut: cache.cachePut });
+      expect(idsOf(output, 'appnexus')).to.deep.equal({});
+      expect(idsOf(output, 'rubicon')).to.deep.equal({ bids: 'u1' });
     });
 
-    it('does not throw when cachePut rejects, and still sets the cache address', async () => {
+    it('does not throw when cachePut rejects', async () => {
       const cache = recordingCache(() => Promise.reject(new Error('unreachable')));
       const input = payload(withCache({ bids: {} }), [{ bidder: 'appnexus', price: 2, winner: true }]);
-      const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
-      expect(bidAt(output, 'appnexus').targeting).to.deep.equal({
-        hb_pb: '2.00',
-        hb_cache_host: 'cache.example.com',
-        hb_cache_host_appnex: 'cache.example.com',
-        hb_cache_path: '/cache',
-        hb_cache_path_appnex: '/cache',
-      });
+      const { result } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
+      expect(result).to.equal(undefined);
     });
 
     it('does not throw when cachePut itself throws', async () => {
@@ -365,25 +386,11 @@ describe('gavel.bid-cache: cache-bids hook', () => {
       expect(result).to.equal(undefined);
     });
 
-    it('sets no change at all when nothing was cached and there is no public address', async () => {
+    it('sets no change at all when nothing was cached', async () => {
       const cache = recordingCache(async (values) => values.map(() => undefined));
       const input = payload(withCache({ bids: {} }), [{ bidder: 'appnexus', price: 2, winner: true }]);
       const { result } = await run(input, { cachePut: cache.cachePut });
       expect(result).to.equal(undefined);
-    });
-  });
-
-  it('sets hb_cache_host and hb_cache_path on targeted bids when targeting is on without caching (as Prebid Server does)', async () => {
-    const cache = recordingCache();
-    const input = payload({ prebid: { targeting: {} } }, [{ bidder: 'appnexus', price: 1, winner: true }]);
-    const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: { host: 'www.pbcserver.com', path: '/pbcache/endpoint' } });
-    expect(cache.calls).to.have.length(0);
-    expect(bidAt(output, 'appnexus').targeting).to.deep.equal({
-      hb_pb: '1.00',
-      hb_cache_host: 'www.pbcserver.com',
-      hb_cache_host_appnex: 'www.pbcserver.com',
-      hb_cache_path: '/pbcache/endpoint',
-      hb_cache_path_appnex: '/pbcache/endpoint',
     });
   });
 
@@ -392,25 +399,22 @@ describe('gavel.bid-cache: cache-bids hook', () => {
     const input = payload(withCache({ bids: {} }), [{ bidder: 'appnexus', price: 2, winner: true }]);
     const publicUrl = { host: 'localhost:8000', path: '/cache', scheme: 'http' };
     const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: publicUrl });
-    expect(bidAt(output, 'appnexus').bid.ext).to.deep.equal({
-      prebid: { cache: { bids: { url: 'http://localhost:8000/cache?uuid=u0', cacheId: 'u0' } } },
-    });
+    expect(bidAt(output, 'appnexus').cache).to.deep.equal({ bids: { url: 'http://localhost:8000/cache?uuid=u0', cacheId: 'u0' } });
   });
 
   describe('module manifest', () => {
-    it('registers one hook at cache-bids and applies the configured default TTLs', async () => {
+    it('provides the bid-caching service and applies the configured default TTLs', async () => {
       expect(bidCacheModule.code).to.equal('gavel.bid-cache');
-      expect(bidCacheModule.stages).to.deep.equal(['cache-bids']);
+      expect(Object.keys(bidCacheModule.provides ?? {})).to.deep.equal(['bid-caching']);
       const cache = recordingCache();
       const deps: ModuleDeps = {
-        logger: silentLogger,
+        logger: testContext().logger,
         bidders: new Map(),
         validateBidderParams: () => undefined,
         cachePut: cache.cachePut,
       };
-      const hooks = bidCacheModule.create({ defaultTtlSeconds: { banner: 42 } }, deps)['cache-bids']!;
-      const [hook] = Object.values(hooks);
-      await hook!(payload(withCache({ bids: {} }), [{ bidder: 'appnexus', price: 2, winner: true }]), context());
+      const service = bidCacheModule.provides!['bid-caching']!({ defaultTtlSeconds: { banner: 42 } }, deps);
+      await service.cache(payload(withCache({ bids: {} }), [{ bidder: 'appnexus', price: 2, winner: true }]), context());
       expect(cache.calls[0]!.values[0]!.ttlseconds).to.equal(42);
     });
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import type { BidRequest, Capabilities, HookContext, ModuleDeps, SplitPayload } from '../../../core/api/index.js';
-import { splitImps } from '../hooks/split-imps.js';
+import type { BidRequest, Capabilities, ModuleDeps } from '../../../core/api/index.js';
+import { testContext, type TestContext } from '../../../core/api/testing.js';
+import { createImpSplitter } from '../imp-splitter.js';
 
 const everything: Capabilities = { site: { mediaTypes: ['banner', 'video', 'audio', 'native'] }, app: { mediaTypes: ['banner', 'video', 'audio', 'native'] } };
 const bannerOnSite: Capabilities = { site: { mediaTypes: ['banner'] }, app: { mediaTypes: ['banner', 'video'] } };
@@ -12,21 +13,20 @@ function deps(): ModuleDeps {
       ['alpha', { adapter: 'ortb', capabilities: everything, enabled: true }],
       ['beta', { adapter: 'ortb', capabilities: bannerOnSite, enabled: true }],
       ['off', { adapter: 'ortb', capabilities: everything, enabled: false }],
+      ['single', { adapter: 'ortb', capabilities: everything, enabled: true, multiformat: false }],
     ]),
     validateBidderParams: () => undefined,
     cachePut: async (values) => values.map(() => undefined),
   };
 }
 
-function context(secure = false, namespace: 'svc' | 'prebid' = 'prebid'): HookContext {
-  return { endpoint: 'auction', namespace, deadline: Date.now() + 1000, secure, moduleContext: {}, logger: deps().logger };
+function context(secure = false, namespace: 'svc' | 'prebid' = 'prebid'): TestContext {
+  return testContext({ namespace, secure });
 }
 
 function split(request: BidRequest, ctx = context()) {
-  const payload: SplitPayload = { request, bidderRequests: [] };
-  const result = splitImps(payload, ctx, deps());
-  for (const change of result.changes ?? []) change(payload);
-  return { shares: payload.bidderRequests, result };
+  const shares = createImpSplitter(deps()).split(request, ctx);
+  return { shares, result: ctx };
 }
 
 const request = (imps: BidRequest['imp'], extra: Partial<BidRequest> = {}): BidRequest => ({ id: 'r', site: { page: 'p' }, imp: imps, ...extra });
@@ -55,6 +55,17 @@ describe('gavel.imp-splitting', () => {
       { code: 2, message: "request.imp[0] uses video, but this bidder doesn't support it" },
       { code: 2, message: "request.imp[1] uses video, but this bidder doesn't support it" },
     ]);
+  });
+
+  it('sends a bidder without multi-format support only the preferred media type of a multi-format imp', () => {
+    const imp = { id: 'i1', banner: { w: 1, h: 1 }, video: { mimes: ['video/mp4'] }, ext: { single: {}, alpha: {} } };
+    const typesOf = (shares: ReturnType<typeof split>['shares'], bidder: string) => Object.keys(shares.find((share) => share.bidder === bidder)!.request.imp[0]!).filter((key) => ['banner', 'video'].includes(key));
+    const byRequest = split(request([imp], { ext: { prebid: { biddercontrols: { Single: { prefmtype: 'video' }, alpha: { prefmtype: 'video' } } } } })).shares;
+    expect(typesOf(byRequest, 'single')).to.deep.equal(['video']);
+    expect(typesOf(byRequest, 'alpha'), 'a multi-format bidder takes the imp as it is').to.deep.equal(['banner', 'video']);
+    const byAccount = split(request([imp]), testContext({ namespace: 'prebid', account: { id: 'a', preferredmediatype: { single: 'banner' } } })).shares;
+    expect(typesOf(byAccount, 'single')).to.deep.equal(['banner']);
+    expect(typesOf(split(request([imp])).shares, 'single'), 'without a preference').to.deep.equal(['banner', 'video']);
   });
 
   it('reads capabilities for the kind of inventory: app requests use the app list', () => {

@@ -1,38 +1,17 @@
 import { expect } from 'chai';
-import type {
-  AllBidsPayload,
-  AuctionBid,
-  Bid,
-  BidRequest,
-  HookContext,
-  HookResult,
-  MediaType,
-  ModuleDeps,
-  PluginLogger,
-} from '../../../core/api/index.js';
-import targetingModule, { priceBucket, parsePriceGranularity } from '../index.js';
+import { parsePriceGranularity, priceBucket, type AllBidsPayload, type AuctionBid, type Bid, type BidRequest, type MediaType } from '../../../core/api/index.js';
+import { testContext, type TestContext } from '../../../core/api/testing.js';
+import targetingModule from '../index.js';
 
-const silentLogger: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
-
-const deps: ModuleDeps = {
-  logger: silentLogger,
+const targeting = targetingModule.provides!.targeting!({}, {
+  logger: testContext().logger,
   bidders: new Map(),
   validateBidderParams: () => undefined,
   cachePut: async (values) => values.map(() => undefined),
-};
+});
 
-const hook = targetingModule.create({}, deps)['build-targeting']!['targeting-keys'];
-
-function context(overrides: Partial<HookContext> = {}): HookContext {
-  return {
-    endpoint: 'auction',
-    namespace: 'prebid',
-    deadline: Date.now() + 1000,
-    secure: true,
-    moduleContext: {},
-    logger: silentLogger,
-    ...overrides,
-  };
+function context(overrides: Parameters<typeof testContext>[0] = {}): TestContext {
+  return testContext({ secure: true, ...overrides });
 }
 
 interface BidSpec {
@@ -75,14 +54,14 @@ function payload(targeting: unknown, bids: BidSpec[], requestOverrides: Partial<
   };
 }
 
-/** Runs the hook and applies its changes the way the executor does, on a copy of the payload. */
-function run(input: AllBidsPayload, ctx: HookContext = context()): { result: HookResult<AllBidsPayload> | undefined; output: AllBidsPayload } {
-  const before = structuredClone(input);
-  const result = hook(input, ctx) as HookResult<AllBidsPayload> | undefined;
-  expect(input, 'the hook itself must not edit its payload').to.deep.equal(before);
-  let output = structuredClone(input);
-  for (const change of result?.changes ?? []) output = change(output) ?? output;
-  return { result, output };
+/** Runs the service on a copy of the auction; `result` says whether it set keys and what it warned. */
+function run(input: AllBidsPayload, ctx: TestContext = context()): { result: { action: 'update'; warnings?: TestContext['warnings'] } | { action?: undefined; warnings: TestContext['warnings'] } | undefined; output: AllBidsPayload } {
+  const output = structuredClone(input);
+  targeting.apply(output, ctx);
+  const changed = JSON.stringify(output) !== JSON.stringify(input);
+  const warned = Object.keys(ctx.warnings).length > 0;
+  if (changed) return { result: warned ? { action: 'update', warnings: ctx.warnings } : { action: 'update' }, output };
+  return { result: warned ? { warnings: ctx.warnings } : undefined, output };
 }
 
 function targetingOf(output: AllBidsPayload, bidder: string, index = 0): Record<string, string> {
@@ -92,9 +71,9 @@ function targetingOf(output: AllBidsPayload, bidder: string, index = 0): Record<
 }
 
 describe('gavel.targeting', () => {
-  it('is a build-targeting module that re-exports the price-granularity functions', () => {
+  it('is a module that provides the targeting service', () => {
     expect(targetingModule.code).to.equal('gavel.targeting');
-    expect(targetingModule.stages).to.deep.equal(['build-targeting']);
+    expect(Object.keys(targetingModule.provides ?? {})).to.deep.equal(['targeting']);
     expect(priceBucket(1.87, { precision: 2, ranges: [{ max: 20, increment: 0.1 }] })).to.equal('1.80');
     expect(parsePriceGranularity('auto')).to.have.property('granularity');
   });
@@ -232,17 +211,15 @@ describe('gavel.targeting', () => {
       { bidder: 'appnexus', price: 1, winner: true },
     ]);
     const { result, output } = run(input);
-    expect(result?.changes).to.equal(undefined);
+    expect(result?.action).to.equal(undefined);
     expect(result?.warnings?.general).to.have.length(1);
     expect(result?.warnings?.general[0].message).to.contain('request.ext.prebid.targeting.pricegranularity');
     expect(targetingOf(output, 'appnexus')).to.deep.equal({});
   });
 
-  it('sets keys on the bids of the payload it is given when the change runs', () => {
-    const input = payload({}, [{ bidder: 'appnexus', price: 1, winner: true }]);
-    const result = hook(input, context()) as HookResult<AllBidsPayload>;
-    const later = payload({}, [{ bidder: 'rubicon', price: 3, winner: true }]);
-    for (const change of result.changes ?? []) change(later);
-    expect(targetingOf(later, 'rubicon')).to.include({ hb_pb: '3.00', hb_bidder: 'rubicon' });
+  it('gives the price bucket of the request\'s granularity, and the default one without targeting', () => {
+    const bid = auctionBid({ bidder: 'appnexus', price: 1.87 });
+    expect(targeting.priceBucket(bid, payload({ pricegranularity: 'low' }, []).request, context())).to.equal('1.50');
+    expect(targeting.priceBucket(bid, payload(undefined, []).request, context())).to.equal('1.80');
   });
 });

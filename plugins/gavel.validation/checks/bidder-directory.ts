@@ -19,6 +19,12 @@ export class BidderDirectory {
     return this.hostBidders.has(lowerCase) ? lowerCase : undefined;
   }
 
+  /** Whether this host runs the bidder (a host bidder switched off, or waiting for its setup, is not enabled). */
+  isEnabled(hostBidder: string): boolean {
+    const entry = this.hostBidders.get(hostBidder);
+    return !(typeof entry === 'object' && entry !== null && (entry as { enabled?: unknown }).enabled === false);
+  }
+
   addAlias(alias: string, hostBidder: string): void {
     (this.aliases ??= new Map()).set(alias, hostBidder);
     (this.aliasesByLowerCase ??= new Map()).set(alias.toLowerCase(), hostBidder);

@@ -10,7 +10,8 @@ import { hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
-import { isObject, isPresent, type JsonObject } from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { isPresent, type JsonObject } from './values.js';
 
 export function checkImpBidders(imp: JsonObject, impIndex: number, scope: ValidationScope): void {
   new ImpBidderCheck(impIndex, scope).run(imp.ext);
@@ -24,11 +25,11 @@ class ImpBidderCheck {
   constructor(private readonly impIndex: number, private readonly scope: ValidationScope) {}
 
   run(ext: unknown): void {
-    if (isPresent(ext) && !isObject(ext)) {
+    if (isPresent(ext) && !isJsonObject(ext)) {
       this.fail(`${this.extPath()} must be an object`);
       return;
     }
-    if (isObject(ext)) {
+    if (isJsonObject(ext)) {
       for (const namespace of namespacesInOrder(this.scope.namespace)) {
         if (isPresent(ext[namespace])) this.checkNamespace(ext[namespace], namespace);
       }
@@ -37,7 +38,7 @@ class ImpBidderCheck {
     if (this.acceptedBidders === 0 && !this.reportedProblem) {
       // Names the namespace the request visibly used; with none in sight, the Prebid.js form, whose wording
       // Prebid Server clients know.
-      const namespace = (isObject(ext) ? firstNamespaceIn(ext, this.scope.namespace) : undefined)
+      const namespace = (isJsonObject(ext) ? firstNamespaceIn(ext, this.scope.namespace) : undefined)
         ?? this.scope.declaredNamespace ?? 'prebid';
       this.fail(`${this.extPath()}.${namespace}.bidder must contain at least one bidder`);
     }
@@ -49,7 +50,7 @@ class ImpBidderCheck {
   }
 
   private checkNamespace(options: unknown, namespace: Namespace): void {
-    if (!isObject(options)) {
+    if (!isJsonObject(options)) {
       this.fail(`${this.extPath()}.${namespace} must be an object`);
       return;
     }
@@ -58,7 +59,7 @@ class ImpBidderCheck {
     }
     const bidderMap = options.bidder;
     if (!isPresent(bidderMap)) return;
-    if (!isObject(bidderMap)) {
+    if (!isJsonObject(bidderMap)) {
       this.fail(`${this.extPath()}.${namespace}.bidder must be an object mapping bidder names to their params`);
       return;
     }
@@ -103,7 +104,7 @@ class ImpBidderCheck {
     const impIndex = this.impIndex;
     this.scope.report.addChange((payload) => {
       const ext = payload.request.imp?.[impIndex]?.ext;
-      if (isObject(ext)) for (const key of keys) delete ext[key];
+      if (isJsonObject(ext)) for (const key of keys) delete ext[key];
     });
   }
 
@@ -117,7 +118,7 @@ class ImpBidderCheck {
 function namedInNamespaceForm(ext: JsonObject, name: string): boolean {
   for (const namespace of NAMESPACES) {
     const options = ext[namespace];
-    if (isObject(options) && isObject(options.bidder) && Object.hasOwn(options.bidder, name)) return true;
+    if (isJsonObject(options) && isJsonObject(options.bidder) && Object.hasOwn(options.bidder, name)) return true;
   }
   return false;
 }

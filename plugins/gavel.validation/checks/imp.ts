@@ -6,7 +6,8 @@ import {
 } from './media.js';
 import { normaliseNative } from './native.js';
 import { impPath, type ValidationScope } from './scope.js';
-import { isNonEmptyString, isObject, isPresent, type JsonObject } from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 const MEDIA_TYPES = ['banner', 'video', 'audio', 'native'];
 
@@ -25,7 +26,7 @@ export function checkImps(request: JsonObject, scope: ValidationScope): void {
   const firstIndexById = imps.length > MAX_IMPS_SCANNED_FOR_IDS ? new Map<string, number>() : undefined;
   for (let index = 0; index < imps.length; index++) {
     const imp: unknown = imps[index];
-    if (!isObject(imp)) {
+    if (!isJsonObject(imp)) {
       scope.report.addError(`${impPath(index)} must be an object`);
       continue;
     }
@@ -52,7 +53,7 @@ function firstImpWithId(
   if (firstIndexById === undefined) {
     for (let earlier = 0; earlier < index; earlier++) {
       const imp: unknown = imps[earlier];
-      if (isObject(imp) && imp.id === id) return earlier;
+      if (isJsonObject(imp) && imp.id === id) return earlier;
     }
     return undefined;
   }
@@ -90,7 +91,7 @@ function checkBanner(imp: JsonObject, index: number, device: unknown, scope: Val
   const interstitial = imp.instl === 1;
   const error = bannerError(imp.banner, index, interstitial);
   scope.report.addError(error);
-  if (error !== undefined || !interstitial || scope.interstitial === undefined || !isObject(imp.banner)) return;
+  if (error !== undefined || !interstitial || scope.interstitial === undefined || !isJsonObject(imp.banner)) return;
   const outcome = interstitialFormats(imp.banner, imp.id, device, scope.interstitial);
   if ('error' in outcome) {
     scope.report.addError(outcome.error);
@@ -98,7 +99,7 @@ function checkBanner(imp: JsonObject, index: number, device: unknown, scope: Val
   }
   scope.report.addChange((payload) => {
     const banner = payload.request.imp?.[index]?.banner;
-    if (isObject(banner)) banner.format = outcome.formats;
+    if (isJsonObject(banner)) banner.format = outcome.formats;
   });
 }
 
@@ -110,6 +111,6 @@ function checkNative(native: unknown, index: number, scope: ValidationScope): vo
   }
   scope.report.addChange((payload) => {
     const target = payload.request.imp?.[index]?.native;
-    if (isObject(target)) target.request = outcome.normalisedRequest;
+    if (isJsonObject(target)) target.request = outcome.normalisedRequest;
   });
 }

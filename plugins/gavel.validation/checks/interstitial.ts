@@ -4,7 +4,8 @@
  */
 import type { Format } from '../../../core/api/index.js';
 import type { InterstitialSettings } from './scope.js';
-import { isObject, type JsonObject } from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { type JsonObject } from './values.js';
 
 /** IAB standard display sizes, desktop and mobile. */
 const STANDARD_SIZES: ReadonlyArray<readonly [number, number]> = [
@@ -16,13 +17,13 @@ const STANDARD_SIZES: ReadonlyArray<readonly [number, number]> = [
 /** Largest first: an interstitial should fill as much of the screen as it is allowed to. */
 const SIZES_LARGEST_FIRST = [...STANDARD_SIZES].sort(([w1, h1], [w2, h2]) => w2 * h2 - w1 * h1 || w2 - w1);
 
-export const MAX_INTERSTITIAL_FORMATS = 10;
+const MAX_INTERSTITIAL_FORMATS = 10;
 
 type Size = { w: number; h: number };
 
 const sizeOf = (object: unknown): Size => {
   const read = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
-  return isObject(object) ? { w: read(object.w), h: read(object.h) } : { w: 0, h: 0 };
+  return isJsonObject(object) ? { w: read(object.w), h: read(object.h) } : { w: 0, h: 0 };
 };
 
 /**

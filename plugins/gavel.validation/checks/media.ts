@@ -3,9 +3,8 @@
  * index and spell paths only for a message (see impPath).
  */
 import { impPath } from './scope.js';
-import {
-  firstNonNegativeIntegerViolation, isNonEmptyString, isObject, isPresent, nonNegativeIntegerError, type JsonObject,
-} from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { firstNonNegativeIntegerViolation, isNonEmptyString, isPresent, nonNegativeIntegerError, type JsonObject } from './values.js';
 
 /** Banner size ranges that OpenRTB 2.5 replaced by `format`; the specification rejects them (section 4.1). */
 const DEPRECATED_SIZE_FIELDS = ['wmin', 'wmax', 'hmin', 'hmax'];
@@ -26,7 +25,7 @@ const isPositive = (value: unknown): boolean => typeof value === 'number' && val
 
 /** An interstitial banner may leave its sizes out: the ad takes the screen. */
 export function bannerError(banner: unknown, impIndex: number, interstitial: boolean): string | undefined {
-  if (!isObject(banner)) return `${bannerPath(impIndex)} must be an object`;
+  if (!isJsonObject(banner)) return `${bannerPath(impIndex)} must be an object`;
   const deprecatedField = deprecatedSizeField(banner);
   if (deprecatedField !== undefined) {
     return deprecatedSizeFieldError(bannerPath(impIndex), deprecatedField, 'Use the "format" array instead.');
@@ -57,7 +56,7 @@ function formatsError(formats: unknown[], impIndex: number): string | undefined 
 
 /** A format is a fixed size `{w, h}` or a flexible one `{wmin, wratio, hratio}`, never both. */
 function formatError(format: unknown, impIndex: number, formatIndex: number): string | undefined {
-  if (!isObject(format)) return `${formatPath(impIndex, formatIndex)} must be an object`;
+  if (!isJsonObject(format)) return `${formatPath(impIndex, formatIndex)} must be an object`;
   const invalidField = firstNonNegativeIntegerViolation(format, FORMAT_SIZE_FIELDS);
   if (invalidField !== undefined) {
     return nonNegativeIntegerError(format[invalidField], `${formatPath(impIndex, formatIndex)}.${invalidField}`);
@@ -97,7 +96,7 @@ export const AUDIO_COUNTERS = ['minduration', 'maxduration', 'sequence', 'maxseq
 export function playerError(
   player: unknown, impIndex: number, media: 'video' | 'audio', counters: readonly string[],
 ): string | undefined {
-  if (!isObject(player)) return `${impPath(impIndex)}.${media} must be an object`;
+  if (!isJsonObject(player)) return `${impPath(impIndex)}.${media} must be an object`;
   const mimes = player.mimes;
   if (!Array.isArray(mimes) || mimes.length === 0) {
     return `${impPath(impIndex)}.${media}.mimes must contain at least one supported MIME type`;
@@ -112,13 +111,13 @@ export function playerError(
 
 export function pmpError(pmp: unknown, impIndex: number): string | undefined {
   if (!isPresent(pmp)) return undefined;
-  if (!isObject(pmp)) return `${impPath(impIndex)}.pmp must be an object`;
+  if (!isJsonObject(pmp)) return `${impPath(impIndex)}.pmp must be an object`;
   const deals = pmp.deals;
   if (!isPresent(deals)) return undefined;
   if (!Array.isArray(deals)) return `${impPath(impIndex)}.pmp.deals must be an array`;
   for (let index = 0; index < deals.length; index++) {
     const deal: unknown = deals[index];
-    if (!isObject(deal) || !isNonEmptyString(deal.id)) return `${impPath(impIndex)}.pmp.deals[${index}] missing required field: "id"`;
+    if (!isJsonObject(deal) || !isNonEmptyString(deal.id)) return `${impPath(impIndex)}.pmp.deals[${index}] missing required field: "id"`;
   }
   return undefined;
 }

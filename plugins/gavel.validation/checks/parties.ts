@@ -1,9 +1,7 @@
 /** Checks of the request's top-level objects other than imps: site/app/dooh, device, regs, user. */
 import { namespacesInOrder, type InterstitialSettings, type Namespace, type ValidationScope } from './scope.js';
-import {
-  fieldKindError, isNonEmptyString, isObject, isPresent, kindError, nonNegativeIntegerFieldsError,
-  type JsonKind, type JsonObject,
-} from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { fieldKindError, isNonEmptyString, isPresent, kindError, nonNegativeIntegerFieldsError, type JsonKind, type JsonObject } from './values.js';
 
 const CHANNELS = ['site', 'app', 'dooh'] as const;
 const SITE_IDENTITY_MISSING = 'request.site should include at least one of request.site.id or request.site.page.';
@@ -42,7 +40,7 @@ const EXT_PATHS = {
  */
 function checkExt(object: JsonObject, paths: ExtPaths, scope: ValidationScope, fields = NO_EXT_FIELDS): JsonObject | undefined {
   const ext = object.ext;
-  if (!isObject(ext)) {
+  if (!isJsonObject(ext)) {
     scope.report.addError(kindError(ext, 'object', paths.ext, paths.decoderContext));
     return undefined;
   }
@@ -51,7 +49,7 @@ function checkExt(object: JsonObject, paths: ExtPaths, scope: ValidationScope, f
   }
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
-    if (isPresent(options) && !isObject(options)) scope.report.addError(`${paths.namespaces[namespace]} must be an object`);
+    if (isPresent(options) && !isJsonObject(options)) scope.report.addError(`${paths.namespaces[namespace]} must be an object`);
   }
   return ext;
 }
@@ -68,7 +66,7 @@ export function checkDistributionChannel(request: JsonObject, scope: ValidationS
   for (const channel of CHANNELS) {
     const object = request[channel];
     if (!isPresent(object)) continue;
-    if (!isObject(object)) {
+    if (!isJsonObject(object)) {
       scope.report.addError(`request.${channel} must be an object`);
       continue;
     }
@@ -80,7 +78,17 @@ export function checkDistributionChannel(request: JsonObject, scope: ValidationS
 
 function checkSite(site: JsonObject, scope: ValidationScope): void {
   if (!isNonEmptyString(site.id) && !isNonEmptyString(site.page)) scope.report.addError(SITE_IDENTITY_MISSING);
-  checkExt(site, EXT_PATHS.site, scope);
+  const ext = checkExt(site, EXT_PATHS.site, scope);
+  // `site.ext.amp` says whether the page is an AMP page: 1 or 0.
+  if (ext !== undefined && isPresent(ext.amp) && ext.amp !== 0 && ext.amp !== 1) scope.report.addError('request.site.ext.amp must be either 1, 0, or undefined');
+}
+
+/** `<object>.geo.accuracy` is a radius in metres: never negative. */
+function geoAccuracyError(object: JsonObject, path: string): string | undefined {
+  const geo = object.geo;
+  if (!isJsonObject(geo) || !isPresent(geo.accuracy)) return undefined;
+  if (typeof geo.accuracy !== 'number' || !Number.isInteger(geo.accuracy)) return `${path}.geo.accuracy must be an integer`;
+  return geo.accuracy < 0 ? `${path}.geo.accuracy must be a positive number` : undefined;
 }
 
 /** Prebid Server's decoder names the Go fields of `app.ext.prebid`; its clients match on that wording. */
@@ -94,7 +102,7 @@ function checkApp(app: JsonObject, scope: ValidationScope): void {
   if (ext === undefined) return;
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
-    if (!isObject(options)) continue;
+    if (!isJsonObject(options)) continue;
     for (const [field, decoderContext] of APP_EXT_DECODER_CONTEXTS) {
       scope.report.addError(fieldKindError(options, field, 'string', EXT_PATHS.app.namespaces[namespace], decoderContext));
     }
@@ -111,11 +119,12 @@ export function checkDevice(request: JsonObject, scope: ValidationScope): void {
   const device = scope.report.optionalObject(request.device, 'request.device');
   if (device === undefined) return;
   scope.report.addError(nonNegativeIntegerFieldsError(device, DEVICE_SIZE_FIELDS, 'request.device'));
+  scope.report.addError(geoAccuracyError(device, 'request.device'));
   const ext = checkExt(device, EXT_PATHS.device, scope);
   if (ext === undefined) return;
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
-    if (!isObject(options) || !isPresent(options.interstitial)) continue;
+    if (!isJsonObject(options) || !isPresent(options.interstitial)) continue;
     const settings = readInterstitialSettings(options.interstitial, `${EXT_PATHS.device.namespaces[namespace]}.interstitial`, scope);
     scope.interstitial ??= settings;
   }
@@ -159,13 +168,19 @@ export function checkUser(request: JsonObject, scope: ValidationScope): void {
   if (user === undefined) return;
   scope.report.addError(kindError(user.consent, 'string', 'request.user.consent'));
   scope.report.addError(kindError(user.buyeruid, 'string', 'request.user.buyeruid'));
+  scope.report.addError(geoAccuracyError(user, 'request.user'));
   const ext = checkExt(user, EXT_PATHS.user, scope, USER_EXT_FIELDS);
   if (ext === undefined) return;
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
-    if (isObject(options) && isPresent(options.buyeruids)) {
-      checkBuyerUids(options.buyeruids, `${EXT_PATHS.user.namespaces[namespace]}.buyeruids`, scope);
+    if (!isJsonObject(options)) continue;
+    // The service's part of user.ext holds only the buyer ids: without them it has no reason to be there.
+    const path = EXT_PATHS.user.namespaces[namespace];
+    if (!isPresent(options.buyeruids) || (isJsonObject(options.buyeruids) && Object.keys(options.buyeruids).length === 0)) {
+      scope.report.addError(`${path} requires a "buyeruids" property with at least one ID defined. If none exist, then ${path} should not be defined.`);
+      continue;
     }
+    checkBuyerUids(options.buyeruids, `${path}.buyeruids`, scope);
   }
 }
 
@@ -173,17 +188,12 @@ export function checkUser(request: JsonObject, scope: ValidationScope): void {
 function checkBuyerUids(buyerUids: unknown, path: string, scope: ValidationScope): void {
   const uids = scope.report.optionalObject(buyerUids, path, 'must be an object mapping bidder names to user ids');
   if (uids === undefined) return;
-  let bidderCount = 0;
   for (const bidder in uids) {
     if (!Object.hasOwn(uids, bidder)) continue; // see hasOwnKeys
-    bidderCount++;
     scope.report.addError(fieldKindError(uids, bidder, 'string', path));
     if (scope.bidders.resolve(bidder) !== undefined) continue;
     // The path `request.user.ext.<bidder>` is the one Prebid Server clients know for a buyeruids key.
     scope.report.addError(`request.user.ext.${bidder} is neither a known bidder name nor an alias in `
       + `${scope.optionsPaths.aliases}`);
-  }
-  if (bidderCount === 0) {
-    scope.report.addError(`${path} must contain at least one bidder's user id. Leave it out when there is none.`);
   }
 }

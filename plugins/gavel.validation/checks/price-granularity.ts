@@ -1,7 +1,8 @@
-import { isObject, isPresent, type JsonObject } from './values.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { isPresent, type JsonObject } from './values.js';
 
 /** The legacy granularity names the service still honours. */
-export const LEGACY_GRANULARITIES: readonly string[] = ['low', 'med', 'medium', 'high', 'auto', 'dense'];
+const LEGACY_GRANULARITIES: readonly string[] = ['low', 'med', 'medium', 'high', 'auto', 'dense'];
 
 /** Beyond this many decimals a float cannot hold the bucket exactly. */
 export const MAX_PRECISION = 15;
@@ -17,7 +18,7 @@ export function priceGranularityError(granularity: unknown, path: string): strin
     const names = LEGACY_GRANULARITIES.map((name) => `"${name}"`).join(', ');
     return `${path} must be one of ${names}, or an object with "ranges". Got "${granularity}"`;
   }
-  if (!isObject(granularity)) return `${path} must be a legacy granularity name or an object with "ranges"`;
+  if (!isJsonObject(granularity)) return `${path} must be a legacy granularity name or an object with "ranges"`;
   return precisionError(granularity.precision, path) ?? rangesError(granularity.ranges, path);
 }
 
@@ -45,7 +46,7 @@ function rangesError(ranges: unknown, granularityPath: string): string | undefin
 }
 
 function rangeError(range: unknown, granularityPath: string, index: number, previousMax: number): string | undefined {
-  if (!isObject(range)) return `${granularityPath}.ranges[${index}] must be an object with "max" and "increment"`;
+  if (!isJsonObject(range)) return `${granularityPath}.ranges[${index}] must be an object with "max" and "increment"`;
   const { max, increment } = range;
   if (typeof max !== 'number' || !(max > previousMax)) {
     return `${granularityPath}.ranges[${index}].max must be a number greater than ${previousMax} `

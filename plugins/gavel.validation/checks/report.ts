@@ -1,5 +1,6 @@
-import type { HookResult, RequestPayload, Warning } from '../../../core/api/index.js';
-import { isObject, isPresent, type JsonObject } from './values.js';
+import type { AuctionContext, BidRequest, RequestPayload, Warning } from '../../../core/api/index.js';
+import { isJsonObject } from '../../../core/api/index.js';
+import { isPresent, type JsonObject } from './values.js';
 
 export type RequestChange = (payload: RequestPayload) => void;
 
@@ -30,7 +31,7 @@ export class ValidationReport {
    */
   optionalObject(value: unknown, path: string, requirement = 'must be an object'): JsonObject | undefined {
     if (!isPresent(value)) return undefined;
-    if (isObject(value)) return value;
+    if (isJsonObject(value)) return value;
     this.addError(`${path} ${requirement}`);
     return undefined;
   }
@@ -47,12 +48,17 @@ export class ValidationReport {
     return this.invalid !== undefined;
   }
 
-  toHookResult(): HookResult<RequestPayload> | undefined {
-    // A clean request: the executor has nothing to do.
-    if (this.invalid === undefined && this.changes === undefined && this.warnings === undefined) return undefined;
-    const warnings = this.warnings !== undefined ? { warnings: { general: this.warnings } } : {};
-    if (this.invalid !== undefined) return { action: 'reject', invalid: this.invalid, ...warnings };
-    if (this.changes !== undefined) return { action: 'update', changes: this.changes, ...warnings };
-    return { action: 'no-op', ...warnings };
+  /**
+   * Reports the warnings, then either gives the 400 lines (leaving an invalid request as it came) or applies the
+   * normalisations to the request, which the auction owns.
+   */
+  settle(request: BidRequest, context: Pick<AuctionContext, 'warn'>): string[] | undefined {
+    if (this.warnings !== undefined) for (const warning of this.warnings) context.warn('general', warning);
+    if (this.invalid !== undefined) return this.invalid;
+    if (this.changes !== undefined) {
+      const payload: RequestPayload = { request };
+      for (const change of this.changes) change(payload);
+    }
+    return undefined;
   }
 }

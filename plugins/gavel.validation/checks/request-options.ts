@@ -1,7 +1,8 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { fieldKindError, isNonEmptyString, isObject, isPresent, type JsonObject } from './values.js';
+import { isJsonObject, WarningCode } from '../../../core/api/index.js';
+import { fieldKindError, isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 /**
  * Aliases first: every other check resolves bidder names through them. Only well-formed aliases are registered,
@@ -24,7 +25,29 @@ function resolveAlias(alias: string, target: unknown, path: string, bidders: Bid
     return { error: `${path} defines a no-op alias. Choose a different alias, or remove this entry.` };
   }
   const hostBidder = bidders.hostBidder(target);
-  return hostBidder === undefined ? { error: `${path} refers to unknown bidder: ${target}` } : { hostBidder };
+  if (hostBidder === undefined) return { error: `${path} refers to unknown bidder: ${target}` };
+  return bidders.isEnabled(hostBidder) ? { hostBidder } : { error: `${path} refers to disabled bidder: ${target}` };
+}
+
+/** ISO 4217 codes this runtime knows (Prebid Server checks a request's own rates against the same list). */
+let knownCurrencies: ReadonlySet<string> | undefined;
+
+/**
+ * `currency.rates` (`{FROM: {TO: rate}}`): every code must be a real currency, else the request is refused
+ * (Prebid Server's `currency code <code> is not recognized or malformed`).
+ */
+export function checkCurrencyRates(options: JsonObject, scope: ValidationScope): void {
+  const currency = options.currency;
+  const rates = isJsonObject(currency) ? currency.rates : undefined;
+  if (!isJsonObject(rates)) return;
+  knownCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
+  for (const [from, toRates] of Object.entries(rates)) {
+    const unknown = knownCurrencies.has(from) ? (isJsonObject(toRates) ? Object.keys(toRates).find((to) => !knownCurrencies!.has(to)) : undefined) : from;
+    if (unknown !== undefined) {
+      scope.report.addError(`currency code ${unknown} is not recognized or malformed`);
+      return;
+    }
+  }
 }
 
 /** `bidadjustmentfactors` is `{<bidder>: factor}`, optionally with `mediatypes: {<type>: {<bidder>: factor}}`. */
@@ -37,7 +60,7 @@ export function checkBidAdjustmentFactors(options: JsonObject, scope: Validation
   const byMediaType = scope.report.optionalObject(mediatypes, `${path}.mediatypes`, 'must be an object mapping media types to bidder factors');
   for (const [mediaType, mediaFactors] of Object.entries(byMediaType ?? {})) {
     const mediaPath = `${path}.mediatypes.${mediaType}`;
-    if (isObject(mediaFactors)) checkFactorsByBidder(mediaFactors, mediaPath, scope);
+    if (isJsonObject(mediaFactors)) checkFactorsByBidder(mediaFactors, mediaPath, scope);
     else scope.report.addError(`${mediaPath} must be an object mapping bidder names to factors`);
   }
 }
@@ -67,7 +90,7 @@ function factorBidderError(name: string, path: string, scope: ValidationScope): 
   return scope.bidders.resolve(name) === undefined ? `${path} is not a known bidder or alias` : undefined;
 }
 
-const TARGETING_FLAGS = ['includewinners', 'includebidderkeys', 'includeformat', 'preferdeals', 'appendbiddernames'];
+const TARGETING_FLAGS = ['includewinners', 'includebidderkeys', 'includeformat', 'preferdeals', 'appendbiddernames', 'alwaysincludedeals', 'requireexactduration'];
 
 export function checkTargeting(options: JsonObject, scope: ValidationScope): void {
   const paths = scope.optionsPaths;
@@ -80,12 +103,126 @@ export function checkTargeting(options: JsonObject, scope: ValidationScope): voi
   }
   scope.report.addError(priceGranularityError(targeting.pricegranularity, paths.priceGranularity));
   scope.report.addError(mediaTypeGranularityError(targeting.mediatypepricegranularity, paths.mediaTypePriceGranularity));
+  scope.report.addError(fieldKindError(targeting, 'prefix', 'string', paths.targeting));
+  scope.report.addError(durationsError(targeting.durationrangesec, `${paths.targeting}.durationrangesec`));
+  scope.report.addError(brandCategoryError(targeting.includebrandcategory, `${paths.targeting}.includebrandcategory`));
+}
+
+function durationsError(durations: unknown, path: string): string | undefined {
+  if (!isPresent(durations)) return undefined;
+  const valid = Array.isArray(durations) && durations.every((value) => typeof value === 'number' && Number.isInteger(value) && value > 0);
+  return valid ? undefined : `${path} must be an array of durations in seconds (positive integers)`;
+}
+
+/** With categories to translate, the primary ad server names the mapping: 1 (FreeWheel) or 2 (Google Ad Manager). */
+function brandCategoryError(brand: unknown, path: string): string | undefined {
+  if (!isPresent(brand)) return undefined;
+  if (!isJsonObject(brand)) return `${path} must be an object`;
+  if (brand.withcategory !== true || brand.translatecategories === false) return undefined;
+  return brand.primaryadserver === 1 || brand.primaryadserver === 2
+    ? undefined
+    : `${path}.primaryadserver ${JSON.stringify(brand.primaryadserver ?? null)} not recognized: use 1 (FreeWheel) or 2 (Google Ad Manager), or "translatecategories": false`;
+}
+
+const MEDIA_TYPE_NAMES = new Set(['banner', 'video', 'audio', 'native']);
+
+/** `biddercontrols.<bidder>.prefmtype`: the media type a bidder without multi-format support is sent. */
+export function checkBidderControls(options: JsonObject, scope: ValidationScope): void {
+  const path = `${scope.optionsPaths.options}.biddercontrols`;
+  const controls = scope.report.optionalObject(options.biddercontrols, path, 'must be an object mapping bidder names to {"prefmtype"}');
+  if (controls === undefined) return;
+  for (const [bidder, control] of Object.entries(controls)) {
+    const controlPath = `${path}.${bidder}`;
+    if (!isJsonObject(control)) scope.report.addError(`${controlPath} must be an object`);
+    else if (isPresent(control.prefmtype) && !MEDIA_TYPE_NAMES.has(control.prefmtype as string)) {
+      scope.report.addError(`${controlPath}.prefmtype must be one of "banner", "video", "audio", "native". Got ${JSON.stringify(control.prefmtype)}`);
+    }
+  }
+}
+
+/** Most bids one bidder may have keyed in one imp (Prebid Server's `MaxBidLimit`). */
+const MAX_BIDS = 9;
+
+/**
+ * `multibid` as Prebid Server validates it: entries without `maxbids`, repeats of a bidder and entries naming no
+ * bidder are dropped, `maxbids` is brought within 1..9, `bidders` beside `bidder` and a `targetbiddercodeprefix` beside
+ * `bidders` are ignored; each with a warning (10006). The request keeps only the entries that survive.
+ */
+export function checkMultiBid(options: JsonObject, scope: ValidationScope): void {
+  const entries = options.multibid;
+  if (!isPresent(entries)) return;
+  const path = `${scope.optionsPaths.options}.multibid`;
+  if (!Array.isArray(entries) || !entries.every(isJsonObject)) {
+    scope.report.addError(`${path} must be an array of {"bidder" or "bidders", "maxbids", "targetbiddercodeprefix"}`);
+    return;
+  }
+  // Every change to an entry comes with its warning: no warning, nothing to rewrite.
+  let changed = false;
+  const warn = (message: string): void => {
+    changed = true;
+    scope.report.addWarning(WarningCode.MultiBid, message);
+  };
+  const seen = new Set<string>();
+  const kept: JsonObject[] = [];
+  for (const entry of entries as JsonObject[]) {
+    const shown = describeMultiBid(entry);
+    if (typeof entry.maxbids !== 'number' || !Number.isInteger(entry.maxbids)) {
+      warn(`maxBids not defined for ${shown}`);
+      continue;
+    }
+    let maxbids = entry.maxbids;
+    if (maxbids < 1) {
+      warn(`invalid maxBids value, using minimum 1 limit for ${shown}`);
+      maxbids = 1;
+    } else if (maxbids > MAX_BIDS) {
+      warn(`invalid maxBids value, using maximum ${MAX_BIDS} limit for ${shown}`);
+      maxbids = MAX_BIDS;
+    }
+    if (isNonEmptyString(entry.bidder)) {
+      if (seen.has(entry.bidder)) {
+        warn(`multiBid already defined for ${entry.bidder}, ignoring this instance ${shown}`);
+        continue;
+      }
+      if (isPresent(entry.bidders)) warn(`ignoring bidders from ${shown}`);
+      seen.add(entry.bidder);
+      kept.push({ bidder: entry.bidder, maxbids, ...(isPresent(entry.targetbiddercodeprefix) && { targetbiddercodeprefix: entry.targetbiddercodeprefix }) });
+    } else if (Array.isArray(entry.bidders) && entry.bidders.length > 0) {
+      const bidders: string[] = [];
+      for (const bidder of entry.bidders) {
+        if (typeof bidder !== 'string') continue;
+        if (seen.has(bidder)) warn(`multiBid already defined for ${bidder}, ignoring this instance ${shown}`);
+        else {
+          seen.add(bidder);
+          bidders.push(bidder);
+        }
+      }
+      if (isPresent(entry.targetbiddercodeprefix) && entry.targetbiddercodeprefix !== '') warn(`ignoring targetbiddercodeprefix for ${shown}`);
+      if (bidders.length > 0) kept.push({ maxbids, bidders });
+    } else {
+      warn(`bidder(s) not specified for ${shown}`);
+    }
+  }
+  if (!changed) return;
+  const namespace = scope.declaredNamespace ?? scope.namespace;
+  scope.report.addChange(({ request }) => {
+    const own = request.ext?.[namespace];
+    if (isJsonObject(own)) own.multibid = kept;
+  });
+}
+
+/** An entry as Prebid Server prints it in its warnings (Go's `%v` of its struct). */
+function describeMultiBid(entry: JsonObject): string {
+  const bidders = Array.isArray(entry.bidders) ? entry.bidders.join(' ') : '';
+  const maxbids = typeof entry.maxbids === 'number' ? String(entry.maxbids) : '<nil>';
+  const bidder = typeof entry.bidder === 'string' ? entry.bidder : '';
+  const prefix = typeof entry.targetbiddercodeprefix === 'string' ? entry.targetbiddercodeprefix : '';
+  return `{Bidder:${bidder}, Bidders:[${bidders}], MaxBids:${maxbids}, TargetBidderCodePrefix:${prefix}}`;
 }
 
 /** The first problem among the granularities by media type. */
 function mediaTypeGranularityError(byMediaType: unknown, path: string): string | undefined {
   if (!isPresent(byMediaType)) return undefined;
-  if (!isObject(byMediaType)) return `${path} must be an object mapping media types to granularities`;
+  if (!isJsonObject(byMediaType)) return `${path} must be an object mapping media types to granularities`;
   for (const mediaType in byMediaType) {
     if (!Object.hasOwn(byMediaType, mediaType)) continue; // see hasOwnKeys
     const error = priceGranularityError(byMediaType[mediaType], `${path}.${mediaType}`);
@@ -114,6 +251,6 @@ export function checkStoredRequest(options: JsonObject, scope: ValidationScope):
 /** `ext.<ns>.storedrequest.id` (request or imp) names stored JSON by a string id. */
 export function storedRequestError(storedRequest: unknown, path: string): string | undefined {
   if (!isPresent(storedRequest)) return undefined;
-  if (!isObject(storedRequest)) return `${path} must be an object with a string "id"`;
+  if (!isJsonObject(storedRequest)) return `${path} must be an object with a string "id"`;
   return isPresent(storedRequest.id) && typeof storedRequest.id !== 'string' ? `${path}.id must be a string` : undefined;
 }

@@ -1,9 +1,7 @@
-/** Small, dependency-free readers for untrusted JSON: every check runs on whatever the client sent. */
-export type JsonObject = Record<string, unknown>;
+/** Small readers for untrusted JSON: every check runs on whatever the client sent. */
+import { isJsonObject, type JsonObject } from '../../../core/api/index.js';
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type { JsonObject };
 
 /** JSON `null` counts as absent, as it does for OpenRTB decoders. */
 export function isPresent(value: unknown): boolean {
@@ -56,7 +54,7 @@ const DECODER_EXPECTATION: Record<JsonKind, string> = {
 
 function hasKind(value: unknown, kind: JsonKind): boolean {
   switch (kind) {
-    case 'object': return isObject(value);
+    case 'object': return isJsonObject(value);
     case 'array': return Array.isArray(value);
     default: return typeof value === kind;
   }

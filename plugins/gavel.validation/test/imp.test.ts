@@ -3,6 +3,13 @@ import { applyChanges, expectAccepted, expectRejected, validate, withRequest, ty
 
 const withImp = (edit: (imp: Json) => void): Json => withRequest((r) => edit(r.imp[0]));
 
+/** A 400 with a line that starts with `message` (the rest points at the spec, or says how to fix it). */
+function expectRejectedWith(request: Json, message: string): void {
+  const result = validate(request, 'svc');
+  expect(result?.action).to.equal('reject');
+  expect(result?.invalid?.some((line) => line.startsWith(message)), `${JSON.stringify(result?.invalid)} has a line starting ${message}`).to.equal(true);
+}
+
 describe('gavel.validation: imps', () => {
   it('requires each imp to have an id', () => {
     expectRejected(withImp((imp) => { delete imp.id; }), 'request.imp[0] missing required field: "id"');
@@ -128,9 +135,43 @@ describe('gavel.validation: native', () => {
       'request.imp[0].native.request.assets[0] must define exactly one of {title, img, video, data}');
   });
 
-  it('rejects asset ids: the service numbers assets itself', () => {
-    expectRejected(withImp(nativeImp({ assets: [{ title: { len: 90 } }, { id: 7, img: { type: 3 } }] })),
-      "request.imp[0].native.request.assets[1].id must not be defined: the service sets each asset's id to its index in the array. Remove it.");
+  it('keeps the asset ids a request gives (Prebid.js numbers assets 1..n), numbering only assets without one', () => {
+    const prebidJs = withImp(nativeImp({ assets: [1, 2, 3, 4, 5, 6].map((id) => ({ id, required: 1, data: { type: id } })) }));
+    const kept = applyChanges(expectAccepted(prebidJs), prebidJs);
+    expect(JSON.parse(kept.imp[0].native.request).assets.map((asset: Json) => asset.id)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+
+    const mixed = withImp(nativeImp({ assets: [{ title: { len: 90 } }, { id: 0, img: { type: 3 } }, { data: { type: 2 } }] }));
+    const numbered = applyChanges(expectAccepted(mixed), mixed);
+    // The first asset's own index (0) is taken by the second: it gets the next free number.
+    expect(JSON.parse(numbered.imp[0].native.request).assets.map((asset: Json) => asset.id)).to.deep.equal([1, 0, 2]);
+  });
+
+  it('refuses duplicate and non-integer asset ids, naming the field', () => {
+    expectRejected(withImp(nativeImp({ assets: [{ id: 7, title: { len: 90 } }, { id: 7, img: { type: 3 } }] })),
+      'request.imp[0].native.request.assets[1].id is already being used by another asset. Each asset ID must be unique.');
+    expectRejectedWith(withImp(nativeImp({ assets: [{ id: '1', title: { len: 90 } }] })), 'request.imp[0].native.request.assets[0].id must be an integer');
+    expectRejectedWith(withImp(nativeImp({ assets: [{ id: 1.5, title: { len: 90 } }] })), 'request.imp[0].native.request.assets[0].id must be an integer');
+  });
+
+  it("checks context, placement, assets and event trackers as Prebid Server does", () => {
+    const cases: Array<[unknown, string]> = [
+      [{ context: 4, assets: [{ title: { len: 1 } }] }, 'request.imp[0].native.request.context is invalid'],
+      [{ context: 1, contextsubtype: -1, assets: [{ title: { len: 1 } }] }, "request.imp[0].native.request.contextsubtype value can't be less than 0"],
+      [{ context: 2, contextsubtype: 10, assets: [{ title: { len: 1 } }] }, 'request.imp[0].native.request.context is 2, but contextsubtype is 10. This is an invalid combination.'],
+      [{ context: 1, contextsubtype: 40, assets: [{ title: { len: 1 } }] }, 'request.imp[0].native.request.contextsubtype is invalid'],
+      [{ plcmttype: 5, assets: [{ title: { len: 1 } }] }, 'request.imp[0].native.request.plcmttype is invalid'],
+      [{ assets: [{ title: {} }] }, 'request.imp[0].native.request.assets[0].title.len must be a positive number'],
+      [{ assets: [{ img: { hmin: -1 } }] }, 'request.imp[0].native.request.assets[0].img.hmin must be a positive integer'],
+      [{ assets: [{ video: { mimes: ['video/mp4'], maxduration: 30, protocols: [2] } }] }, 'request.imp[0].native.request.assets[0].video.minduration must be a positive integer'],
+      [{ assets: [{ video: { mimes: ['video/mp4'], minduration: 5, maxduration: 30, protocols: [] } }] }, 'request.imp[0].native.request.assets[0].video.protocols must be an array with at least one element'],
+      [{ assets: [{ data: { type: 13 } }] }, 'request.imp[0].native.request.assets[0].data.type is invalid'],
+      [{ assets: [{ title: { len: 1 } }], eventtrackers: [{ event: 5, methods: [1] }] }, 'request.imp[0].native.request.eventtrackers[0].event is invalid'],
+      [{ assets: [{ title: { len: 1 } }], eventtrackers: [{ event: 1, methods: [3] }] }, 'request.imp[0].native.request.eventtrackers[0].methods[0] is invalid'],
+    ];
+    for (const [native, message] of cases) expectRejectedWith(withImp(nativeImp(native)), message);
+    // Exchange-specific values (500 and up) are valid wherever the spec lists types.
+    expectAccepted(withImp(nativeImp({ context: 500, contextsubtype: 501, plcmttype: 500, assets: [{ data: { type: 500 } }], eventtrackers: [{ event: 500, methods: [500] }] })));
+    expectAccepted(withImp(nativeImp({ context: 2, contextsubtype: 21, plcmttype: 4, assets: [{ data: { type: 12 } }], eventtrackers: [{ event: 4, methods: [1, 2] }] })));
   });
 
   it('numbers the assets by index and re-serialises the request', () => {

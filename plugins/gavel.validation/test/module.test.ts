@@ -1,36 +1,33 @@
 import { expect } from 'chai';
-import { STAGES } from '../../../core/api/index.js';
 import validationModule from '../index.js';
-import { testDeps, validate, validRequest, withRequest } from './support.js';
+import { validate, validRequest, withRequest } from './support.js';
 
 describe('gavel.validation: module', () => {
-  it('is a module with one validate-request hook', () => {
+  it('is a module that provides the request-validation service and hooks no stage', () => {
     expect(validationModule.kind).to.equal('module');
     expect(validationModule.code).to.equal('gavel.validation');
-    expect(validationModule.stages).to.deep.equal(['validate-request']);
-    expect(STAGES).to.include('validate-request');
-    const hooks = validationModule.create({}, testDeps());
-    expect(Object.keys(hooks)).to.deep.equal(['validate-request']);
-    expect(Object.keys(hooks['validate-request'] ?? {})).to.deep.equal(['validate']);
+    expect(Object.keys(validationModule.provides ?? {})).to.deep.equal(['request-validation']);
+    expect(validationModule.stages).to.equal(undefined);
+    expect(validationModule.create).to.equal(undefined);
   });
 
-  it('answers nothing for a clean request, so the executor has nothing to do', () => {
+  it('finds nothing to say or do for a clean request', () => {
     expect(validate(validRequest())).to.equal(undefined);
   });
 
-  it('rejects with the 400 lines and keeps warnings beside them', () => {
-    const result = validate(withRequest((r) => { r.imp[0].ext.mystery = {}; r.tmax = -1; }));
+  it('rejects with the 400 lines, keeps warnings beside them, and leaves an invalid request as it came', () => {
+    const request = withRequest((r) => { r.imp[0].ext.mystery = {}; r.tmax = -1; });
+    const result = validate(request);
     expect(result?.action).to.equal('reject');
     expect(result?.invalid).to.deep.equal(['request.tmax must be nonnegative. Got -1']);
     expect(result?.warnings?.general).to.have.length(1);
-    expect(result?.changes).to.equal(undefined);
+    expect(result?.request).to.deep.equal(request);
   });
 
-  it('never edits the payload it is given', () => {
-    const request = withRequest((r) => { r.imp[0].ext.mystery = {}; });
-    const before = structuredClone(request);
-    validate(request);
-    expect(request).to.deep.equal(before);
+  it('normalises a valid request in place (dropping an imp.ext key that names no bidder)', () => {
+    const result = validate(withRequest((r) => { r.imp[0].ext.mystery = {}; }));
+    expect(result?.action).to.equal('update');
+    expect(result?.request.imp[0].ext).to.not.have.property('mystery');
   });
 
   it('does not crash on odd shapes', () => {

@@ -1,4 +1,5 @@
-import { expectAccepted, expectRejected, withRequest } from './support.js';
+import { expect } from 'chai';
+import { applyChanges, expectAccepted, expectRejected, withRequest } from './support.js';
 
 const withOptions = (options: Record<string, unknown>, namespace: 'svc' | 'prebid' = 'svc') =>
   withRequest((r) => { r.ext = { [namespace]: options }; });
@@ -80,5 +81,66 @@ describe('gavel.validation: stored requests', () => {
     expectRejected(withRequest((r) => { r.imp[0].ext.svc = { storedrequest: { id: 4 } }; }),
       'request.imp[0].ext.svc.storedrequest.id must be a string');
     expectAccepted(withRequest((r) => { r.imp[0].ext.svc = { storedrequest: { id: 'imp-4' } }; }));
+  });
+});
+
+describe('gavel.validation: multibid', () => {
+  it("warns (10006) and normalises multibid entries as Prebid Server does, keeping the ones that stand", () => {
+    const request = withOptions({
+      multibid: [
+        { bidder: 'appnexus' },
+        { maxbids: -1, bidder: 'rubicon', targetbiddercodeprefix: 'rubN' },
+        { maxbids: 10, bidder: 'pubmatic', targetbiddercodeprefix: 'pm' },
+        { maxbids: 4, bidder: 'pubmatic', targetbiddercodeprefix: 'pubM' },
+        { maxbids: 5, bidder: 'groupm', bidders: ['someBidder'], targetbiddercodeprefix: 'gm' },
+        { maxbids: 6, bidders: ['groupm'] },
+        { maxbids: 7, bidders: ['33across'], targetbiddercodeprefix: 'abc' },
+        { maxbids: 8, targetbiddercodeprefix: 'xyz' },
+      ],
+    }, 'prebid');
+    const result = expectAccepted(request, 'prebid');
+    expect(result?.warnings?.general.map((warning) => `${warning.code} ${warning.message}`)).to.deep.equal([
+      '10006 maxBids not defined for {Bidder:appnexus, Bidders:[], MaxBids:<nil>, TargetBidderCodePrefix:}',
+      '10006 invalid maxBids value, using minimum 1 limit for {Bidder:rubicon, Bidders:[], MaxBids:-1, TargetBidderCodePrefix:rubN}',
+      '10006 invalid maxBids value, using maximum 9 limit for {Bidder:pubmatic, Bidders:[], MaxBids:10, TargetBidderCodePrefix:pm}',
+      '10006 multiBid already defined for pubmatic, ignoring this instance {Bidder:pubmatic, Bidders:[], MaxBids:4, TargetBidderCodePrefix:pubM}',
+      '10006 ignoring bidders from {Bidder:groupm, Bidders:[someBidder], MaxBids:5, TargetBidderCodePrefix:gm}',
+      '10006 multiBid already defined for groupm, ignoring this instance {Bidder:, Bidders:[groupm], MaxBids:6, TargetBidderCodePrefix:}',
+      '10006 ignoring targetbiddercodeprefix for {Bidder:, Bidders:[33across], MaxBids:7, TargetBidderCodePrefix:abc}',
+      '10006 bidder(s) not specified for {Bidder:, Bidders:[], MaxBids:8, TargetBidderCodePrefix:xyz}',
+    ]);
+    expect(applyChanges(result, request).ext.prebid.multibid).to.deep.equal([
+      { bidder: 'rubicon', maxbids: 1, targetbiddercodeprefix: 'rubN' },
+      { bidder: 'pubmatic', maxbids: 9, targetbiddercodeprefix: 'pm' },
+      { bidder: 'groupm', maxbids: 5, targetbiddercodeprefix: 'gm' },
+      { maxbids: 7, bidders: ['33across'] },
+    ]);
+  });
+
+  it('leaves a valid multibid as it is, and refuses one that is not a list of objects', () => {
+    const valid = withOptions({ multibid: [{ bidder: 'appnexus', maxbids: 3, targetbiddercodeprefix: 'apn' }] });
+    const result = expectAccepted(valid);
+    expect(result?.warnings).to.equal(undefined);
+    expectRejected(withOptions({ multibid: { bidder: 'appnexus' } }), 'request.ext.svc.multibid must be an array of {"bidder" or "bidders", "maxbids", "targetbiddercodeprefix"}');
+  });
+});
+
+describe('gavel.validation: brand categories and durations', () => {
+  it('requires a known primary ad server when categories are translated', () => {
+    expectRejected(withOptions({ targeting: { includebrandcategory: { primaryadserver: 3, withcategory: true } } }),
+      'request.ext.svc.targeting.includebrandcategory.primaryadserver 3 not recognized: use 1 (FreeWheel) or 2 (Google Ad Manager), or "translatecategories": false');
+    expectAccepted(withOptions({ targeting: { includebrandcategory: { primaryadserver: 3, withcategory: true, translatecategories: false } } }));
+    expectAccepted(withOptions({ targeting: { includebrandcategory: { primaryadserver: 1, withcategory: true }, durationrangesec: [15, 30] } }));
+  });
+
+  it('requires durations in whole seconds', () => {
+    expectRejected(withOptions({ targeting: { durationrangesec: [15, -30] } }), 'request.ext.svc.targeting.durationrangesec must be an array of durations in seconds (positive integers)');
+  });
+});
+
+describe('gavel.validation: bidder controls', () => {
+  it('requires prefmtype to be a media type', () => {
+    expectRejected(withOptions({ biddercontrols: { appnexus: { prefmtype: 'print' } } }), 'request.ext.svc.biddercontrols.appnexus.prefmtype must be one of "banner", "video", "audio", "native". Got "print"');
+    expectAccepted(withOptions({ biddercontrols: { appnexus: { prefmtype: 'video' } } }));
   });
 });

@@ -130,8 +130,29 @@ describe('gavel.validation: user', () => {
     }));
   });
 
-  it('requires buyeruids to be non-empty', () => {
-    expectRejected(withRequest((r) => { r.user = { ext: { svc: { buyeruids: {} } } }; }),
-      "request.user.ext.svc.buyeruids must contain at least one bidder's user id. Leave it out when there is none.");
+  it('requires user.ext.<ns> to hold buyer ids, as Prebid Server does', () => {
+    const message = (ns: string) =>
+      `request.user.ext.${ns} requires a "buyeruids" property with at least one ID defined. If none exist, then request.user.ext.${ns} should not be defined.`;
+    expectRejected(withRequest((r) => { r.user = { ext: { svc: { buyeruids: {} } } }; }), message('svc'));
+    expectRejected(withRequest((r) => { r.user = { ext: { prebid: {} } }; }), message('prebid'), 'prebid');
+    expectAccepted(withRequest((r) => { r.user = { ext: { consent: 'CO-abc' } }; }));
+  });
+
+  it('requires user.geo.accuracy not to be negative', () => {
+    expectRejected(withRequest((r) => { r.user = { geo: { accuracy: -1 } }; }), 'request.user.geo.accuracy must be a positive number');
+    expectAccepted(withRequest((r) => { r.user = { geo: { accuracy: 0 } }; }));
+  });
+});
+
+describe('gavel.validation: device geo and site.ext.amp', () => {
+  it('requires device.geo.accuracy not to be negative', () => {
+    expectRejected(withRequest((r) => { r.device = { geo: { accuracy: -20 } }; }), 'request.device.geo.accuracy must be a positive number');
+    expectAccepted(withRequest((r) => { r.device = { geo: { accuracy: 20 } }; }));
+  });
+
+  it('requires site.ext.amp to be 0 or 1', () => {
+    expectRejected(withRequest((r) => { r.site.ext = { amp: 2 }; }), 'request.site.ext.amp must be either 1, 0, or undefined');
+    expectRejected(withRequest((r) => { r.site.ext = { amp: -1 }; }), 'request.site.ext.amp must be either 1, 0, or undefined');
+    expectAccepted(withRequest((r) => { r.site.ext = { amp: 1 }; }));
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { HookContext, HookResult, ModuleDeps, RequestPayload } from '../../../core/api/index.js';
+import type { BidRequest, ModuleDeps, Warning } from '../../../core/api/index.js';
+import { testContext } from '../../../core/api/testing.js';
 import validationModule from '../index.js';
 
 /** Requests in these tests are written as loose JSON: many of them are deliberately malformed. */
@@ -38,15 +39,29 @@ export function withRequest(edit: (request: Json) => void): Json {
   return request;
 }
 
-export function validate(request: unknown, namespace: 'svc' | 'prebid' = 'svc', deps = testDeps()): HookResult<RequestPayload> | undefined {
-  const hook = validationModule.create({}, deps)['validate-request']?.validate;
-  if (hook === undefined) throw new Error('gavel.validation has no validate-request hook');
-  const context: HookContext = {
-    endpoint: 'auction', namespace, deadline: Date.now() + 1000, secure: true, moduleContext: {}, logger: silentLogger,
-  };
-  const result = hook({ request: request as RequestPayload['request'] }, context);
-  if (result instanceof Promise) throw new Error('validation is expected to be synchronous');
-  return result;
+/** What one validation did: its 400 lines, its warnings, and the request as the service left it. */
+export interface ValidationView {
+  action: 'reject' | 'update' | 'no-op';
+  invalid?: string[];
+  warnings?: { general: Warning[] };
+  /** The request after validation: normalised when valid, untouched when not. */
+  request: Json;
+}
+
+/** Runs the request-validation service on a copy of the request; undefined when it found nothing to say or do. */
+export function validate(request: unknown, namespace: 'svc' | 'prebid' = 'svc', deps = testDeps()): ValidationView | undefined {
+  const validator = validationModule.provides?.['request-validation']?.({}, deps);
+  if (validator === undefined) throw new Error('gavel.validation provides no request-validation service');
+  const context = testContext({ namespace });
+  const copy = structuredClone(request) as BidRequest;
+  const invalid = validator.validate(copy, context);
+  const warnings = context.warnings.general;
+  const changed = JSON.stringify(copy) !== JSON.stringify(request);
+  if (invalid === undefined && warnings === undefined && !changed) return undefined;
+  const view: ValidationView = { action: invalid !== undefined ? 'reject' : changed ? 'update' : 'no-op', request: copy as Json };
+  if (invalid !== undefined) view.invalid = invalid;
+  if (warnings !== undefined) view.warnings = { general: warnings };
+  return view;
 }
 
 export function expectRejected(request: unknown, message: string, namespace: 'svc' | 'prebid' = 'svc'): void {
@@ -55,16 +70,14 @@ export function expectRejected(request: unknown, message: string, namespace: 'sv
   expect(result?.invalid).to.include(message);
 }
 
-export function expectAccepted(request: unknown, namespace: 'svc' | 'prebid' = 'svc', deps = testDeps()): HookResult<RequestPayload> | undefined {
+export function expectAccepted(request: unknown, namespace: 'svc' | 'prebid' = 'svc', deps = testDeps()): ValidationView | undefined {
   const result = validate(request, namespace, deps);
   expect(result?.invalid ?? [], 'no 400 lines').to.deep.equal([]);
   expect(result?.action).to.not.equal('reject');
   return result;
 }
 
-/** Applies a result's changes the way the executor does, to a copy of the request. */
-export function applyChanges(result: HookResult<RequestPayload> | undefined, request: Json): Json {
-  const payload = { request: structuredClone(request) } as RequestPayload;
-  for (const change of result?.changes ?? []) change(payload);
-  return payload.request as Json;
+/** The request as validation left it. */
+export function applyChanges(result: ValidationView | undefined, request: Json): Json {
+  return result?.request ?? request;
 }

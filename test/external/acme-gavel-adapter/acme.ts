@@ -10,7 +10,7 @@ import {
   type Imp,
   type RequestData,
   type TypedBid,
-} from '../../../core/api/index.js';
+} from 'gavel-auction/sdk';
 
 interface AcmeParams {
   adUnit: string;

@@ -1,9 +1,9 @@
 /**
  * An adapter shipped as an npm package: the host names the package in config `plugins`, and Gavel validates and
- * loads it like a built-in adapter folder. A published package would import the SDK from the installed Gavel; this
- * test fixture lives inside the repository, so it reaches the SDK by a relative path (valid from source and dist).
+ * loads it like a built-in adapter folder. It imports the SDK by package name, as a published adapter does (inside
+ * this repository the name resolves to Gavel itself).
  */
-import { defineAdapter, readJsonBeside, SDK_VERSION } from '../../../core/api/index.js';
+import { defineAdapter, readJsonBeside, SDK_VERSION } from 'gavel-auction/sdk';
 import { createAcmeBidder } from './acme.js';
 
 export default defineAdapter({

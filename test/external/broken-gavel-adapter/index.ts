@@ -6,7 +6,7 @@ const brokenManifest = {
   kind: 'adapter',
   name: 'broken-package',
   version: '1.0.0',
-  sdkVersion: '1.0.0',
+  sdkVersion: '2.0.0',
   info: { endpoint: 'https://broken.example/openrtb2', capabilities: {} },
   paramsSchema: { type: 'object' },
   create: () => ({ makeRequests: () => ({ requests: [] }), makeBids: () => ({ bids: [] }) }),

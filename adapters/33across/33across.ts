@@ -1,0 +1,148 @@
+import {
+  badInput,
+  isJsonObject,
+  readGoBidResponse,
+  seatBids,
+  unknownError,
+  type Bid,
+  type BidRequest,
+  type Bidder,
+  type BidderConfig,
+  type BidderError,
+  type Ext,
+  type Imp,
+  type MakeBidsResult,
+  type MakeRequestsResult,
+  type RequestData,
+  type ResponseData,
+  type TypedBid,
+  type Video,
+} from '../../core/api/index.js';
+
+const REQUEST_HEADERS = { 'Content-Type': 'application/json;charset=utf-8' };
+/** How Prebid Server names itself in `ext.ttx.caller`, the list of hops a request went through. */
+const CALLER = { name: 'Prebid-Server', version: 'n/a' };
+
+export function create33acrossBidder(config: BidderConfig): Bidder {
+  const uri = config.endpoint;
+
+  return {
+    makeRequests(request: BidRequest): MakeRequestsResult {
+      const errors: BidderError[] = [];
+      // The request ext is optional for 33Across: a bad one is reported, and the requests go without it.
+      const ext = requestExt(request.ext);
+      if ('error' in ext) errors.push(unknownError(ext.error));
+
+      // One call per product and zone: 33Across takes several imps in a call only when both are the same.
+      const groups = new Map<string, Imp[]>();
+      for (const imp of request.imp) {
+        const built = buildImp(imp);
+        if ('error' in built) {
+          errors.push(badInput(built.error));
+          continue;
+        }
+        const key = built.prod + built.zoneid;
+        const group = groups.get(key);
+        if (group) group.push(built.imp);
+        else groups.set(key, [built.imp]);
+      }
+
+      const requests: RequestData[] = [];
+      for (const imps of groups.values()) {
+        const body: BidRequest = { ...request, imp: imps };
+        if ('ext' in ext) body.ext = ext.ext;
+        else delete body.ext;
+        requests.push({ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) });
+      }
+      return { requests, errors };
+    },
+
+    makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
+      const parsed = readGoBidResponse(response, { decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`) });
+      if ('result' in parsed) return parsed.result;
+      const body = parsed.body;
+      const bids: TypedBid[] = [];
+      for (const { bid } of seatBids(body)) {
+        if (!isJsonObject(bid)) continue;
+        bids.push({ bid: bid as Bid, type: isVideoBid(bid as Bid) ? 'video' : 'banner' });
+      }
+      // 33Across bids in USD: the response's currency is not read.
+      return { currency: 'USD', bids };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request side
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The request ext 33Across gets: only `ttx.caller`, the incoming callers (name and version) followed by Prebid
+ * Server. Everything else in the request ext is left out. An unreadable ext leaves the requests without one.
+ */
+function requestExt(incoming: unknown): { ext: Ext } | { error: string } {
+  if (incoming !== undefined && incoming !== null && !isJsonObject(incoming)) return { error: 'cannot unmarshal request.ext: it is not a JSON object' };
+  const ttx = isJsonObject(incoming) ? incoming.ttx : undefined;
+  if (ttx !== undefined && ttx !== null && !isJsonObject(ttx)) return { error: 'cannot unmarshal request.ext.ttx: it is not a JSON object' };
+  const callers = isJsonObject(ttx) ? ttx.caller : undefined;
+  if (callers !== undefined && callers !== null && !Array.isArray(callers)) return { error: 'cannot unmarshal request.ext.ttx.caller: it is not an array' };
+  const kept: Array<Record<string, string>> = [];
+  for (const caller of Array.isArray(callers) ? callers : []) {
+    if (caller === null) {
+      kept.push({});
+      continue;
+    }
+    if (!isJsonObject(caller)) return { error: 'cannot unmarshal request.ext.ttx.caller: an entry is not a JSON object' };
+    const entry: Record<string, string> = {};
+    for (const key of ['name', 'version'] as const) {
+      const value = caller[key];
+      if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot unmarshal request.ext.ttx.caller.${key}: it is not a string` };
+      if (typeof value === 'string' && value !== '') entry[key] = value;
+    }
+    kept.push(entry);
+  }
+  return { ext: { ttx: { caller: [...kept, { ...CALLER }] } } };
+}
+
+/** The imp as 33Across takes it: `ext` becomes `{ttx: {prod, zoneid}}`, video is checked and completed. */
+function buildImp(imp: Imp): { imp: Imp; prod: string; zoneid: string } | { error: string } {
+  if (!imp.banner && !imp.video) return { error: `Imp ID ${imp.id} must have at least one of [Banner, Video] defined` };
+  const params = imp.ext?.bidder;
+  if (!isJsonObject(params)) return { error: 'cannot unmarshal imp.ext.bidder: the 33across params must be a JSON object' };
+  const read: Record<string, string> = {};
+  for (const key of ['productId', 'siteId', 'zoneId']) {
+    const value = params[key];
+    if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot unmarshal imp.ext.bidder.${key}: it is not a string` };
+    read[key] = typeof value === 'string' ? value : '';
+  }
+  const prod = read.productId!;
+  const zoneid = read.zoneId !== '' ? read.zoneId! : read.siteId!;
+  const ttx: Record<string, string> = { prod };
+  if (zoneid !== '') ttx.zoneid = zoneid;
+
+  const built: Imp = { ...imp, ext: { ttx } };
+  if (imp.video) {
+    const video = checkedVideo(imp.video, prod);
+    if (!video) return { error: 'One or more invalid or missing video field(s) w, h, protocols, mimes, playbackmethod' };
+    built.video = video;
+  }
+  return { imp: built, prod, zoneid };
+}
+
+/** 33Across needs a player size, protocols, mimes and playback methods; instream defaults the start delay to 0. */
+function checkedVideo(video: Video, prod: string): Video | undefined {
+  const present = (value: unknown) => value !== undefined && value !== null;
+  if (!video.w || !video.h || !present(video.protocols) || !present(video.mimes) || !present(video.playbackmethod)) return undefined;
+  if (prod === 'instream' && !present(video.startdelay)) return { ...video, startdelay: 0 };
+  return video;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response side
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Video when `ext.ttx.mediaType` says so; every other bid is a banner. */
+function isVideoBid(bid: Bid): boolean {
+  const ttx = isJsonObject(bid.ext) ? bid.ext.ttx : undefined;
+  return isJsonObject(ttx) && ttx.mediaType === 'video';
+}

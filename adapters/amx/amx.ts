@@ -1,0 +1,226 @@
+import {
+  asGenericErrors,
+  bidResponseCurrency,
+  checkResponseStatus,
+  fieldIgnoringCase,
+  isJsonObject,
+  omitEmptyRequestFields,
+  readBidResponse,
+  seatBids,
+  unknownError,
+  withFloorInCurrency,
+  type Bid,
+  type BidRequest,
+  type Bidder,
+  type BidderConfig,
+  type BidderError,
+  type Imp,
+  type MakeBidsResult,
+  type MakeRequestsResult,
+  type MediaType,
+  type Publisher,
+  type RequestData,
+  type RequestInfo,
+  type ResponseData,
+  type TypedBid,
+} from '../../core/api/index.js';
+
+/** Sent as the `v` query parameter: the version of this integration as AMX knows it. */
+const ADAPTER_VERSION = 'pbs1.3';
+/** AMX bids in US dollars; floors in other currencies are converted before they are sent. */
+const BIDDER_CURRENCY = 'USD';
+/** AMX's own no-bid reason code, reported with failed calls. */
+const NBR_HEADER = 'x-nbr';
+/** `bid.ext.ct` for a native creative. */
+const NATIVE_CREATIVE_TYPE = 10;
+
+export function createAmxBidder(config: BidderConfig): Bidder {
+  const uri = withVersionQuery(config.endpoint);
+  return {
+    makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult {
+      const errors: BidderError[] = [];
+      const imps: Imp[] = [];
+      let publisherId = '';
+      let hasFloor = false;
+      for (const imp of request.imp) {
+        // AMX bids in dollars: a floor in another currency is converted before it is sent.
+        const floored = withFloorInCurrency(imp, BIDDER_CURRENCY, info);
+        if ('error' in floored) {
+          errors.push(unknownError(floored.error));
+          continue;
+        }
+        let outgoing = floored.imp;
+        if (typeof outgoing.bidfloor === 'number' && outgoing.bidfloor > 0) hasFloor = true;
+        const params = readParams(imp.ext);
+        if (params) {
+          if (params.tagId) publisherId = params.tagId;
+          if (params.adUnitId) outgoing = { ...outgoing, tagid: params.adUnitId };
+        }
+        imps.push(outgoing);
+      }
+      if (imps.length === 0) return { requests: [], errors };
+
+      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
+      // Floors are in dollars now, so AMX is asked to bid in dollars too.
+      if (hasFloor) body.cur = [BIDDER_CURRENCY];
+      if (publisherId !== '') {
+        if (body.app) body.app = { ...body.app, publisher: withId(body.app.publisher, publisherId) };
+        if (body.site) body.site = { ...body.site, publisher: withId(body.site.publisher, publisherId) };
+      }
+      return {
+        requests: [{ method: 'POST', uri, body, headers: { 'Content-Type': 'application/json;charset=utf-8' }, impIds: imps.map((imp) => imp.id) }],
+        errors,
+      };
+    },
+
+    makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
+      const statusResult = checkResponseStatus(response, {
+        text: (status) => `Unexpected response: ${status}. Error Code: ${header(response, NBR_HEADER)}`,
+        badRequestText: `Invalid Request: 400. Error Code: ${header(response, NBR_HEADER)}`,
+      });
+      if (statusResult) return statusResult;
+      // Only the body's errors are reported as PBS's decoder reports them.
+      const read = readBidResponse(response);
+      if ('result' in read) return { bids: [], errors: asGenericErrors(read.result.errors) };
+
+      const bids: TypedBid[] = [];
+      const errors: BidderError[] = [];
+      for (const { bid } of seatBids(read.body)) {
+        if (!isJsonObject(bid)) {
+          errors.push(unknownError('cannot unmarshal the response: a bid is not an object'));
+          continue;
+        }
+        const ext = readBidExt(bid.ext);
+        if (typeof ext === 'string') {
+          errors.push(unknownError(ext));
+          continue;
+        }
+        const typed: TypedBid = { bid: bid as Bid, type: mediaType(ext), meta: bidMeta(bid as Bid, ext.ds) };
+        if (ext.bc) typed.seat = ext.bc;
+        bids.push(typed);
+      }
+      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids, errors };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request side
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The endpoint with `v=pbs1.3` added to its query, which is re-encoded as Go's `url.Values` does (keys sorted,
+ * values query-escaped). A query Go cannot parse is a configuration error, as in Prebid Server's builder.
+ */
+function withVersionQuery(endpoint: string): string {
+  const hashAt = endpoint.indexOf('#');
+  const fragment = hashAt === -1 ? '' : endpoint.slice(hashAt);
+  const base = hashAt === -1 ? endpoint : endpoint.slice(0, hashAt);
+  const queryAt = base.indexOf('?');
+  const values = new Map<string, string[]>();
+  for (const pair of queryAt === -1 ? [] : base.slice(queryAt + 1).split('&')) {
+    if (pair === '') continue;
+    if (pair.includes(';')) throw new Error('invalid query parameters in the endpoint: invalid semicolon separator in query');
+    const equals = pair.indexOf('=');
+    const key = queryUnescape(equals === -1 ? pair : pair.slice(0, equals));
+    const value = queryUnescape(equals === -1 ? '' : pair.slice(equals + 1));
+    values.set(key, [...(values.get(key) ?? []), value]);
+  }
+  values.set('v', [...(values.get('v') ?? []), ADAPTER_VERSION]);
+  const query = [...values.keys()]
+    .sort()
+    .flatMap((key) => values.get(key)!.map((value) => `${queryEscape(key)}=${queryEscape(value)}`))
+    .join('&');
+  return `${queryAt === -1 ? base : base.slice(0, queryAt)}?${query}${fragment}`;
+}
+
+function queryUnescape(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new Error(`invalid query parameters in the endpoint: invalid URL escape in "${text}"`);
+  }
+}
+
+/** Go's `url.QueryEscape`: everything but letters, digits and `-_.~` is escaped, a space becomes `+`. */
+function queryEscape(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll('%20', '+');
+}
+
+interface AmxParams {
+  tagId?: string;
+  adUnitId?: string;
+}
+
+/** `imp.ext.bidder` as Prebid Server decodes it; params it cannot decode are ignored, and the imp still goes. */
+function readParams(ext: unknown): AmxParams | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const bidder = fieldIgnoringCase(ext, 'bidder');
+  if (bidder === undefined || bidder === null) return {};
+  if (!isJsonObject(bidder)) return undefined;
+  const tagId = fieldIgnoringCase(bidder, 'tagId');
+  const adUnitId = fieldIgnoringCase(bidder, 'adUnitId');
+  if ((tagId != null && typeof tagId !== 'string') || (adUnitId != null && typeof adUnitId !== 'string')) return undefined;
+  return { tagId: tagId ?? undefined, adUnitId: adUnitId ?? undefined };
+}
+
+function withId(publisher: Publisher | undefined, id: string): Publisher {
+  return { ...publisher, id };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response side
+// ---------------------------------------------------------------------------------------------------------------
+
+interface AmxBidExt {
+  startdelay?: number;
+  ct?: number;
+  ds?: string;
+  bc?: string;
+}
+
+/** Video when the bid states a start delay, native for creative type 10, else banner. */
+function mediaType(ext: AmxBidExt): MediaType {
+  if (ext.startdelay !== undefined) return 'video';
+  if (ext.ct === NATIVE_CREATIVE_TYPE) return 'native';
+  return 'banner';
+}
+
+function bidMeta(bid: Bid, demandSource: string | undefined): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (Array.isArray(bid.adomain) && bid.adomain.length > 0) meta.advertiserDomains = bid.adomain;
+  if (demandSource) meta.demandSource = demandSource;
+  return meta;
+}
+
+/** `bid.ext` as AMX writes it: integers `startdelay` and `ct`, strings `ds` (demand source) and `bc` (seat). */
+function readBidExt(ext: unknown): AmxBidExt | string {
+  if (ext === undefined) return {};
+  if (ext === null) return {};
+  if (!isJsonObject(ext)) return 'cannot unmarshal bid.ext: not a JSON object';
+  const read: AmxBidExt = {};
+  for (const key of ['startdelay', 'ct'] as const) {
+    const value = fieldIgnoringCase(ext, key);
+    if (value == null) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value)) return `cannot unmarshal bid.ext.${key}: not an integer`;
+    read[key] = value;
+  }
+  for (const key of ['ds', 'bc'] as const) {
+    const value = fieldIgnoringCase(ext, key);
+    if (value == null) continue;
+    if (typeof value !== 'string') return `cannot unmarshal bid.ext.${key}: not a string`;
+    read[key] = value;
+  }
+  return read;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------------------------
+/** A response header, looked up regardless of case; empty when absent. */
+function header(response: ResponseData, name: string): string {
+  for (const [key, value] of Object.entries(response.headers)) if (key.toLowerCase() === name) return value;
+  return '';
+}

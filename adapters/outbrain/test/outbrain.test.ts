@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { describeParamsTable } from '../../../test/harness/params-table.js';
+import outbrain from '../index.js';
+import { goString, rewriteNativeMarkup } from '../native-response.js';
+
+const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+/** Prebid Server's fixtures use the endpoint http://example.com/bid; ours follow them (test/host-config.json). */
+const host = readTestHost('outbrain');
+
+describe('outbrain adapter', () => {
+  describe('fixtures', () => {
+    for (const outcome of runFixturesWith(outbrain, fixturesDir, host)) {
+      it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
+    }
+  });
+
+  describeParamsTable(outbrain, {
+    valid: [
+      ['a publisher id', { publisher: { id: 'pub-1' } }],
+      ['every param', { publisher: { id: 'p', name: 'n', domain: 'd.example' }, tagid: 't', bcat: ['IAB1'], badv: ['a.example'] }],
+    ],
+    invalid: [
+      ['no publisher', { tagid: 't' }],
+      ['a publisher without id', { publisher: { name: 'n' } }],
+      ['a numeric publisher id', { publisher: { id: 1 } }],
+      ['a numeric tag id', { publisher: { id: 'p' }, tagid: 5 }],
+      ['bcat as text', { publisher: { id: 'p' }, bcat: 'IAB1' }],
+      ['a non-object', 'pub-1'],
+    ],
+  });
+
+  describe('native markup', () => {
+    it('writes strings as Go does', () => {
+      expect(goString('a<b>&"\\\n\t\b\f\u0001\u2028\u2029é')).to.equal('"a\\u003cb\\u003e\\u0026\\"\\\\\\n\\t\\b\\f\\u0001\\u2028\\u2029é"');
+      expect(goString('\ud800')).to.equal('"\\ufffd"');
+    });
+
+    it('keeps required 0 out, an asset id of 0 in, and the link even when absent', () => {
+      expect(rewriteNativeMarkup('{"assets":[{"id":0,"required":0}]}')).to.deep.equal({ adm: '{"assets":[{"id":0}],"link":{"url":""}}' });
+    });
+
+    it('refuses markup of the wrong shape', () => {
+      for (const adm of ['', '[]', '{"ver":1}', '{"assets":{}}', '{"assets":[{"required":300}]}', '{"link":"x"}', '{"imptrackers":[1]}']) {
+        expect(rewriteNativeMarkup(adm), adm).to.have.property('error');
+      }
+    });
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Smaato's answers. The markup type of every bid in an answer comes in the `X-Smt-Adtype` header: `Img` and
+ * `Richmedia` are banners (click trackers from `bid.ext.curls` wrapped around the markup), `Video` is video (its
+ * duration from `bid.ext.duration`), `Native` is native (the markup is `{"native": {...}}`, unwrapped). Every bid
+ * expires after the `X-Smt-Expires` header's epoch milliseconds, else after 300 seconds.
+ */
+import {
+  badServerResponse,
+  BidderErrorCode,
+  encodeAsOpenrtb2Bid,
+  isJsonObject,
+  readBidResponse,
+  seatBids,
+  unexpectedStatusText,
+  type BidderError,
+  type MakeBidsResult,
+  type MediaType,
+  type ResponseData,
+  type TypedBid,
+} from '../../core/api/index.js';
+
+const MARKUP_TYPES: Readonly<Record<string, MediaType>> = { Img: 'banner', Richmedia: 'banner', Video: 'video', Native: 'native' };
+const DEFAULT_TTL_SECONDS = 300;
+
+interface SmaatoBidExt {
+  duration: number;
+  curls: string[];
+}
+
+export function smaatoBids(response: ResponseData, now: () => number): MakeBidsResult {
+  // Smaato's Go adapter does not set a 400 apart, and ends its text with a period.
+  const read = readBidResponse(response, { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse });
+  if ('result' in read) return read.result;
+
+  const markupType = header(response, 'X-Smt-Adtype') ?? '';
+  if (markupType === '') return { bids: [], errors: [badServerResponse('X-Smt-Adtype header is missing.')] };
+  const ttl = ttlSeconds(header(response, 'X-Smt-Expires'), now);
+
+  const bids: TypedBid[] = [];
+  const errors: BidderError[] = [];
+  for (const { bid } of seatBids(read.body)) {
+    const typed = typedBid(bid, markupType, ttl);
+    if ('code' in typed) errors.push(typed);
+    else bids.push(typed);
+  }
+  return errors.length > 0 ? { currency: 'USD', bids, errors } : { currency: 'USD', bids };
+}
+
+function typedBid(candidate: unknown, markupType: string, ttl: number): TypedBid | BidderError {
+  if (!isJsonObject(candidate)) return badServerResponse('Bad server response: a bid is not an object');
+  const ext = readBidExt(candidate.ext);
+  if (!ext) return badServerResponse('Invalid bid.ext.');
+  const type = MARKUP_TYPES[markupType];
+  if (!type) return badServerResponse(`Unknown markup type ${markupType}.`);
+
+  const adm = typeof candidate.adm === 'string' ? candidate.adm : '';
+  const rendered = type === 'native' ? nativeMarkup(adm) : type === 'banner' ? bannerMarkup(adm, ext.curls) : adm;
+  if (rendered === undefined) return badServerResponse(`Invalid ad markup ${adm}.`);
+
+  // Any other field Smaato sends (such as `bidderName`) is not passed on, as Prebid Server's bid struct drops it.
+  const bid = encodeAsOpenrtb2Bid({ ...candidate, adm: rendered, exp: ttl });
+  if (type !== 'video') return { bid, type };
+  const category = Array.isArray(bid.cat) && typeof bid.cat[0] === 'string' ? bid.cat[0] : '';
+  return { bid, type, video: { duration: ext.duration, primaryCategory: category } };
+}
+
+/** `bid.ext` as Smaato writes it (`duration`, `curls`); undefined when it has another shape. */
+function readBidExt(ext: unknown): SmaatoBidExt | undefined {
+  if (ext === undefined || ext === null) return { duration: 0, curls: [] };
+  if (!isJsonObject(ext)) return undefined;
+  const duration = ext.duration ?? 0;
+  const curls = ext.curls ?? [];
+  if (!Number.isInteger(duration) || !Array.isArray(curls) || !curls.every((url) => typeof url === 'string')) return undefined;
+  return { duration: duration as number, curls: curls as string[] };
+}
+
+/** With click trackers, the markup is wrapped in a clickable div that fires each of them. */
+export function bannerMarkup(adm: string, clickTrackers: string[]): string {
+  if (clickTrackers.length === 0) return adm;
+  const clicks = clickTrackers
+    .map((url) => `fetch(decodeURIComponent('${queryEscape(url)}'.replace(/\\+/g, ' ')), {cache: 'no-cache'});`)
+    .join('');
+  return `<div style="cursor:pointer" onclick="${clicks}">${adm}</div>`;
+}
+
+/** The `native` member of `{"native": {...}}` markup as compact JSON (undefined when the markup is not an object). */
+export function nativeMarkup(adm: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(adm);
+  } catch {
+    return undefined;
+  }
+  if (parsed !== null && !isJsonObject(parsed)) return undefined;
+  const native = parsed === null ? undefined : parsed.native;
+  return goJson(native === undefined ? null : native);
+}
+
+/** Seconds until `X-Smt-Expires` (epoch milliseconds, never below 0), else the default 300. */
+export function ttlSeconds(expires: string | undefined, now: () => number): number {
+  if (expires === undefined || !/^[+-]?\d+$/.test(expires)) return DEFAULT_TTL_SECONDS;
+  const expiresAt = Number(expires);
+  if (!Number.isSafeInteger(expiresAt)) return DEFAULT_TTL_SECONDS;
+  return Math.max(0, Math.trunc((expiresAt - now()) / 1000));
+}
+
+function header(response: ResponseData, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  const key = Object.keys(response.headers ?? {}).find((candidate) => candidate.toLowerCase() === wanted);
+  return key === undefined ? undefined : response.headers[key];
+}
+
+/** Go's `url.QueryEscape`: only letters, digits and `-_.~` stay as they are, and a space becomes `+`. */
+function queryEscape(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/** Compact JSON as Go's encoder writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped. */
+function goJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

@@ -1,0 +1,206 @@
+import {
+  badInput,
+  badServerResponse,
+  BidderErrorCode,
+  isJsonObject,
+  readGoBidResponse,
+  seatBids,
+  unknownError,
+  type Banner,
+  type Bid,
+  type BidRequest,
+  type Bidder,
+  type BidderConfig,
+  type BidderError,
+  type Imp,
+  type MakeBidsResult,
+  type MakeRequestsResult,
+  type MediaType,
+  type Regs,
+  type RequestData,
+  type ResponseData,
+  type TypedBid,
+  type Warning,
+} from '../../core/api/index.js';
+
+/** Prebid Server reports a regs.ext it cannot read as a warning (errortypes.Warning), under its "unknown warning" code. */
+const WARNING_CODE = 10999;
+
+interface YahooAdsParams {
+  dcn: string;
+  pos: string;
+}
+
+export function createYahooAdsBidder(config: BidderConfig): Bidder {
+  const uri = config.endpoint;
+
+  return {
+    makeRequests(request: BidRequest): MakeRequestsResult {
+      const errors: BidderError[] = [];
+      const warnings: Warning[] = [];
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json;charset=utf-8',
+        Accept: 'application/json',
+        'x-openrtb-version': '2.6',
+      };
+      if (typeof request.device?.ua === 'string' && request.device.ua !== '') headers['User-Agent'] = request.device.ua;
+
+      // Regs depend only on the request, so they are promoted once for every per-imp copy.
+      const regs = promoteRegsExt(request.regs);
+      if (regs.warning) warnings.push({ code: WARNING_CODE, message: regs.warning });
+
+      const requests: RequestData[] = [];
+      request.imp.forEach((imp, index) => {
+        const params = readParams(imp.ext);
+        if ('error' in params) {
+          errors.push(badInput(`imp #${index}: ${params.error}`));
+          return;
+        }
+        // One call per imp.
+        const built = buildRequest(request, imp, params.params, regs.regs);
+        if ('error' in built) {
+          errors.push(unknownError(built.error));
+          return;
+        }
+        requests.push({ method: 'POST', uri, body: built.request, headers: { ...headers }, impIds: [imp.id] });
+      });
+      return warnings.length > 0 ? { requests, errors, warnings } : { requests, errors };
+    },
+
+    makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
+      const parsed = readGoBidResponse(response, {
+        status: { text: (status) => `Unexpected status code: ${status}.`, badRequestCode: BidderErrorCode.BadServerResponse },
+        decodeError: (detail) => badServerResponse(`Bad server response: ${detail}.`),
+      });
+      if ('result' in parsed) return parsed.result;
+      const body = parsed.body;
+
+      const bids: TypedBid[] = [];
+      for (const { bid } of seatBids(body)) {
+        if (!isJsonObject(bid)) continue;
+        const impId = typeof bid.impid === 'string' ? bid.impid : '';
+        const imp = request.imp.find((candidate) => candidate.id === impId);
+        // A bid for an imp that was not asked for fails the whole response.
+        if (!imp) return { bids: [], errors: [badServerResponse(`Unknown ad unit code '${impId}'`)] };
+        const type = impMediaType(imp);
+        // Only banner and video bids are taken; others are skipped.
+        if (type) bids.push({ bid: bid as Bid, type });
+      }
+      return { bids };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request side
+// ---------------------------------------------------------------------------------------------------------------
+
+function readParams(ext: unknown): { params: YahooAdsParams } | { error: string } {
+  if (!isJsonObject(ext)) return { error: 'ext.bidder not provided' };
+  const bidder = ext.bidder;
+  if (bidder === undefined) return { error: 'cannot read the yahooAds params: imp.ext.bidder is missing' };
+  if (bidder !== null && !isJsonObject(bidder)) return { error: 'cannot read the yahooAds params: imp.ext.bidder is not a JSON object' };
+  const params: YahooAdsParams = { dcn: '', pos: '' };
+  for (const key of ['dcn', 'pos'] as const) {
+    const value = isJsonObject(bidder) ? bidder[key] : undefined;
+    if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot read the yahooAds params: ${key} must be a string` };
+    if (typeof value === 'string') params[key] = value;
+  }
+  return { params };
+}
+
+/** The request for one imp: `tagid` is `pos`, the site id (else the app id) is `dcn`, the banner gets a size. */
+function buildRequest(request: BidRequest, imp: Imp, params: YahooAdsParams, regs: Regs | undefined): { request: BidRequest } | { error: string } {
+  const outgoing: Imp = withString({ ...imp }, 'tagid', params.pos);
+  if (imp.banner) {
+    const banner = sizedBanner(imp.banner);
+    if (typeof banner === 'string') return { error: banner };
+    outgoing.banner = banner;
+  }
+  const body: BidRequest = { ...request, imp: [outgoing] };
+  if (regs === undefined) delete body.regs;
+  else body.regs = regs;
+  if (request.site) body.site = withString({ ...request.site }, 'id', params.dcn);
+  else if (request.app) body.app = withString({ ...request.app }, 'id', params.dcn);
+  return { request: body };
+}
+
+/** A banner with `w` and `h`: its own when both are set (and not zero), else the first format's; an error text otherwise. */
+function sizedBanner(banner: Banner): Banner | string {
+  if (isSet(banner.w) && isSet(banner.h)) {
+    if (banner.w === 0 || banner.h === 0) return `Invalid sizes provided for Banner ${banner.w}x${banner.h}`;
+    return banner;
+  }
+  const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
+  if (!first) return 'No sizes provided for Banner []';
+  return { ...banner, w: typeof first.w === 'number' ? first.w : 0, h: typeof first.h === 'number' ? first.h : 0 };
+}
+
+/**
+ * OpenRTB 2.6 regs: `regs.ext.gpp` and `regs.ext.gpp_sid` move to `regs.gpp` / `regs.gpp_sid` when those are empty,
+ * and are dropped from `ext` when those are already set. A `regs.ext` that is not an object is left as it is, with
+ * a warning.
+ */
+function promoteRegsExt(regs: Regs | undefined): { regs: Regs | undefined; warning?: string } {
+  if (!regs || regs.ext === undefined) return { regs };
+  if (regs.ext !== null && !isJsonObject(regs.ext)) {
+    return { regs, warning: 'regs.ext is not a JSON object; skipped OpenRTB 2.6 regs promotion' };
+  }
+  const ext: Record<string, unknown> = { ...(regs.ext ?? {}) };
+  const promoted: Regs = { ...regs };
+  let modified = false;
+
+  for (const { key, isSet, readable } of PROMOTED_REGS) {
+    if (!(key in ext)) continue;
+    if (isSet(regs[key])) {
+      delete ext[key];
+      modified = true;
+      continue;
+    }
+    const value = ext[key];
+    // A value Prebid Server cannot decode stays where it is; null decodes to "empty".
+    if (value !== null && !readable(value)) continue;
+    if (isSet(value)) promoted[key] = value;
+    else delete promoted[key];
+    delete ext[key];
+    modified = true;
+  }
+
+  if (!modified) return { regs };
+  if (Object.keys(ext).length === 0) delete promoted.ext;
+  else promoted.ext = ext;
+  return { regs: promoted };
+}
+
+/** The regs fields OpenRTB 2.6 took out of `regs.ext`: when each counts as set, and what Prebid Server can read. */
+const PROMOTED_REGS: Array<{ key: 'gpp' | 'gpp_sid'; isSet: (value: unknown) => boolean; readable: (value: unknown) => boolean }> = [
+  { key: 'gpp', isSet: (value) => typeof value === 'string' && value !== '', readable: (value) => typeof value === 'string' },
+  { key: 'gpp_sid', isSet: (value) => Array.isArray(value) && value.length > 0, readable: (value) => isSectionIds(value) },
+];
+
+/** GPP section ids as Prebid Server reads them: a list of 8-bit signed integers. */
+function isSectionIds(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((id) => Number.isInteger(id) && id >= -128 && id <= 127);
+}
+
+function isSet(value: unknown): value is number {
+  return value !== undefined && value !== null;
+}
+
+/** Sets a string field, or removes it when empty (Prebid Server's OpenRTB structs omit empty strings). */
+function withString<T extends Record<string, unknown>>(object: T, key: string, value: string): T {
+  const copy: Record<string, unknown> = { ...object };
+  if (value === '') delete copy[key];
+  else copy[key] = value;
+  return copy as T;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response side
+// ---------------------------------------------------------------------------------------------------------------
+
+function impMediaType(imp: Imp): MediaType | undefined {
+  if (imp.banner) return 'banner';
+  if (imp.video) return 'video';
+  return undefined;
+}

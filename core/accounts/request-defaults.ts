@@ -1,0 +1,33 @@
+import { isJsonObject, type AccountSettings, type BidRequest, type Namespace } from '../api/index.js';
+import { mergePatch } from '../stored/index.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * An account's request defaults, written into the request once its account is known, so that every service and
+ * module (the built-in ones or their replacements) reads one place, the request:
+ * - `price_granularity`: the granularity of a request that asks for targeting without one;
+ * - `targeting`: targeting options under the request's own (`includewinners`...), when it asks for targeting;
+ * - `bidadjustmentfactors`: factors per bidder under the request's;
+ * - `bidadjustments`: adjustment rules under the request's (the request's rule wins for the same media type,
+ *   bidder and deal, as Prebid Server merges them).
+ * The request wins wherever it says something. A request to an account with none of these is not touched.
+ */
+export function applyAccountDefaults(request: BidRequest, namespace: Namespace, account: AccountSettings): void {
+  const { price_granularity: granularity, targeting, bidadjustmentfactors: factors, bidadjustments: rules } = account;
+  if (granularity === undefined && targeting === undefined && factors === undefined && rules === undefined) return;
+  if (request.ext !== undefined && !isJsonObject(request.ext)) return;
+  const ext = (request.ext ??= {}) as Json;
+  if (ext[namespace] !== undefined && !isJsonObject(ext[namespace])) return;
+  const options = (ext[namespace] ??= {}) as Json;
+
+  if (isJsonObject(options.targeting)) {
+    if (targeting) options.targeting = { ...targeting, ...options.targeting };
+    const asked = options.targeting as Json;
+    if (granularity !== undefined && asked.pricegranularity === undefined) asked.pricegranularity = granularity;
+  }
+  if (factors) options.bidadjustmentfactors = isJsonObject(options.bidadjustmentfactors) ? { ...factors, ...options.bidadjustmentfactors } : options.bidadjustmentfactors ?? { ...factors };
+  if (rules) options.bidadjustments = isJsonObject(options.bidadjustments) ? mergePatch(rules, options.bidadjustments) : options.bidadjustments ?? structuredClone(rules);
+  if (Object.keys(options).length === 0) delete ext[namespace];
+  if (Object.keys(ext).length === 0) delete request.ext;
+}

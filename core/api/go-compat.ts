@@ -1,0 +1,348 @@
+/**
+ * Go-faithfulness helpers for adapters ported from Prebid Server (PBS). PBS's adapters are Go: they decode JSON into
+ * typed structs (field names matched ignoring case, `null` as the zero value, a value of the wrong JSON type an
+ * error) and encode structs back (fields tagged `omitempty` left out when zero or empty, unknown fields gone). A port
+ * that reproduces what PBS sends and answers needs the same rules; these helpers hold them once, so adapters do not
+ * each carry a copy.
+ *
+ * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
+ */
+import { BidderErrorCode, unknownError, type BidderError } from './errors.js';
+import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
+import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
+import { isJsonObject, type JsonObject } from './helpers.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Field names
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A member as Go's JSON decoder fills a struct field from it: the key equal to `name` ignoring case, and when several
+ * keys match, the last one (each key decoded overwrites the field). Undefined when no key matches.
+ */
+export function fieldIgnoringCase(object: JsonObject, name: string): unknown {
+  const wanted = name.toLowerCase();
+  let found: unknown;
+  for (const key in object) if (Object.hasOwn(object, key) && key.toLowerCase() === wanted) found = object[key];
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bidder params
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `imp.ext.bidder` as a Go adapter decodes it into its params struct (`paramsType`, e.g.
+ * `openrtb_ext.ExtImpSovrn`): absent params give the decoder nothing to read, `null` is the zero value (an empty
+ * object here), anything but an object fails. The texts are those PBS's decoder reports.
+ */
+export function decodeBidderParams(bidder: unknown, paramsType: string): { params: JsonObject } | { error: string } {
+  if (bidder === undefined) return { error: 'imp.ext.bidder: unexpected end of JSON input' };
+  if (bidder === null) return { params: {} };
+  if (!isJsonObject(bidder)) return { error: `cannot unmarshal ${paramsType}: expect { or n` };
+  return { params: bidder };
+}
+
+/**
+ * The imp's params, read in the two steps of a Go adapter: `imp.ext` into `adapters.ExtImpBidder` (it must be an
+ * object), then its `bidder` with `decodeBidderParams`.
+ */
+export function readBidderParams(imp: Imp, paramsType: string): { params: JsonObject } | { error: string } {
+  if (!isJsonObject(imp.ext)) return { error: 'imp.ext: expect { or n, but found no object' };
+  return decodeBidderParams(imp.ext.bidder, paramsType);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response status
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The text of PBS's `adapters.CheckResponseStatusCodeForErrors`. Many Go adapters write their own check with the same
+ * words and a closing period: `unexpectedStatusText(status) + '.'`.
+ */
+export function unexpectedStatusText(status: number): string {
+  return `Unexpected status code: ${status}. Run with request.debug = 1 for more info`;
+}
+
+/** How an adapter reports an answer whose status is neither 200 nor 204. Every field has PBS's default. */
+export interface ResponseStatusRules {
+  /** The error text for the status (default `unexpectedStatusText`). */
+  text?: (status: number) => string;
+  /** The code for any status but 400 (default BadServerResponse, 3). */
+  code?: number;
+  /** The code for a 400, the bidder refusing our request (default BadInput, 2). */
+  badRequestCode?: number;
+  /** The text for a 400, where the Go adapter words it apart ("Bad request from publisher."); default `text(400)`. */
+  badRequestText?: string;
+}
+
+/** PBS's own `adapters.CheckResponseStatusCodeForErrors`, unchanged: for `readBidResponse(response, PBS_STATUS_CHECK)`. */
+export const PBS_STATUS_CHECK: Readonly<ResponseStatusRules> = Object.freeze({});
+
+/**
+ * PBS's two status checks before decoding an answer: 204 carries no bids and no error; anything but 200 is an error
+ * (a 400 bad input, the rest a bad server response, unless `rules` say otherwise). Returns the result to hand back
+ * as it is, or undefined for a 200, whose body is then decoded.
+ */
+export function checkResponseStatus(response: ResponseData, rules: ResponseStatusRules = {}): MakeBidsResult | undefined {
+  const { status } = response;
+  if (status === 200) return undefined;
+  if (status === 204) return { bids: [] };
+  const text = rules.text ?? unexpectedStatusText;
+  const error: BidderError =
+    status === 400
+      ? { code: rules.badRequestCode ?? BidderErrorCode.BadInput, message: rules.badRequestText ?? text(status) }
+      : { code: rules.code ?? BidderErrorCode.BadServerResponse, message: text(status) };
+  return { bids: [], errors: [error] };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response body
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * An answer body as Go's decoder takes it into `openrtb2.BidResponse` at the top level, without checking the types
+ * of the fields inside: an object, or `null` (the zero value: an empty response). Anything else, an empty body
+ * included, is an error, with the decoder's detail.
+ */
+export function parseBidResponseBody(text: string): { body: JsonObject } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  if (value === null) return { body: {} };
+  return isJsonObject(value) ? { body: value } : { error: 'cannot unmarshal openrtb2.BidResponse: expect { or n' };
+}
+
+/** How a Go adapter reads its bidder's answer: the status rules, and how a body it cannot decode is reported. */
+export interface GoBidResponseReading {
+  /** How statuses other than 200 and 204 are reported (see `checkResponseStatus`). */
+  status?: ResponseStatusRules;
+  /**
+   * The error for a body that does not decode, from the decoder's detail. By default a generic error (code 999)
+   * with the detail as it is: a Go adapter returns its decoder's error, which PBS reports so.
+   */
+  decodeError?: (detail: string) => BidderError;
+}
+
+/**
+ * A Go adapter's first steps with an answer: `checkResponseStatus`, then `parseBidResponseBody`. Returns the body of a
+ * 200 that decodes, or the result to hand back as it is (no bid, or the error).
+ */
+export function readGoBidResponse(response: ResponseData, reading: GoBidResponseReading = {}): { body: JsonObject } | { result: MakeBidsResult } {
+  const statusResult = checkResponseStatus(response, reading.status);
+  if (statusResult) return { result: statusResult };
+  const parsed = parseBidResponseBody(response.body);
+  if ('error' in parsed) return { result: { bids: [], errors: [(reading.decodeError ?? unknownError)(parsed.error)] } };
+  return parsed;
+}
+
+/** The response's currency (`cur`) when it names one; Go's adapters keep their default (USD) otherwise. */
+export function bidResponseCurrency(body: { cur?: unknown }): string | undefined {
+  return typeof body.cur === 'string' && body.cur !== '' ? body.cur : undefined;
+}
+
+/** `openrtb2.BidResponse` as a Go adapter holds it after decoding: zero values filled, bids re-encoded. */
+export interface Openrtb2BidResponse {
+  id: string;
+  cur: string;
+  ext?: unknown;
+  seatbid: Openrtb2SeatBid[];
+}
+
+export interface Openrtb2SeatBid {
+  seat: string;
+  ext?: unknown;
+  bid: Bid[];
+}
+
+type GoKind = 'string' | 'number' | 'integer' | 'strings' | 'integers' | 'raw';
+
+const RESPONSE_FIELDS: Record<string, GoKind> = { id: 'string', bidid: 'string', cur: 'string', customdata: 'string', nbr: 'integer', ext: 'raw' };
+const SEATBID_FIELDS: Record<string, GoKind> = { seat: 'string', group: 'integer', ext: 'raw' };
+/** `openrtb2.Bid`'s fields in its order; all but id, impid and price are `omitempty`; `ext` is raw JSON. */
+const BID_FIELDS: Record<string, GoKind> = {
+  id: 'string', impid: 'string', price: 'number', nurl: 'string', burl: 'string', lurl: 'string', adm: 'string',
+  adid: 'string', adomain: 'strings', bundle: 'string', iurl: 'string', cid: 'string', crid: 'string', tactic: 'string',
+  cattax: 'integer', cat: 'strings', attr: 'integers', apis: 'integers', api: 'integer', protocol: 'integer',
+  qagmediarating: 'integer', language: 'string', langb: 'string', dealid: 'string', w: 'integer', h: 'integer',
+  wratio: 'integer', hratio: 'integer', exp: 'integer', dur: 'integer', mtype: 'integer', slotinpod: 'integer', ext: 'raw',
+};
+const BID_ZERO_VALUES: Readonly<Record<string, unknown>> = { id: '', impid: '', price: 0 };
+
+class GoDecodeError extends Error {}
+
+/**
+ * An answer decoded the way PBS's Go adapters decode it into `openrtb2.BidResponse`, strictly: a body that is not a
+ * JSON object (or `null`, the empty response), or a known field of the wrong JSON type anywhere down to the bids,
+ * fails the whole answer with a decoder-like text. Each bid comes out as `encodeAsOpenrtb2Bid` re-encodes it. The
+ * lenient `parseBidResponseBody` checks only the top level.
+ */
+export function decodeOpenrtb2BidResponse(text: string): { value: Openrtb2BidResponse } | { error: string } {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== 'n') return { error: `expect { or n, but found ${first ?? '\u0000'}` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { error: `cannot unmarshal openrtb2.BidResponse: ${(err as Error).message}` };
+  }
+  if (parsed === null) return { value: { id: '', cur: '', seatbid: [] } };
+  if (!isJsonObject(parsed)) return { error: 'expect { or n, but found n' };
+  try {
+    checkFields(parsed, RESPONSE_FIELDS, 'openrtb2.BidResponse');
+    const seatbid = listOf(parsed.seatbid, 'openrtb2.BidResponse.SeatBid').map((entry) => {
+      const object = objectOf(entry, 'openrtb2.SeatBid');
+      checkFields(object, SEATBID_FIELDS, 'openrtb2.SeatBid');
+      const bid = listOf(object.bid, 'openrtb2.SeatBid.Bid').map((raw) => {
+        const bidObject = objectOf(raw, 'openrtb2.Bid');
+        checkFields(bidObject, BID_FIELDS, 'openrtb2.Bid');
+        return encodeAsOpenrtb2Bid(bidObject);
+      });
+      return withoutUndefined({ seat: stringOf(object.seat), ext: object.ext ?? undefined, bid }) as unknown as Openrtb2SeatBid;
+    });
+    return { value: withoutUndefined({ id: stringOf(parsed.id), cur: stringOf(parsed.cur), ext: parsed.ext ?? undefined, seatbid }) as unknown as Openrtb2BidResponse };
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: err.message };
+    throw err;
+  }
+}
+
+/**
+ * A bid as PBS passes it on after decoding it into Go's `openrtb2.Bid` and encoding it again: fields the struct does
+ * not know are dropped; `id`, `impid` and `price` are always there (`null` or absent is the zero value); the other
+ * fields are `omitempty`, so a `null`, 0, "" or [] is left out; `ext` is raw JSON, so an `ext` that is there stays,
+ * even `null`. Fields come in the struct's order. Field types are not checked (`decodeOpenrtb2BidResponse` does).
+ */
+export function encodeAsOpenrtb2Bid(raw: JsonObject): Bid {
+  const bid: JsonObject = {};
+  for (const key in BID_FIELDS) {
+    const value = raw[key];
+    if (key in BID_ZERO_VALUES) bid[key] = value ?? BID_ZERO_VALUES[key];
+    else if (BID_FIELDS[key] === 'raw' ? value !== undefined : !isGoEmpty(value)) bid[key] = value;
+  }
+  return bid as Bid;
+}
+
+/** What Go's `omitempty` leaves out of JSON it writes: a nil value, a zero number, false, "" or an empty list. */
+export function isGoEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0);
+}
+
+function checkFields(object: JsonObject, fields: Record<string, GoKind>, type: string): void {
+  for (const key in fields) {
+    const kind = fields[key]!;
+    const value = object[key];
+    if (value === undefined || value === null || fits(value, kind)) continue;
+    throw new GoDecodeError(`cannot unmarshal ${type}.${key}: expect ${kind === 'strings' || kind === 'integers' ? 'an array' : `a ${kind}`}, got ${JSON.stringify(value)}`);
+  }
+}
+
+function fits(value: unknown, kind: GoKind): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'strings':
+      return Array.isArray(value) && value.every((item) => item === null || typeof item === 'string');
+    case 'integers':
+      return Array.isArray(value) && value.every((item) => item === null || Number.isInteger(item));
+    default:
+      return true;
+  }
+}
+
+function listOf(value: unknown, path: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new GoDecodeError(`cannot unmarshal ${path}: decode slice: expect [ or n, but found ${JSON.stringify(value)[0]}`);
+  return value;
+}
+
+/** A `null` array element decodes to Go's zero value. */
+function objectOf(value: unknown, type: string): JsonObject {
+  if (value === null) return {};
+  if (!isJsonObject(value)) throw new GoDecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
+  return value;
+}
+
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function withoutUndefined(object: JsonObject): JsonObject {
+  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
+  return object;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bid types
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The media type `bid.mtype` names (OpenRTB 2.6: 1 banner, 2 video, 3 audio, 4 native), when the adapter takes it:
+ * many Go adapters switch on a few of the values and refuse the others. Undefined for a value outside `accepted`, or
+ * an mtype that is absent or not one of the four.
+ */
+export function mediaTypeFromMtype(mtype: unknown, accepted: readonly MediaType[] = ['banner', 'video', 'audio', 'native']): MediaType | undefined {
+  const type = typeof mtype === 'number' ? MTYPE_TO_MEDIA_TYPE[mtype] : undefined;
+  return type !== undefined && accepted.includes(type) ? type : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Floors
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The imp with its floor in `currency`, as Go adapters convert it for a bidder that takes one currency only
+ * (`if imp.BidFloor > 0 && imp.BidFloorCur != "" && strings.ToUpper(imp.BidFloorCur) != "USD"`): a positive floor
+ * naming another currency (compared ignoring case) is converted, and the imp then names `currency`; any other imp
+ * is returned as it is. The conversion's error text when no rate is known.
+ */
+export function withFloorInCurrency(imp: Imp, currency: string, info: RequestInfo): { imp: Imp } | { error: string } {
+  const floor = imp.bidfloor;
+  const from = imp.bidfloorcur;
+  if (typeof floor !== 'number' || !(floor > 0) || typeof from !== 'string' || from === '' || from.toUpperCase() === currency.toUpperCase()) return { imp };
+  try {
+    return { imp: { ...imp, bidfloor: info.convertCurrency(floor, from, currency), bidfloorcur: currency } };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request encoding
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Top-level `openrtb2.BidRequest` fields tagged `omitempty`, by what their zero value looks like in JSON. */
+const REQUEST_OMITTED_WHEN_ZERO = ['test', 'at', 'tmax', 'allimps', 'cattax'];
+const REQUEST_OMITTED_WHEN_EMPTY = ['wseat', 'bseat', 'cur', 'wlang', 'wlangb', 'acat', 'bcat', 'badv', 'bapp'];
+const REQUEST_OMITTED_WHEN_NULL = ['site', 'app', 'dooh', 'device', 'user', 'source', 'regs', 'ext'];
+
+/**
+ * The request's top level as PBS sends it after re-encoding `openrtb2.BidRequest`: the counters at 0, empty lists and
+ * `null` objects are left out (`omitempty`). Only the top level, and nothing else: the objects inside go as they are.
+ */
+export function omitEmptyRequestFields(request: BidRequest): BidRequest {
+  const body: BidRequest = { ...request };
+  for (const key of REQUEST_OMITTED_WHEN_ZERO) if (body[key] === 0) delete body[key];
+  for (const key of REQUEST_OMITTED_WHEN_EMPTY) if (Array.isArray(body[key]) && (body[key] as unknown[]).length === 0) delete body[key];
+  for (const key of REQUEST_OMITTED_WHEN_NULL) if (body[key] === null) delete body[key];
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A Go adapter returns its decoder's error as it is, which PBS reports as a generic error (code 999): for adapters
+ * that read the answer with the SDK's `readBidResponse`, whose errors carry the bad-server-response code.
+ */
+export function asGenericErrors(errors: BidderError[] | undefined): BidderError[] | undefined {
+  return errors?.map((error) => unknownError(error.message));
+}

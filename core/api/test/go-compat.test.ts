@@ -1,0 +1,198 @@
+import { expect } from 'chai';
+import {
+  asGenericErrors,
+  bidResponseCurrency,
+  checkResponseStatus,
+  decodeBidderParams,
+  decodeOpenrtb2BidResponse,
+  encodeAsOpenrtb2Bid,
+  fieldIgnoringCase,
+  isGoEmpty,
+  mediaTypeFromMtype,
+  omitEmptyRequestFields,
+  parseBidResponseBody,
+  readBidderParams,
+  readGoBidResponse,
+  unexpectedStatusText,
+  withFloorInCurrency,
+} from '../go-compat.js';
+import { readBidResponse } from '../helpers.js';
+import type { ResponseData } from '../adapter.js';
+import type { BidRequest, Imp } from '../openrtb.js';
+
+function answer(status: number, body = ''): ResponseData {
+  return { status, body, headers: {} };
+}
+
+describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => {
+  describe('fieldIgnoringCase', () => {
+    it('finds a member whatever its case, the last matching key winning as in Go', () => {
+      expect(fieldIgnoringCase({ SiteID: 'a' }, 'siteId')).to.equal('a');
+      expect(fieldIgnoringCase({ siteId: 'a', SITEID: 'b' }, 'siteid')).to.equal('b');
+      expect(fieldIgnoringCase({ siteId: 'a' }, 'site')).to.equal(undefined);
+      expect(fieldIgnoringCase({ siteId: null }, 'siteId')).to.equal(null);
+    });
+
+    it('reads own members only', () => {
+      const inherited = Object.create({ bidder: 'inherited' }) as Record<string, unknown>;
+      expect(fieldIgnoringCase(inherited, 'bidder')).to.equal(undefined);
+    });
+  });
+
+  describe('bidder params', () => {
+    it('reads imp.ext.bidder as a Go adapter decodes it into its params struct', () => {
+      const imp = (ext: unknown): Imp => ({ id: '1', ext: ext as Imp['ext'] });
+      expect(readBidderParams(imp({ bidder: { tagid: 't' } }), 'openrtb_ext.ExtImpX')).to.deep.equal({ params: { tagid: 't' } });
+      expect(readBidderParams(imp({ bidder: null }), 'openrtb_ext.ExtImpX')).to.deep.equal({ params: {} });
+      expect(readBidderParams(imp(undefined), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'imp.ext: expect { or n, but found no object' });
+      expect(readBidderParams(imp({}), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'imp.ext.bidder: unexpected end of JSON input' });
+      expect(readBidderParams(imp({ bidder: [] }), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpX: expect { or n' });
+    });
+
+    it('decodes params already in hand the same way', () => {
+      expect(decodeBidderParams('x', 'openrtb_ext.ExtImpY')).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpY: expect { or n' });
+      expect(decodeBidderParams({ a: 1 }, 'openrtb_ext.ExtImpY')).to.deep.equal({ params: { a: 1 } });
+    });
+  });
+
+  describe('checkResponseStatus', () => {
+    it("lets a 200 through, makes a 204 a silent no-bid, and reports the rest as adapters.CheckResponseStatusCodeForErrors does", () => {
+      expect(checkResponseStatus(answer(200))).to.equal(undefined);
+      expect(checkResponseStatus(answer(204))).to.deep.equal({ bids: [] });
+      expect(checkResponseStatus(answer(400))).to.deep.equal({ bids: [], errors: [{ code: 2, message: unexpectedStatusText(400) }] });
+      expect(checkResponseStatus(answer(503))).to.deep.equal({ bids: [], errors: [{ code: 3, message: 'Unexpected status code: 503. Run with request.debug = 1 for more info' }] });
+    });
+
+    it('treats any 2xx but 200 and 204 as unexpected, as Go does', () => {
+      expect(checkResponseStatus(answer(201))?.errors?.[0]?.code).to.equal(3);
+    });
+
+    it("takes an adapter's own texts and codes", () => {
+      const rules = { text: (status: number) => `${unexpectedStatusText(status)}.`, code: 999, badRequestText: 'Bad request from publisher.' };
+      expect(checkResponseStatus(answer(500), rules)?.errors).to.deep.equal([{ code: 999, message: `${unexpectedStatusText(500)}.` }]);
+      expect(checkResponseStatus(answer(400), rules)?.errors).to.deep.equal([{ code: 2, message: 'Bad request from publisher.' }]);
+      expect(checkResponseStatus(answer(400), { badRequestCode: 3 })?.errors).to.deep.equal([{ code: 3, message: unexpectedStatusText(400) }]);
+    });
+  });
+
+  describe('parseBidResponseBody and readGoBidResponse', () => {
+    it('takes an object, and null as the empty response; anything else is a decoding error', () => {
+      expect(parseBidResponseBody('{"cur":"EUR"}')).to.deep.equal({ body: { cur: 'EUR' } });
+      expect(parseBidResponseBody('null')).to.deep.equal({ body: {} });
+      expect(parseBidResponseBody('[]')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse: expect { or n' });
+      expect(parseBidResponseBody('')).to.have.property('error').that.is.a('string');
+      expect(parseBidResponseBody('{')).to.have.property('error').that.is.a('string');
+    });
+
+    it('checks the status first, then decodes, reporting a decoding error as a generic error by default', () => {
+      expect(readGoBidResponse(answer(204))).to.deep.equal({ result: { bids: [] } });
+      expect(readGoBidResponse(answer(500))).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: unexpectedStatusText(500) }] } });
+      expect(readGoBidResponse(answer(200, '{"id":"r"}'))).to.deep.equal({ body: { id: 'r' } });
+      expect(readGoBidResponse(answer(200, '"x"'))).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: 'cannot unmarshal openrtb2.BidResponse: expect { or n' }] } });
+      const reading = { status: { code: 999 }, decodeError: (detail: string) => ({ code: 3, message: `bad: ${detail}` }) };
+      expect(readGoBidResponse(answer(502), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: unexpectedStatusText(502) }] } });
+      expect(readGoBidResponse(answer(200, '5'), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: 'bad: cannot unmarshal openrtb2.BidResponse: expect { or n' }] } });
+    });
+
+    it('lets readBidResponse check statuses with the same rules', () => {
+      expect(readBidResponse(answer(400), { badRequestCode: 3 })).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: unexpectedStatusText(400) }] } });
+      expect(readBidResponse(answer(201, '{}'), {})).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: unexpectedStatusText(201) }] } });
+      // The body rules stay readBidResponse's: an empty 200 is a no-bid.
+      expect(readBidResponse(answer(200, ''), {})).to.deep.equal({ result: { bids: [] } });
+    });
+
+    it('names the response currency only when it has one', () => {
+      expect(bidResponseCurrency({ cur: 'EUR' })).to.equal('EUR');
+      expect(bidResponseCurrency({ cur: '' })).to.equal(undefined);
+      expect(bidResponseCurrency({ cur: 5 })).to.equal(undefined);
+      expect(bidResponseCurrency({})).to.equal(undefined);
+    });
+
+    it('turns SDK read errors into the generic errors Go adapters report', () => {
+      expect(asGenericErrors([{ code: 3, message: 'm' }])).to.deep.equal([{ code: 999, message: 'm' }]);
+      expect(asGenericErrors(undefined)).to.equal(undefined);
+    });
+  });
+
+  describe('encodeAsOpenrtb2Bid', () => {
+    it('drops unknown fields and empty omitempty ones, keeps id/impid/price and any ext', () => {
+      const encoded = encodeAsOpenrtb2Bid({ id: 'b', impid: 'i', price: 0, adm: '', w: 0, adomain: [], cat: ['IAB1'], mtype: 2, bidderName: 'x', ext: null });
+      expect(encoded).to.deep.equal({ id: 'b', impid: 'i', price: 0, cat: ['IAB1'], mtype: 2, ext: null });
+    });
+
+    it('writes the zero value of a null or absent id, impid and price, in the struct order', () => {
+      const encoded = encodeAsOpenrtb2Bid({ ext: { a: 1 }, h: 250, price: null });
+      expect(encoded).to.deep.equal({ id: '', impid: '', price: 0, h: 250, ext: { a: 1 } });
+      expect(Object.keys(encoded)).to.deep.equal(['id', 'impid', 'price', 'h', 'ext']);
+    });
+
+    it("knows what Go's omitempty leaves out", () => {
+      for (const empty of [undefined, null, '', 0, false, []]) expect(isGoEmpty(empty), JSON.stringify(empty)).to.equal(true);
+      for (const value of ['x', 1, true, [0], {}]) expect(isGoEmpty(value), JSON.stringify(value)).to.equal(false);
+    });
+  });
+
+  describe('decodeOpenrtb2BidResponse', () => {
+    it('decodes an answer into openrtb2.BidResponse, bids re-encoded', () => {
+      const decoded = decodeOpenrtb2BidResponse(JSON.stringify({ id: 'r', cur: 'EUR', seatbid: [{ seat: 's', bid: [{ id: 'b', impid: 'i', price: 1, w: 0, foo: 1 }] }, null] }));
+      expect(decoded).to.deep.equal({ value: { id: 'r', cur: 'EUR', seatbid: [{ seat: 's', bid: [{ id: 'b', impid: 'i', price: 1 }] }, { seat: '', bid: [] }] } });
+    });
+
+    it('reads null as the empty response and refuses what is not an object', () => {
+      expect(decodeOpenrtb2BidResponse(' null')).to.deep.equal({ value: { id: '', cur: '', seatbid: [] } });
+      expect(decodeOpenrtb2BidResponse('[]')).to.deep.equal({ error: 'expect { or n, but found [' });
+      expect(decodeOpenrtb2BidResponse('')).to.deep.equal({ error: 'expect { or n, but found \u0000' });
+      expect(decodeOpenrtb2BidResponse('{')).to.have.property('error').that.matches(/^cannot unmarshal openrtb2.BidResponse: /);
+    });
+
+    it('fails the whole answer on a known field of the wrong JSON type, at any depth', () => {
+      expect(decodeOpenrtb2BidResponse('{"cur":5}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse.cur: expect a string, got 5' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":{}}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse.SeatBid: decode slice: expect [ or n, but found {' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"w":"300"}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.w: expect a integer, got "300"' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[1]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid: expect { or n, but found 1' });
+    });
+  });
+
+  describe('mediaTypeFromMtype', () => {
+    it('maps OpenRTB 2.6 mtype values, within the types the adapter accepts', () => {
+      expect(mediaTypeFromMtype(1)).to.equal('banner');
+      expect(mediaTypeFromMtype(3)).to.equal('audio');
+      expect(mediaTypeFromMtype(3, ['banner', 'video', 'native'])).to.equal(undefined);
+      expect(mediaTypeFromMtype(4, ['banner', 'video', 'native'])).to.equal('native');
+      for (const value of [0, 5, 1.5, '1', undefined, null]) expect(mediaTypeFromMtype(value), String(value)).to.equal(undefined);
+    });
+  });
+
+  describe('withFloorInCurrency', () => {
+    const info = {
+      bidder: 'b',
+      endpoint: 'auction' as const,
+      convertCurrency: (amount: number, from: string, to: string): number => {
+        if (from === 'EUR' && to === 'USD') return amount * 2;
+        throw new Error(`Currency conversion rate not found: '${from}' => '${to}'`);
+      },
+    };
+
+    it('converts a positive floor in another currency, and the imp then names the target currency', () => {
+      expect(withFloorInCurrency({ id: 'i', bidfloor: 1.5, bidfloorcur: 'EUR' }, 'USD', info)).to.deep.equal({ imp: { id: 'i', bidfloor: 3, bidfloorcur: 'USD' } });
+    });
+
+    it('leaves an imp without a floor, without a currency, or already in the currency (any case) as it is', () => {
+      for (const imp of [{ id: 'i' }, { id: 'i', bidfloor: 0, bidfloorcur: 'EUR' }, { id: 'i', bidfloor: 2 }, { id: 'i', bidfloor: 2, bidfloorcur: 'usd' }]) {
+        expect(withFloorInCurrency(imp, 'USD', info)).to.deep.equal({ imp });
+      }
+    });
+
+    it('gives the conversion error text when no rate is known', () => {
+      expect(withFloorInCurrency({ id: 'i', bidfloor: 1, bidfloorcur: 'GBP' }, 'USD', info)).to.deep.equal({ error: "Currency conversion rate not found: 'GBP' => 'USD'" });
+    });
+  });
+
+  describe('omitEmptyRequestFields', () => {
+    it("leaves out the top-level fields openrtb2.BidRequest's omitempty drops, and nothing else", () => {
+      const request = { id: 'r', imp: [], test: 0, tmax: 500, cur: [], acat: [], bcat: ['IAB1'], site: null, app: { id: 'a', ext: {} }, custom: 0 } as unknown as BidRequest;
+      expect(omitEmptyRequestFields(request)).to.deep.equal({ id: 'r', imp: [], tmax: 500, bcat: ['IAB1'], app: { id: 'a', ext: {} }, custom: 0 });
+      expect(request).to.have.property('test', 0);
+    });
+  });
+});

@@ -1,0 +1,135 @@
+import { isJsonObject, type BidRequest } from '../api/index.js';
+import { mergePatch } from '../stored/index.js';
+
+type Json = Record<string, unknown>;
+
+/** One bidder's OpenRTB overrides from `ext.<ns>.bidderconfig[].config.ortb2`. */
+interface BidderFpd {
+  site?: Json;
+  app?: Json;
+  user?: Json;
+  device?: Json;
+}
+
+/**
+ * First-party data per bidder, read once per auction (Prebid Server's firstpartydata/):
+ * - `ext.<ns>.data.bidders`: only these bidders receive the request's global first-party data (`site.ext.data`,
+ *   `app.ext.data`, `user.ext.data`, `user.data`, `site.content.data`, `app.content.data`) and their own bidder
+ *   config; every other bidder gets the request without it. Without the list, every bidder gets the request's data.
+ * - `ext.<ns>.bidderconfig: [{bidders, config: {ortb2: {site, app, user, device}}}]`: merged over the request for
+ *   those bidders (objects member by member, arrays and values replaced).
+ */
+export interface FpdPlan {
+  /** Lower-case names of `data.bidders`; undefined when the request gives no list. */
+  listed: ReadonlySet<string> | undefined;
+  /** By lower-case bidder name. */
+  configs: ReadonlyMap<string, BidderFpd>;
+}
+
+export function planFirstPartyData(request: BidRequest, options: Json | undefined): FpdPlan | { errors: string[] } | undefined {
+  // Most requests have neither: decided without allocating anything.
+  if (!isJsonObject(options?.data) && !Array.isArray(options?.bidderconfig)) return undefined;
+  const data = isJsonObject(options?.data) ? options!.data : undefined;
+  const listed = Array.isArray(data?.bidders) ? new Set(data!.bidders.filter((name): name is string => typeof name === 'string').map((name) => name.toLowerCase())) : undefined;
+  const configs = new Map<string, BidderFpd>();
+  if (Array.isArray(options?.bidderconfig)) {
+    for (const entry of options!.bidderconfig) {
+      if (!isJsonObject(entry) || !Array.isArray(entry.bidders)) continue;
+      const ortb2 = isJsonObject(entry.config) && isJsonObject(entry.config.ortb2) ? entry.config.ortb2 : {};
+      const fpd: BidderFpd = {};
+      for (const part of ['site', 'app', 'user', 'device'] as const) if (isJsonObject(ortb2[part])) fpd[part] = ortb2[part] as Json;
+      for (const bidder of entry.bidders) {
+        if (typeof bidder !== 'string') continue;
+        const key = bidder.toLowerCase();
+        if (configs.has(key)) return { errors: [`multiple First Party Data bidder configs provided for bidder: ${bidder}`] };
+        configs.set(key, fpd);
+      }
+    }
+  }
+  if (!listed && configs.size === 0) return undefined;
+  const plan: FpdPlan = { listed, configs };
+  const errors = checkResolvable(request, plan);
+  return errors.length > 0 ? { errors } : plan;
+}
+
+/** Prebid Server resolves every bidder's data up front, so a bad config is the request's error even for a bidder not bid on. */
+function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
+  const errors: string[] = [];
+  const bidders = plan.listed ?? new Set(plan.configs.keys());
+  for (const bidder of bidders) {
+    const fpd = plan.configs.get(bidder);
+    if (!fpd) continue;
+    if (fpd.site) {
+      if (!isJsonObject(request.site)) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object is not defined in request, but defined in FPD config`);
+      else {
+        const site = mergePatch(request.site, fpd.site) as Json;
+        if (!site.id && !site.page) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object cannot set empty page if req.site.id is empty`);
+      }
+    }
+    if (fpd.app && !isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
+    if (fpd.device) errors.push(...deviceProblems(mergePatch(isJsonObject(request.device) ? request.device : {}, fpd.device) as Json));
+  }
+  return errors;
+}
+
+function deviceProblems(device: Json): string[] {
+  const problems: string[] = [];
+  for (const field of ['w', 'h', 'ppi'] as const) {
+    if (typeof device[field] === 'number' && (device[field] as number) < 0) problems.push(`request.device.${field} must be a positive number`);
+  }
+  const geo = device.geo;
+  if (isJsonObject(geo) && typeof geo.accuracy === 'number' && geo.accuracy < 0) problems.push('request.device.geo.accuracy must be a positive number');
+  return problems;
+}
+
+/**
+ * `holder` without its global first-party data: `ext.data`, and `content.data` of a site or app, `data` of a user
+ * (a copy; the same object when it has none).
+ */
+function withoutGlobalData(holder: unknown, kind: 'site' | 'user'): unknown {
+  if (!isJsonObject(holder)) return holder;
+  const ext = isJsonObject(holder.ext) ? holder.ext : undefined;
+  const hasExtData = ext !== undefined && ext.data !== undefined;
+  const hasOwnData = kind === 'user' ? holder.data !== undefined : isJsonObject(holder.content) && holder.content.data !== undefined;
+  if (!hasExtData && !hasOwnData) return holder;
+  const copy: Json = { ...holder };
+  if (hasExtData) {
+    const { data: _data, ...restExt } = ext!;
+    if (Object.keys(restExt).length > 0) copy.ext = restExt;
+    else delete copy.ext;
+  }
+  if (hasOwnData) {
+    if (kind === 'user') delete copy.data;
+    else {
+      const { data: _data, ...restContent } = holder.content as Json;
+      copy.content = restContent;
+    }
+  }
+  return copy;
+}
+
+/**
+ * Applies the plan to one bidder's request (its own copy of the top level): a bidder left out of `data.bidders`
+ * loses the global data; a bidder with a config gets it merged over what it receives, keeping its own buyer id and,
+ * unless the config names eids, the eids it may see.
+ */
+export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidRequest): void {
+  const key = bidder.toLowerCase();
+  if (plan.listed && !plan.listed.has(key)) {
+    if (request.site !== undefined) request.site = withoutGlobalData(request.site, 'site') as BidRequest['site'];
+    if (request.app !== undefined) request.app = withoutGlobalData(request.app, 'site') as BidRequest['app'];
+    if (request.user !== undefined) request.user = withoutGlobalData(request.user, 'user') as BidRequest['user'];
+    return;
+  }
+  const fpd = plan.configs.get(key);
+  if (!fpd) return;
+  if (fpd.site && request.site) request.site = mergePatch(request.site, fpd.site) as BidRequest['site'];
+  if (fpd.app && request.app) request.app = mergePatch(request.app, fpd.app) as BidRequest['app'];
+  if (fpd.device) request.device = mergePatch(request.device ?? {}, fpd.device) as BidRequest['device'];
+  if (fpd.user) {
+    const current = request.user;
+    const user = mergePatch(current ?? {}, fpd.user) as Json;
+    if (current?.buyeruid) user.buyeruid = current.buyeruid;
+    request.user = user as BidRequest['user'];
+  }
+}

@@ -1,0 +1,68 @@
+import { isJsonObject, type Imp } from '../api/index.js';
+import { mergePatch } from '../stored/index.js';
+
+type Json = Record<string, unknown>;
+
+/** The members of `imp.ext.<ns>` a bidder receives (Prebid Server's allowed list); the rest is the auction's. */
+const IMP_OPTIONS_FOR_BIDDERS: ReadonlySet<string> = new Set(['is_rewarded_inventory', 'options']);
+
+const MEDIA_TYPES = ['banner', 'video', 'audio', 'native'] as const;
+
+/** An imp that a bidder's first-party data made invalid: the request's 400 line. */
+export class InvalidImpFpd {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * One imp as a bidder receives it: `imp.ext.<ns>` narrowed to what a bidder may see, and the imp's first-party data
+ * for this bidder (`imp.ext.<ns>.imp.<bidder>`) merged over it. The same imp object when nothing changes. Returns
+ * the 400 line when the merged imp is no longer a valid imp.
+ */
+export function impFor(imp: Imp, bidder: string, namespace: string): Imp | InvalidImpFpd {
+  const ext = imp.ext;
+  const options = isJsonObject(ext) && isJsonObject(ext[namespace]) ? (ext[namespace] as Json) : undefined;
+  if (!options) return imp;
+  let narrowed: Json | undefined;
+  let kept = true;
+  for (const key of Object.keys(options)) {
+    if (IMP_OPTIONS_FOR_BIDDERS.has(key)) (narrowed ??= {})[key] = options[key];
+    else kept = false;
+  }
+  if (kept) return imp;
+  const newExt: Json = { ...ext };
+  if (narrowed) newExt[namespace] = narrowed;
+  else delete newExt[namespace];
+
+  const fpd = isJsonObject(options.imp) ? impFpdFor(options.imp, bidder) : undefined;
+  if (!fpd) return { ...imp, ext: newExt };
+  const merged = mergePatch(imp, fpd) as Json;
+  // The bidder's ext is the one built here: first-party data does not reach into it.
+  merged.ext = newExt;
+  const problem = impProblem(merged);
+  if (problem) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: ${problem}`);
+  return merged as Imp;
+}
+
+function impFpdFor(byBidder: Json, bidder: string): Json | undefined {
+  if (isJsonObject(byBidder[bidder])) return byBidder[bidder] as Json;
+  const lower = bidder.toLowerCase();
+  for (const key of Object.keys(byBidder)) if (key.toLowerCase() === lower && isJsonObject(byBidder[key])) return byBidder[key] as Json;
+  return undefined;
+}
+
+/** What makes an imp unusable after first-party data changed it (bidder params and native markup are not re-checked). */
+function impProblem(imp: Json): string | undefined {
+  if (typeof imp.id !== 'string' || imp.id === '') return 'request.imp missing required field: "id"';
+  if (!MEDIA_TYPES.some((type) => isJsonObject(imp[type]))) return `request.imp[${imp.id}] must contain at least one of "banner", "video", "audio", or "native"`;
+  const banner = imp.banner;
+  if (isJsonObject(banner)) {
+    for (const field of ['w', 'h'] as const) if (typeof banner[field] === 'number' && (banner[field] as number) < 0) return `request.imp.banner.${field} must be a positive number`;
+    if (Array.isArray(banner.format)) {
+      for (const format of banner.format) {
+        if (!isJsonObject(format)) continue;
+        for (const field of ['w', 'h'] as const) if (typeof format[field] === 'number' && (format[field] as number) < 0) return `request.imp.banner.format.${field} must be a positive number`;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,75 @@
+import type { AuctionContext, BidderRequest, BidRequest, Imp } from '../api/index.js';
+import { userWithPermittedEids, planEidPermissions } from './eids.js';
+import { applyFirstPartyData, planFirstPartyData } from './first-party-data.js';
+import { impFor, InvalidImpFpd } from './imp-ext.js';
+import { planRequestExt, requestExtFor } from './request-ext.js';
+import { planSchains, sourceFor } from './schain.js';
+
+type Json = Record<string, unknown>;
+
+/** Host settings: what the host adds to every bidder's request. */
+export interface BidderRequestSettings {
+  /** The host's own supply chain node, appended to every bidder's `source.schain` (`auction.hostSchainNode`). */
+  hostSchainNode?: Json;
+  /** The host's identity, sent as `ext.<ns>.server` (`externalurl`, `gvlid`, `datacenter`). */
+  server?: Json;
+}
+
+/**
+ * What each bidder may see, as Prebid Server's exchange decides it (exchange/utils.go, firstpartydata/, schain/):
+ * called once per auction right after imp splitting, it narrows every bidder's share of the request:
+ * - request-level `ext.<ns>`: only the bidder's own `bidderparams`, alias, alternate codes and multibid entries,
+ *   and the members every bidder may receive (see request-ext.ts);
+ * - `imp.ext.<ns>`: only `is_rewarded_inventory` and `options`, with the imp's first-party data for this bidder
+ *   (`imp.ext.<ns>.imp.<bidder>`) merged into the imp;
+ * - `source.schain`: the bidder's chain from `ext.<ns>.schains` (or the wildcard's) and the host's node;
+ * - `user.eids`: only the eids `ext.<ns>.data.eidpermissions` lets this bidder see;
+ * - first-party data: `ext.<ns>.data.bidders` and `ext.<ns>.bidderconfig` (not on the video endpoint, as in
+ *   Prebid Server).
+ * Everything per request is read once; per bidder, only the branches that differ are copied.
+ */
+export class BidderRequestShaper {
+  constructor(private readonly settings: BidderRequestSettings) {}
+
+  /** Narrows every share in place. Returns the 400 lines when the request's per-bidder settings contradict. */
+  shape(request: BidRequest, shares: BidderRequest[], context: AuctionContext): string[] | undefined {
+    if (shares.length === 0) return undefined;
+    const namespace = context.namespace;
+    const ext = planRequestExt(request.ext, namespace, context.account, this.settings.server);
+    const schains = planSchains(ext.options, this.settings.hostSchainNode, namespace);
+    if (schains && 'error' in schains) return [schains.error];
+    const eids = planEidPermissions(ext.options);
+    const fpd = context.endpoint === 'video' ? undefined : planFirstPartyData(request, ext.options);
+    if (fpd && 'errors' in fpd) return fpd.errors;
+
+    const errors: string[] = [];
+    for (const share of shares) {
+      share.auction = request;
+      const own = share.request;
+      if (!ext.unchanged) {
+        // Set even when nothing is left (undefined, which JSON leaves out): deleting a key from the split's copy would
+        // turn it into a slow dictionary-mode object.
+        own.ext = requestExtFor(ext, share.bidder);
+      }
+      if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
+      if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);
+      if (fpd) applyFirstPartyData(fpd, share.bidder, own);
+      own.imp = impsFor(own.imp, share.bidder, namespace, errors);
+    }
+    return errors.length > 0 ? errors : undefined;
+  }
+}
+
+/** The bidder's imps; the same array when none changes. */
+function impsFor(imps: Imp[], bidder: string, namespace: string, errors: string[]): Imp[] {
+  let changed: Imp[] | undefined;
+  for (let i = 0; i < imps.length; i++) {
+    const imp = impFor(imps[i]!, bidder, namespace);
+    if (imp instanceof InvalidImpFpd) {
+      errors.push(imp.message);
+      continue;
+    }
+    if (imp !== imps[i]) (changed ??= imps.slice())[i] = imp;
+  }
+  return changed ?? imps;
+}

@@ -1,0 +1,118 @@
+import { isJsonObject, type AccountSettings } from '../api/index.js';
+
+type Json = Record<string, unknown>;
+
+/** Members of `ext.<ns>` a bidder receives as they are (Prebid Server's allowed list, exchange/utils.go). */
+const PASSED_AS_IS = ['channel', 'currency', 'sdk'] as const;
+
+/** What the request's `ext.<ns>` gives every bidder, read once per auction. */
+export interface RequestExtPlan {
+  namespace: string;
+  /** `request.ext` without the namespace: passed on untouched. Undefined when it holds nothing else. */
+  rest: Json | undefined;
+  /** `request.ext.<ns>`, when the request has one. */
+  options: Json | undefined;
+  /** The host's identity (`ext.<ns>.server`), which replaces the request's own. */
+  server: Json | undefined;
+  /** Alternate bidder codes: the request's, else the account's. */
+  alternateCodes: Json | undefined;
+  /** True when no bidder's ext differs from the request's: nothing to build per bidder. */
+  unchanged: boolean;
+}
+
+export function planRequestExt(ext: unknown, namespace: string, account: AccountSettings, server: Json | undefined): RequestExtPlan {
+  const all = isJsonObject(ext) ? ext : undefined;
+  const options = all && isJsonObject(all[namespace]) ? (all[namespace] as Json) : undefined;
+  let rest: Json | undefined;
+  if (all) for (const key of Object.keys(all)) if (key !== namespace) (rest ??= {})[key] = all[key];
+  const alternateCodes = isJsonObject(options?.alternatebiddercodes) ? options!.alternatebiddercodes : isJsonObject(account.alternatebiddercodes) ? account.alternatebiddercodes : undefined;
+  return {
+    namespace,
+    rest,
+    options,
+    server,
+    alternateCodes: alternateCodes as Json | undefined,
+    unchanged: options === undefined && server === undefined && alternateCodes === undefined,
+  };
+}
+
+/**
+ * The `ext` one bidder receives: the request's other members as they are, and in `ext.<ns>` only what Prebid Server
+ * lets a bidder see: its own `bidderparams` entry, its own alias, the alternate codes and multibid entries that
+ * concern it, `channel`, `currency`, `debug`, `integration`, `sdk`, the host's `server`, and of `targeting` only
+ * `includebrandcategory`. The rest (other bidders' params and aliases, targeting, caching, floors, schains, first
+ * party data...) stays with the auction. Undefined when nothing is left.
+ */
+export function requestExtFor(plan: RequestExtPlan, bidder: string): Json | undefined {
+  const { options } = plan;
+  const own: Json = {};
+  if (options) {
+    const params = isJsonObject(options.bidderparams) ? valueFor(options.bidderparams, bidder) : undefined;
+    if (params !== undefined) own.bidderparams = params;
+    const alias = isJsonObject(options.aliases) ? options.aliases[bidder] : undefined;
+    if (alias !== undefined) own.aliases = { [bidder]: alias };
+  }
+  const codes = plan.alternateCodes ? alternateCodesFor(plan.alternateCodes, bidder) : undefined;
+  if (codes) own.alternatebiddercodes = codes;
+  if (options) {
+    for (const key of PASSED_AS_IS) if (options[key] !== undefined && options[key] !== null) own[key] = options[key];
+    if (options.debug === true) own.debug = true;
+    if (typeof options.integration === 'string' && options.integration !== '') own.integration = options.integration;
+    const multibid = Array.isArray(options.multibid) ? multibidFor(options.multibid, bidder, codes) : undefined;
+    if (multibid) own.multibid = multibid;
+    if (!plan.server && options.server !== undefined && options.server !== null) own.server = options.server;
+    const targeting = isJsonObject(options.targeting) ? options.targeting.includebrandcategory : undefined;
+    if (targeting !== undefined && targeting !== null) own.targeting = { includebrandcategory: targeting };
+  }
+  if (plan.server) own.server = plan.server;
+
+  const hasOwn = Object.keys(own).length > 0;
+  if (!hasOwn) return plan.rest;
+  return { ...plan.rest, [plan.namespace]: own };
+}
+
+/** A map's entry for a bidder: its exact name first, then ignoring case (Prebid Server's lookups). */
+function valueFor(map: Json, bidder: string): unknown {
+  if (Object.hasOwn(map, bidder)) return map[bidder];
+  const lower = bidder.toLowerCase();
+  for (const key of Object.keys(map)) if (key.toLowerCase() === lower) return map[key];
+  return undefined;
+}
+
+/** `{enabled, bidders}` with only this bidder's entry (`bidders: null` when it has none, as Prebid Server writes it). */
+function alternateCodesFor(codes: Json, bidder: string): Json {
+  const entry = isJsonObject(codes.bidders) ? valueFor(codes.bidders, bidder) : undefined;
+  return { enabled: codes.enabled === true, bidders: entry === undefined ? null : { [bidder]: entry } };
+}
+
+/**
+ * The multibid entries for one bidder: an entry naming it (`bidder`), or one of its `bidders` (split into an entry of
+ * its own with the same `maxbids`), or naming a code this bidder may bid under (alternate bidder codes).
+ */
+function multibidFor(entries: unknown[], bidder: string, codes: Json | undefined): Json[] | undefined {
+  const lower = bidder.toLowerCase();
+  const allowed = allowedCodes(codes, bidder);
+  const concerns = (name: unknown) => typeof name === 'string' && (name.toLowerCase() === lower || allowed.has('*') || allowed.has(name.toLowerCase()));
+  const own: Json[] = [];
+  for (const entry of entries) {
+    if (!isJsonObject(entry)) continue;
+    if (typeof entry.bidder === 'string' && entry.bidder !== '') {
+      if (concerns(entry.bidder)) own.push(entry);
+    } else if (Array.isArray(entry.bidders)) {
+      for (const name of entry.bidders) {
+        if (!concerns(name)) continue;
+        const split: Json = { bidders: [name] };
+        if (entry.maxbids !== undefined) split.maxbids = entry.maxbids;
+        own.push(split);
+      }
+    }
+  }
+  return own.length > 0 ? own : undefined;
+}
+
+function allowedCodes(codes: Json | undefined, bidder: string): Set<string> {
+  const bidders = codes && isJsonObject(codes.bidders) ? codes.bidders : undefined;
+  const entry = bidders ? bidders[bidder] : undefined;
+  const list = isJsonObject(entry) && Array.isArray(entry.allowedbiddercodes) ? entry.allowedbiddercodes : [];
+  return new Set(list.filter((code): code is string => typeof code === 'string').map((code) => code.toLowerCase()));
+}

@@ -1,0 +1,92 @@
+import { isJsonObject, type BidRequest, type Imp } from '../api/index.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The fields OpenRTB 2.6 promoted out of `ext`, as Prebid Server's converters move them (openrtb_ext/convert_up.go,
+ * convert_down.go): `[object, field]`, the 2.6 home being `<object>.<field>` and the 2.5 one `<object>.ext.<field>`.
+ */
+const PROMOTED: ReadonlyArray<readonly ['regs' | 'user' | 'source', string]> = [
+  ['source', 'schain'],
+  ['regs', 'gdpr'],
+  ['user', 'consent'],
+  ['regs', 'us_privacy'],
+  ['user', 'eids'],
+];
+
+/** The 2.5 value a 2.6 field takes; anything else is left where it is for validation to name. */
+const WELL_TYPED: Readonly<Record<string, (value: unknown) => boolean>> = {
+  schain: isJsonObject,
+  gdpr: (value) => value === 0 || value === 1,
+  consent: (value) => typeof value === 'string',
+  us_privacy: (value) => typeof value === 'string',
+  eids: Array.isArray,
+};
+
+/**
+ * Normalises a request to OpenRTB 2.6 in place (the auction owns it), once per request, as Prebid Server's endpoints
+ * do before anything reads it: `ext.schain` (2.4) to `source.ext.schain`, then each promoted field from
+ * `<object>.ext` to `<object>` (the 2.6 value wins when both are given; the ext copy goes either way), and
+ * `imp.ext.<ns>.is_rewarded_inventory` to `imp.rwdd`. A value of the wrong type stays where it is, for request
+ * validation to name where the client put it.
+ */
+export function convertUpTo26(request: BidRequest, namespace: string): void {
+  const requestExt = isJsonObject(request.ext) ? request.ext : undefined;
+  if (requestExt && isJsonObject(requestExt.schain)) {
+    const source = isJsonObject(request.source) ? request.source : undefined;
+    if (!isJsonObject(source?.schain) && !(isJsonObject(source?.ext) && isJsonObject(source!.ext.schain))) {
+      const target = source ?? (request.source = {});
+      target.ext = { ...(isJsonObject(target.ext) ? target.ext : undefined), schain: requestExt.schain };
+    }
+    delete requestExt.schain;
+    if (Object.keys(requestExt).length === 0) delete request.ext;
+  }
+  for (const [name, field] of PROMOTED) {
+    const holder = request[name];
+    if (!isJsonObject(holder) || !isJsonObject(holder.ext) || holder.ext[field] === undefined) continue;
+    const value = holder.ext[field];
+    if (!WELL_TYPED[field]!(value)) continue;
+    if (holder[field] === undefined) holder[field] = value;
+    delete holder.ext[field];
+    if (Object.keys(holder.ext).length === 0) delete holder.ext;
+  }
+  if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp)) rewardedUp(imp as Imp, namespace);
+}
+
+function rewardedUp(imp: Imp, namespace: string): void {
+  const options = isJsonObject(imp.ext) && isJsonObject(imp.ext[namespace]) ? (imp.ext[namespace] as Json) : undefined;
+  const rewarded = options?.is_rewarded_inventory;
+  if (rewarded === undefined || typeof rewarded !== 'number') return;
+  if (imp.rwdd === undefined || imp.rwdd === 0) imp.rwdd = rewarded;
+  delete options!.is_rewarded_inventory;
+  if (Object.keys(options!).length === 0) delete imp.ext![namespace];
+}
+
+/**
+ * The request as an OpenRTB 2.5 bidder receives it: each promoted field moved back into its object's `ext`, and
+ * `imp.rwdd` into `imp.ext.<ns>.is_rewarded_inventory` (only when set, as Prebid Server moves it). Other 2.6 fields
+ * stay (as in Prebid Server: a 2.5 bidder ignores what it does not know, and dropping them would lose data such as
+ * `regs.gpp` that 2.5 bidders read). The input is not changed; only the branches that move are copied, and a request
+ * with nothing to move is returned as it is.
+ */
+export function convertDownTo25(request: BidRequest, namespace: string): BidRequest {
+  let converted: BidRequest | undefined;
+  for (const [name, field] of PROMOTED) {
+    const holder = (converted ?? request)[name];
+    if (!isJsonObject(holder) || holder[field] === undefined) continue;
+    const { [field]: value, ...rest } = holder;
+    rest.ext = { ...(isJsonObject(holder.ext) ? holder.ext : undefined), [field]: value };
+    (converted ??= { ...request })[name] = rest;
+  }
+  let imps: Imp[] | undefined;
+  for (let i = 0; i < request.imp.length; i++) {
+    const imp = request.imp[i]!;
+    if (typeof imp.rwdd !== 'number' || imp.rwdd === 0) continue;
+    const { rwdd, ...rest } = imp;
+    const ext = isJsonObject(imp.ext) ? imp.ext : {};
+    rest.ext = { ...ext, [namespace]: { ...(isJsonObject(ext[namespace]) ? ext[namespace] : undefined), is_rewarded_inventory: rwdd } };
+    (imps ??= request.imp.slice())[i] = rest as Imp;
+  }
+  if (imps) (converted ??= { ...request }).imp = imps;
+  return converted ?? request;
+}

@@ -1,0 +1,1 @@
+export { convertDownTo25, convertUpTo26 } from './convert.js';

@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import type { BidRequest } from '../../api/index.js';
+import { convertDownTo25, convertUpTo26 } from '../convert.js';
+
+const asRequest = (value: Record<string, unknown>) => value as unknown as BidRequest;
+
+describe('OpenRTB versions: up to 2.6 once per request', () => {
+  it('moves each promoted field out of ext, the 2.6 value winning, and drops emptied exts', () => {
+    const request = asRequest({
+      id: 'r',
+      imp: [{ id: 'i', ext: { prebid: { is_rewarded_inventory: 1, bidder: {} } } }],
+      regs: { gdpr: 0, ext: { gdpr: 1, us_privacy: '1YNN' } },
+      user: { ext: { consent: 'CO', eids: [{ source: 's' }], data: { k: 1 } } },
+      ext: { schain: { ver: '1.0', nodes: [] }, prebid: {} },
+    });
+    convertUpTo26(request, 'prebid');
+    expect(request).to.deep.equal({
+      id: 'r',
+      imp: [{ id: 'i', rwdd: 1, ext: { prebid: { bidder: {} } } }],
+      regs: { gdpr: 0, us_privacy: '1YNN' },
+      user: { consent: 'CO', eids: [{ source: 's' }], ext: { data: { k: 1 } } },
+      source: { schain: { ver: '1.0', nodes: [] } },
+      ext: { prebid: {} },
+    });
+  });
+
+  it('leaves a value of the wrong type where the client put it, for validation to name', () => {
+    const request = asRequest({ id: 'r', imp: [], regs: { ext: { gdpr: 'yes' } }, user: { ext: { consent: 5 } } });
+    convertUpTo26(request, 'prebid');
+    expect(request.regs).to.deep.equal({ ext: { gdpr: 'yes' } });
+    expect(request.user).to.deep.equal({ ext: { consent: 5 } });
+  });
+});
+
+describe('OpenRTB versions: down to 2.5 per bidder', () => {
+  const request = asRequest({
+    id: 'r',
+    imp: [{ id: 'i1', rwdd: 1, ext: { bidder: { p: 1 } } }, { id: 'i2', ext: { bidder: {} } }],
+    regs: { gdpr: 1, us_privacy: '1YNN', gpp: 'DBAA', gpp_sid: [2] },
+    user: { consent: 'CO', eids: [{ source: 's' }], ext: { data: 1 } },
+    source: { tid: 't', schain: { ver: '1.0' } },
+    device: { sua: { browsers: [] } },
+  });
+
+  it("moves the promoted fields into ext and imp.rwdd into imp.ext.<ns>.is_rewarded_inventory, as Prebid Server's converter does", () => {
+    const before = JSON.stringify(request);
+    const converted = convertDownTo25(request, 'prebid');
+    expect(converted).to.deep.equal({
+      id: 'r',
+      imp: [{ id: 'i1', ext: { bidder: { p: 1 }, prebid: { is_rewarded_inventory: 1 } } }, { id: 'i2', ext: { bidder: {} } }],
+      regs: { gpp: 'DBAA', gpp_sid: [2], ext: { gdpr: 1, us_privacy: '1YNN' } },
+      user: { ext: { data: 1, consent: 'CO', eids: [{ source: 's' }] } },
+      source: { tid: 't', ext: { schain: { ver: '1.0' } } },
+      device: { sua: { browsers: [] } },
+    });
+    expect(JSON.stringify(request), 'the input stays as it was').to.equal(before);
+    expect(converted.imp[1]).to.equal(request.imp[1]);
+    expect(converted.device).to.equal(request.device);
+  });
+
+  it('returns a request with nothing to move as it is', () => {
+    const plain = asRequest({ id: 'r', imp: [{ id: 'i', ext: {} }], site: { page: 'p' } });
+    expect(convertDownTo25(plain, 'prebid')).to.equal(plain);
+  });
+
+  it('undoes the up-conversion', () => {
+    const original = { id: 'r', imp: [{ id: 'i', ext: { svc: { is_rewarded_inventory: 1 } } }], regs: { ext: { gdpr: 1 } }, user: { ext: { eids: [{ source: 's' }] } } };
+    const request = asRequest(structuredClone(original));
+    convertUpTo26(request, 'svc');
+    expect(convertDownTo25(request, 'svc')).to.deep.equal(original);
+  });
+});

@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import type { BidRequest } from '../../api/index.js';
+import { MemoryFetcher } from '../../stored/memory-fetcher.js';
+import { readStoredResponses, storedAuctionSeats } from '../index.js';
+
+const fetcher = new MemoryFetcher({
+  responses: {
+    'auction-1': [{ seat: 'appnexus', bid: [{ id: 'b1', impid: 'stored', price: 1.5, mtype: 1 }] }],
+    'bid-apn': { id: 'r', seatbid: [{ bid: [{ id: 'apn', impid: 'x', price: 2 }] }] },
+  },
+});
+
+const request = (imps: Array<Record<string, unknown>>) => ({ id: 'r', imp: imps }) as unknown as BidRequest;
+const imp = (id: string, prebid: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id, banner: {}, ext: { prebid: { bidder: { appnexus: {}, rubicon: {} }, ...prebid }, ...extra } });
+
+describe("stored responses, with Prebid Server's rules", () => {
+  it('is nothing to read for a request naming none', async () => {
+    expect(await readStoredResponses(request([imp('i', {})]), 'prebid', fetcher)).to.equal(undefined);
+  });
+
+  it('reads a stored auction response per imp', async () => {
+    const found = await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 'auction-1' } })]), 'prebid', fetcher);
+    expect(found).to.deep.equal({ auction: new Map([['i1', [{ seat: 'appnexus', bid: [{ id: 'b1', impid: 'stored', price: 1.5, mtype: 1 }] }]]]) });
+  });
+
+  it('refuses an auction response on some imps but not all, one without an id, and one the backend does not have', async () => {
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 'auction-1' } }), imp('i2', {})]), 'prebid', fetcher)).to.deep.equal({
+      errors: [
+        'request validation failed. The StoredAuctionResponse.ID field must be completely present with, or completely absent from, all impressions in request. No StoredAuctionResponse data found for request.imp[1].ext.prebid \n',
+      ],
+    });
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: {} })]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['request.imp[0] has ext.prebid.storedauctionresponse specified, but "id" field is missing '],
+    });
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 'gone' } })]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['failed to fetch stored auction response for impId = i1 and storedAuctionResponse id = gone'],
+    });
+  });
+
+  it('matches stored bid responses to the imp\'s bidders ignoring case, replaceimpid true unless set false', async () => {
+    const found = await readStoredResponses(
+      request([imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'APPNEXUS' }, { id: 'bid-apn', bidder: 'rubicon', replaceimpid: false }] })]),
+      'prebid',
+      fetcher,
+    );
+    // Replaced in the document itself (an adapter may check the bid's imp), kept as stored otherwise.
+    const body = (impid: string) => JSON.stringify({ id: 'r', seatbid: [{ bid: [{ id: 'apn', impid, price: 2 }] }] });
+    expect(found).to.deep.equal({
+      bids: new Map([
+        ['appnexus', [{ impId: 'i1', body: body('i1'), replaceImpId: true }]],
+        ['rubicon', [{ impId: 'i1', body: body('x'), replaceImpId: false }]],
+      ]),
+    });
+  });
+
+  it('refuses stored bid responses that do not cover every bidder of the imp, or lack an id or bidder', async () => {
+    expect(await readStoredResponses(request([imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }] })]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['request validation failed. Stored bid responses are specified for imp i1. Bidders specified in imp.ext should match with bidders specified in imp.ext.prebid.storedbidresponse'],
+    });
+    expect(await readStoredResponses(request([imp('i1', { storedbidresponse: [{ bidder: 'appnexus' }] })]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['request.imp[0] has ext.prebid.storedbidresponse specified, but "id" or/and "bidder" fields are missing '],
+    });
+    const missing = await readStoredResponses(request([imp('i1', { storedbidresponse: [{ id: 'nope', bidder: 'appnexus' }, { id: 'bid-apn', bidder: 'rubicon' }] })]), 'prebid', fetcher);
+    expect(missing).to.deep.equal({ errors: ['failed to fetch stored bid response for impId = i1, bidder = appnexus and storedBidResponse id = nope'] });
+  });
+
+  it('makes seats of stored auction responses, every bid on its imp, typed by mtype or ext.prebid.type', () => {
+    const seats = storedAuctionSeats(
+      new Map([
+        ['i1', [{ seat: 'appnexus', bid: [{ id: 'a', impid: 'old', price: 1, mtype: 2 }, { id: 'b', price: 2, ext: { prebid: { type: 'native' } } }, { id: 'c', price: 3 }] }]],
+        ['i2', [{ seat: 'appnexus', bid: [{ id: 'd', price: 4, mtype: 1 }] }, { seat: 'rubicon', bid: [{ id: 'e', price: 5, mtype: 1 }] }]],
+      ]),
+      'USD',
+    );
+    expect(seats.map((seat) => [seat.bidder, seat.bids.map((bid) => [bid.bid.id, bid.bid.impid, bid.type])])).to.deep.equal([
+      ['appnexus', [['a', 'i1', 'video'], ['b', 'i1', 'native'], ['d', 'i2', 'banner']]],
+      ['rubicon', [['e', 'i2', 'banner']]],
+    ]);
+    expect(seats[0]!.errors).to.deep.equal([{ code: 3, message: 'Failed to parse bid mediatype for impression "i1"' }]);
+  });
+});

@@ -1,0 +1,253 @@
+import {
+  isJsonObject,
+  vastWrapper,
+  type AuctionBid,
+  type AuctionContext,
+  type AuctionResult,
+  type Bid,
+  type BidCacheService,
+  type BidRequest,
+  type CachedValue,
+  type Imp,
+  type MediaType,
+  type ModuleDeps,
+} from '../../core/api/index.js';
+
+export interface BidCacheConfig {
+  /** TTL of a cached bid whose imp and bid name no `exp`, per media type. 0 leaves it to the cache server. */
+  defaultTtlSeconds: Record<MediaType, number>;
+}
+
+export const DEFAULT_BID_CACHE_CONFIG: BidCacheConfig = {
+  defaultTtlSeconds: { banner: 300, video: 1800, audio: 1800, native: 300 },
+};
+
+type CacheDeps = Pick<ModuleDeps, 'cachePut' | 'cachePublicUrl'>;
+type CachePutValue = Parameters<ModuleDeps['cachePut']>[0][number];
+type CacheKind = 'bids' | 'vastXml';
+
+/** The kind lists a request can ask for, shared by all requests: always in this order, bids before VAST. */
+const BIDS_ONLY: readonly CacheKind[] = Object.freeze(['bids'] as const);
+const VAST_ONLY: readonly CacheKind[] = Object.freeze(['vastXml'] as const);
+const BIDS_AND_VAST: readonly CacheKind[] = Object.freeze(['bids', 'vastXml'] as const);
+
+/** What the request asks for, read from `request.ext.<ns>`. */
+interface CacheOptions {
+  kinds: readonly CacheKind[];
+  includeWinners: boolean;
+  includeBidderKeys: boolean;
+  alwaysIncludeDeals: boolean;
+  /** Only each imp's winner is cached (`cache.winningonly`). */
+  winningOnly: boolean;
+  /** The response keeps the bids' markup (`cache.bids.returnCreative`, `cache.vastxml.returnCreative`). */
+  returnCreative: boolean;
+}
+
+/** A bid to cache, and where its values are in the put. */
+interface TargetedBid {
+  auctionBid: AuctionBid;
+  /** Position in the cachePut call of this bid's JSON value; undefined when it has none. */
+  bidsPut: number | undefined;
+  /** Position in the cachePut call of this bid's VAST value; undefined when it has none. */
+  vastPut: number | undefined;
+}
+
+/** The public cache address; `scheme` is honoured when the host passes one beside the SDK's host and path. */
+interface PublicUrl {
+  host: string;
+  path: string;
+  scheme?: string;
+}
+
+/**
+ * The built-in bid-caching service. `cache` runs once winners are marked and before targeting: it puts the bids
+ * targeting will key (each imp's winner, and each bid that gets bidder keys) in the bid cache with one cachePut call,
+ * as the request asks (`ext.<ns>.cache`), and records where each went in `AuctionBid.cache` (targeting then sets
+ * `hb_cache_id` / `hb_uuid` from it). With `returnCreative: false` the response's bids lose their markup once cached.
+ * `cacheVast` caches the VAST of bids the endpoint needs cached (video pods). A cache failure only leaves a bid
+ * uncached: this service never fails the auction.
+ */
+export function createBidCache(config: BidCacheConfig, deps: CacheDeps): BidCacheService {
+  const publicUrl: PublicUrl | undefined = deps.cachePublicUrl;
+
+  return {
+    cache(auction: AuctionResult, context: AuctionContext): void | Promise<void> {
+      const options = readCacheOptions(auction.request, context.namespace);
+      if (!options) return;
+      const targeted = findTargetedBids(auction, options);
+      const values = planPuts(targeted, options.kinds, auction.request, config, context);
+      if (values.length === 0) return withoutCreatives(auction, options);
+      return cacheQuietly(deps, values, context).then((uuids) => {
+        recordCached(targeted, uuids, publicUrl);
+        withoutCreatives(auction, options);
+      });
+    },
+
+    async cacheVast(bids: AuctionBid[], request: BidRequest, context: AuctionContext): Promise<void> {
+      const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
+      const pending: Array<{ auctionBid: AuctionBid; value: CachePutValue }> = [];
+      for (const auctionBid of bids) {
+        if (auctionBid.cache?.vastXml) continue;
+        const value = vastValue(auctionBid);
+        if (!value) continue;
+        const ttlseconds = ttlFor(auctionBid.bid, impsById.get(auctionBid.bid.impid), defaultTtl(auctionBid.type, config, context));
+        pending.push({ auctionBid, value: ttlseconds === undefined ? value : { ...value, ttlseconds } });
+      }
+      if (pending.length === 0) return;
+      const uuids = await cacheQuietly(deps, pending.map(({ value }) => value), context);
+      pending.forEach(({ auctionBid }, index) => {
+        const uuid = uuids[index];
+        if (uuid !== undefined) (auctionBid.cache ??= {}).vastXml = cachedValue(uuid, publicUrl);
+      });
+    },
+  };
+}
+
+/** The uuids of the values, or none at all when the cache call fails in any way (even by throwing outright). */
+async function cacheQuietly(deps: CacheDeps, values: CachePutValue[], context: AuctionContext): Promise<Array<string | undefined>> {
+  try {
+    return await deps.cachePut(values, context.deadline, context);
+  } catch (error) {
+    context.logger.warn({ err: error }, 'bid cache put failed; cache keys left out');
+    return [];
+  }
+}
+
+/** Undefined when the request asks for nothing to cache, or for no targeting (then no key could point at a value). */
+function readCacheOptions(request: BidRequest, namespace: string): CacheOptions | undefined {
+  const ext = asRecord(request.ext?.[namespace]);
+  const targeting = asRecord(ext?.targeting);
+  const cache = asRecord(ext?.cache);
+  if (!targeting || !cache) return undefined;
+  const kinds = requestedKinds(cache);
+  if (!kinds) return undefined;
+  const bids = asRecord(cache.bids);
+  const vast = asRecord(cache.vastxml);
+  // Prebid Server: either kind may say false; when both say something, the creative stays if either wants it.
+  const returnCreative =
+    typeof bids?.returnCreative === 'boolean' && typeof vast?.returnCreative === 'boolean'
+      ? bids.returnCreative || vast.returnCreative
+      : vast?.returnCreative ?? bids?.returnCreative ?? true;
+  return {
+    kinds,
+    includeWinners: (targeting.includewinners ?? targeting.includeWinners) !== false,
+    includeBidderKeys: (targeting.includebidderkeys ?? targeting.includeBidderKeys) !== false,
+    alwaysIncludeDeals: targeting.alwaysincludedeals === true,
+    winningOnly: cache.winningonly === true,
+    returnCreative: returnCreative !== false,
+  };
+}
+
+function requestedKinds(cache: Record<string, unknown>): readonly CacheKind[] | undefined {
+  const bids = isRequested(cache.bids);
+  const vastXml = isRequested(cache.vastxml);
+  if (bids) return vastXml ? BIDS_AND_VAST : BIDS_ONLY;
+  return vastXml ? VAST_ONLY : undefined;
+}
+
+/** The bids targeting will key: winners (with `includewinners`), bids with bidder keys (unless `winningonly`). */
+function findTargetedBids(auction: AuctionResult, options: CacheOptions): TargetedBid[] {
+  const targeted: TargetedBid[] = [];
+  for (const seat of auction.seats) {
+    for (const auctionBid of seat.bids) {
+      const winner = auctionBid.winner && options.includeWinners;
+      const hasDeal = typeof auctionBid.bid.dealid === 'string' && auctionBid.bid.dealid !== '';
+      const bidderKeyed =
+        !options.winningOnly &&
+        (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined) &&
+        (options.includeBidderKeys || (options.alwaysIncludeDeals && hasDeal));
+      if (winner || bidderKeyed) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined });
+    }
+  }
+  return targeted;
+}
+
+/** One value per targeted bid and kind, so a bid that is both winner and keyed bidder bid is cached once. */
+function planPuts(targeted: TargetedBid[], kinds: readonly CacheKind[], request: BidRequest, config: BidCacheConfig, context: AuctionContext): CachePutValue[] {
+  const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
+  const values: CachePutValue[] = [];
+  for (const target of targeted) {
+    const { bid, type } = target.auctionBid;
+    const ttlseconds = ttlFor(bid, impsById.get(bid.impid), defaultTtl(type, config, context));
+    for (const kind of kinds) {
+      const value = kind === 'bids' ? bidValue(target.auctionBid) : vastValue(target.auctionBid);
+      if (!value) continue;
+      if (kind === 'bids') target.bidsPut = values.length;
+      else target.vastPut = values.length;
+      values.push(ttlseconds === undefined ? value : { ...value, ttlseconds });
+    }
+  }
+  return values;
+}
+
+/** The bid as JSON; with events on, a bid other than video also carries its win URL (`wurl`), as Prebid Server caches it. */
+function bidValue(auctionBid: AuctionBid): CachePutValue {
+  const { bid, events, type } = auctionBid;
+  return { type: 'json', value: events && type !== 'video' ? { ...bid, wurl: events.win } : bid };
+}
+
+/**
+ * The VAST of a video bid: its `adm`, else a VAST 3.0 wrapper around its `nurl` (an empty one when it has none, as
+ * Prebid Server caches it); nothing for other bids.
+ */
+function vastValue({ bid, type }: AuctionBid): CachePutValue | undefined {
+  if (type !== 'video') return undefined;
+  if (typeof bid.adm === 'string' && bid.adm !== '') return { type: 'xml', value: bid.adm };
+  return { type: 'xml', value: vastWrapper(typeof bid.nurl === 'string' ? bid.nurl : '') };
+}
+
+/** A media type's TTL when neither the imp nor the bid names one: the account's `cache_ttl`, else this module's. */
+function defaultTtl(type: MediaType, config: BidCacheConfig, context: AuctionContext): number | undefined {
+  return context.account.cache_ttl?.[type] ?? config.defaultTtlSeconds[type];
+}
+
+/** The smaller positive of `imp.exp` and `bid.exp`, else the media type's default (0 means none). */
+function ttlFor(bid: Bid, imp: Imp | undefined, mediaTypeDefault: number | undefined): number | undefined {
+  const candidates = [imp?.exp, bid.exp].filter((exp): exp is number => typeof exp === 'number' && exp > 0);
+  if (candidates.length > 0) return Math.min(...candidates);
+  return mediaTypeDefault && mediaTypeDefault > 0 ? mediaTypeDefault : undefined;
+}
+
+/** Records where each targeted bid's values went (`AuctionBid.cache`); targeting keys them. */
+function recordCached(targeted: TargetedBid[], uuids: ReadonlyArray<string | undefined>, publicUrl: PublicUrl | undefined): void {
+  for (const target of targeted) {
+    const bidsUuid = uuidAt(uuids, target.bidsPut);
+    const vastUuid = uuidAt(uuids, target.vastPut);
+    if (bidsUuid === undefined && vastUuid === undefined) continue;
+    const cache = (target.auctionBid.cache ??= {});
+    if (bidsUuid !== undefined) cache.bids = cachedValue(bidsUuid, publicUrl);
+    if (vastUuid !== undefined) cache.vastXml = cachedValue(vastUuid, publicUrl);
+  }
+}
+
+/** With `returnCreative: false`, the response's bids lose their markup (it was cached, or asked not to be shown). */
+function withoutCreatives(auction: AuctionResult, options: CacheOptions): void {
+  if (options.returnCreative) return;
+  for (const seat of auction.seats) {
+    for (const auctionBid of seat.bids) {
+      if (auctionBid.bid.adm === undefined) continue;
+      const { adm: _markup, ...rest } = auctionBid.bid;
+      auctionBid.bid = rest as Bid;
+    }
+  }
+}
+
+function uuidAt(uuids: ReadonlyArray<string | undefined>, putIndex: number | undefined): string | undefined {
+  return putIndex === undefined ? undefined : uuids[putIndex];
+}
+
+function cachedValue(uuid: string, url: PublicUrl | undefined): CachedValue {
+  return url ? { url: cacheUrl(url, uuid), cacheId: uuid } : { cacheId: uuid };
+}
+
+function cacheUrl({ scheme = 'https', host, path }: PublicUrl, uuid: string): string {
+  return `${scheme}://${host}${path}?uuid=${encodeURIComponent(uuid)}`;
+}
+
+function isRequested(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return isJsonObject(value) ? value : undefined;
+}

@@ -1,0 +1,140 @@
+/**
+ * Brand categories and durations (`hb_pb_cat_dur`), the one implementation every endpoint uses: the auction endpoint
+ * when a request carries `targeting.includebrandcategory`, the video endpoint for its pods. Runs before winners are
+ * chosen, as Prebid Server's category mapping does: a bid it cannot key is left out of the auction.
+ */
+import {
+  BidderErrorCode,
+  NonBidReason,
+  type AuctionBid,
+  type AuctionContext,
+  type AuctionResult,
+  type ModuleDeps,
+} from '../../core/api/index.js';
+import type { BrandCategoryOptions } from './options.js';
+
+/** Looks up the host's mapping of one ad server (a publisher's own first). */
+export type CategoryLookup = NonNullable<ModuleDeps['categoryMapping']>;
+
+interface Keyed {
+  bid: AuctionBid;
+  /** What bids are deduplicated on: the category with `withcategory`, else the whole `<pb>_<dur>s`. */
+  dedupeKey: string;
+  /** The category as keyed (translated or IAB), for messages. */
+  category?: string;
+}
+
+/** Rejected because it cannot be keyed (no or several categories, an unmapped one, a duration that does not fit). */
+const REJECTED = BidderErrorCode.BadServerResponse;
+/** Not an error: the bid lost to a better bid of its category. */
+const DEDUPLICATED = BidderErrorCode.NoError;
+
+/**
+ * Keys each bid `<pb>_<category>_<duration>s` (or `<pb>_<duration>s` without categories, `_<bidder>` appended with
+ * `appendbiddernames`) into `AuctionBid.categoryDuration`, and keeps one bid per category (or per key without
+ * categories): the higher price, the earlier bid on a tie. On the video endpoint bids compete within their pod (the
+ * imps `<podid>_<i>`), elsewhere across the auction. Bids that cannot be keyed, and the losers of deduplication, are
+ * removed from their seats and reported (`context.rejectBid`, with the reason under `response.ext.errors.<bidder>`).
+ */
+export function keyCategories(
+  auction: AuctionResult,
+  options: BrandCategoryOptions,
+  appendBidderNames: boolean,
+  bucketOf: (bid: AuctionBid) => string,
+  lookup: CategoryLookup | undefined,
+  context: AuctionContext,
+): void {
+  const mapping = options.withCategory && options.translate && options.adServer ? lookup?.(options.adServer, options.publisher || undefined) : undefined;
+  const held = new Map<string, Keyed>();
+  const removed = new Set<AuctionBid>();
+  const reject = (bid: AuctionBid, code: number, reason: number, message: string): void => {
+    removed.add(bid);
+    context.rejectBid(bid, reason, { code, message });
+  };
+  const rejected = (bid: AuctionBid, why: string): string => `bid ${bid.bid.id} rejected: ${why}`;
+
+  for (const seat of auction.seats) {
+    for (const bid of seat.bids) {
+      const duration = fitDuration(bid.video?.duration ?? bid.bid.dur, options);
+      if ('reason' in duration) {
+        reject(bid, REJECTED, NonBidReason.ResponseRejectedGeneral, rejected(bid, duration.reason));
+        continue;
+      }
+      let category: string | undefined;
+      if (options.withCategory) {
+        const found = categoryOf(bid, options, mapping);
+        if ('reason' in found) {
+          reject(bid, REJECTED, NonBidReason.ResponseRejectedCategoryMappingInvalid, rejected(bid, found.reason));
+          continue;
+        }
+        category = found.id;
+      }
+      const bucket = bucketOf(bid);
+      const key = category === undefined ? `${bucket}_${duration.seconds}s` : `${bucket}_${category}_${duration.seconds}s`;
+      const group = context.endpoint === 'video' ? podOf(bid.bid.impid) : '';
+      const dedupeKey = `${group}\u0000${category ?? key}`;
+      const holder = options.deduplicate ? held.get(dedupeKey) : undefined;
+      if (holder && holder.bid.bid.price >= bid.bid.price) {
+        reject(bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(bid, holder, category ?? key, group));
+        continue;
+      }
+      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, { bid, dedupeKey, category }, category ?? key, group));
+      held.set(dedupeKey, { bid, dedupeKey, category });
+      bid.categoryDuration = appendBidderNames ? `${key}_${bid.seat ?? bid.bidder}` : key;
+    }
+  }
+  if (removed.size === 0) return;
+  for (const seat of auction.seats) {
+    if (seat.bids.some((bid) => removed.has(bid))) seat.bids = seat.bids.filter((bid) => !removed.has(bid));
+  }
+  for (const bid of removed) bid.categoryDuration = undefined;
+}
+
+function deduplication(loser: AuctionBid, winner: Keyed, key: string, group: string): string {
+  const where = group === '' ? '' : ` in pod ${group}`;
+  return `bid ${loser.bid.id} deduplicated: bid ${winner.bid.bid.id} of ${winner.bid.seat ?? winner.bid.bidder} has the same category (${key})${where} at a higher or equal price`;
+}
+
+/** The pod an imp of the video endpoint belongs to: its id is `<podid>_<i>`. */
+function podOf(impId: string): string {
+  const at = impId.lastIndexOf('_');
+  return at === -1 ? impId : impId.slice(0, at);
+}
+
+/**
+ * The duration slot a bid of `duration` seconds fills: the nearest allowed value at or above it, or with exact
+ * durations only an equal one; with no allowed durations, its own. A bid that reports none counts as 0 s.
+ */
+export function fitDuration(duration: number | undefined, options: Pick<BrandCategoryOptions, 'durations' | 'requireExactDuration'>): { seconds: number } | { reason: string } {
+  const seconds = duration ?? 0;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return { reason: `its duration ${String(duration)} is not a number of seconds` };
+  const allowed = options.durations;
+  if (allowed.length === 0) return { seconds };
+  if (options.requireExactDuration) {
+    return allowed.includes(seconds)
+      ? { seconds }
+      : { reason: `its duration ${seconds} s is not one of the allowed durations (${allowed.join(', ')} s), and the request requires an exact duration` };
+  }
+  const fit = allowed.find((allowedSeconds) => allowedSeconds >= seconds);
+  return fit === undefined
+    ? { reason: `its duration ${seconds} s is longer than the longest allowed duration, ${allowed[allowed.length - 1]} s` }
+    : { seconds: fit };
+}
+
+/**
+ * The bid's one category: its single IAB category (`bid.cat`) translated to the ad server's id (or kept as it is with
+ * `translatecategories: false`); a bid without `bid.cat` uses its adapter's primary category as it is.
+ */
+function categoryOf(bid: AuctionBid, options: BrandCategoryOptions, mapping: ReturnType<CategoryLookup>): { id: string } | { reason: string } {
+  const cat = Array.isArray(bid.bid.cat) ? bid.bid.cat : [];
+  const primary = bid.video?.primaryCategory;
+  if (cat.length === 0 && primary) return { id: primary };
+  if (cat.length === 0) return { reason: 'it carries no IAB category (bid.cat), which brand categories need' };
+  if (cat.length > 1) return { reason: `it carries ${cat.length} IAB categories (${cat.join(', ')}); brand categories need exactly one` };
+  const iab = String(cat[0]);
+  if (!options.translate) return { id: iab };
+  if (!options.adServer) return { reason: `primary ad server ${String(options.primaryAdServer)} not recognized; use 1 (freewheel) or 2 (dfp)` };
+  if (!mapping) return { reason: `Category mapping file for primary ad server: '${options.adServer}', publisher: '${options.publisher}' not found` };
+  const mapped = mapping.get(iab);
+  return mapped ? { id: mapped.id } : { reason: `its IAB category ${iab} has no ${options.adServer} category in this host's mapping` };
+}

@@ -1,0 +1,88 @@
+/**
+ * The core's request validation (reference behaviour section 2): one pass over the request that collects every
+ * 400 line, the warnings, and the normalisations validation implies (native asset ids, interstitial sizes,
+ * dropping unknown imp.ext keys).
+ */
+import type { ModuleDeps, RequestValidator } from '../../core/api/index.js';
+import { BidderDirectory } from './checks/bidder-directory.js';
+import { checkEids } from './checks/eids.js';
+import { checkImps } from './checks/imp.js';
+import { checkDevice, checkDistributionChannel, checkRegs, checkUser } from './checks/parties.js';
+import { ValidationReport } from './checks/report.js';
+import {
+  checkAliases, checkBidAdjustmentFactors, checkBidderControls, checkCache, checkCurrencyRates, checkMultiBid, checkStoredRequest, checkTargeting,
+} from './checks/request-options.js';
+import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
+import { isJsonObject } from '../../core/api/index.js';
+import { isPresent, type JsonObject } from './checks/values.js';
+
+type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
+
+export function createRequestValidator(deps: ValidationDeps): RequestValidator {
+  return {
+    validate: (request, context) => validateBidRequest(request, context.namespace, deps).settle(request, context),
+  };
+}
+
+function validateBidRequest(request: unknown, namespace: Namespace, deps: ValidationDeps): ValidationReport {
+  const report = new ValidationReport();
+  if (!isJsonObject(request)) {
+    report.addError('request body must be a JSON object');
+    return report;
+  }
+  const declaredNamespace = isJsonObject(request.ext) ? firstNamespaceIn(request.ext, namespace) : undefined;
+  const scope: ValidationScope = {
+    namespace,
+    declaredNamespace,
+    optionsPaths: optionsPathsFor(declaredNamespace ?? namespace),
+    bidders: new BidderDirectory(deps.bidders),
+    validateBidderParams: deps.validateBidderParams,
+    report,
+  };
+  checkTopLevelFields(request, report);
+  const options = requestOptions(request, scope);
+  // Aliases come first: every later check resolves bidder names through them.
+  checkAliases(options, scope);
+  checkBidAdjustmentFactors(options, scope);
+  checkTargeting(options, scope);
+  checkMultiBid(options, scope);
+  checkBidderControls(options, scope);
+  checkCache(options, scope);
+  checkCurrencyRates(options, scope);
+  checkStoredRequest(options, scope);
+  checkDistributionChannel(request, scope);
+  // The device comes before the imps: it carries the interstitial settings they need.
+  checkDevice(request, scope);
+  checkRegs(request, scope);
+  checkUser(request, scope);
+  checkEids(request, scope);
+  checkImps(request, scope);
+  return report;
+}
+
+/** Stands for the options of a request that has none (the checks only read them). */
+const NO_OPTIONS: JsonObject = Object.freeze({});
+
+/** `request.ext.<ns>`, or an empty object when the request has no (usable) options. */
+function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject {
+  const ext = scope.report.optionalObject(request.ext, 'request.ext');
+  if (ext === undefined || scope.declaredNamespace === undefined) return NO_OPTIONS;
+  return scope.report.optionalObject(ext[scope.declaredNamespace], scope.optionsPaths.options) ?? NO_OPTIONS;
+}
+
+function checkTopLevelFields(request: JsonObject, report: ValidationReport): void {
+  const { id, tmax } = request;
+  if (!isPresent(id) || id === '') report.addError('request missing required field: "id"');
+  else if (typeof id !== 'string') report.addError('request.id must be a string');
+  if (isPresent(tmax)) {
+    if (typeof tmax !== 'number' || !Number.isInteger(tmax)) report.addError('request.tmax must be an integer');
+    else if (tmax < 0) report.addError(`request.tmax must be nonnegative. Got ${tmax}`);
+  }
+  // Specification 4.1: seat allow/block lists are not supported; bidders are chosen per imp.
+  if (isPresent(request.wseat)) {
+    report.addError('request.wseat is not supported. Remove it: the bidders of each imp are the ones named in request.imp[i].ext.');
+  }
+  if (isPresent(request.bseat)) {
+    report.addError('request.bseat is not supported. Remove it, and leave the bidders you want to block out of request.imp[i].ext.');
+  }
+}

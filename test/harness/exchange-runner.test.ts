@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { listFixtureFiles } from './fixture-outcome.js';
+import { fixtureSettings, runExchangeFixture, type ExchangeFixture } from './exchange-runner.js';
+
+const ownFixtures = fileURLToPath(new URL('../fixtures/exchange/', import.meta.url));
+const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as ExchangeFixture;
+
+describe('exchange fixtures of our own, through the exchange runner', () => {
+  for (const file of listFixtureFiles(ownFixtures)) {
+    it(file.slice(ownFixtures.length), async () => {
+      const outcome = await runExchangeFixture(load(file), file);
+      expect(outcome.diffs).to.deep.equal([]);
+    });
+  }
+});
+
+describe('the exchange runner catches a wrong expectation', () => {
+  const base = () => load(`${ownFixtures}each-bidder-its-own-params.json`);
+
+  it('a bidder request edited to expect a field the bidder does not receive fails, naming the path', async () => {
+    const fixture = base();
+    fixture.outgoingRequests.rubicon!.expectRequest!.ortbRequest.user = { buyeruid: 'apn-uid' };
+    const outcome = await runExchangeFixture(fixture, 'extra-field');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.include('request[rubicon].user: missing (expected {"buyeruid":"apn-uid"})');
+  });
+
+  it('a bidder request that leaves out a field the bidder receives fails: absent means absent', async () => {
+    const fixture = base();
+    delete fixture.outgoingRequests.appnexus!.expectRequest!.ortbRequest.user;
+    const outcome = await runExchangeFixture(fixture, 'missing-field');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.include('request[appnexus].user: unexpected {"buyeruid":"apn-uid"}');
+  });
+
+  it('a response edited to expect a wrong price, or a wrong error, fails', async () => {
+    const fixture = base();
+    fixture.response!.bids!.seatbid[0].bid[0].price = 2;
+    fixture.response!.bids!.ext.errors.rubicon = ['something else'];
+    const outcome = await runExchangeFixture(fixture, 'wrong-answer');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.include('response.seatbid[appnexus].bid[apn-1].price: expected 2, got 1.5');
+    expect(outcome.diffs.join('\n')).to.contain('response.ext.errors.rubicon[0].message: expected "something else"');
+  });
+
+  it('a bidder the fixture expects but the auction never called fails', async () => {
+    const fixture = base();
+    fixture.outgoingRequests.pubmatic = { expectRequest: { ortbRequest: { id: 'req-own-params' } } };
+    const outcome = await runExchangeFixture(fixture, 'uncalled');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs.join('\n')).to.contain('bidder pubmatic: expected a request, none was sent');
+  });
+
+  it('a switch the runner does not know is reported with the fixture', () => {
+    const settings = fixtureSettings({ ...base(), some_new_switch: true }, { adapters: new Set(['appnexus', 'rubicon']), modules: new Set() });
+    expect(settings.notes).to.include('switch "some_new_switch" is not mapped by the runner');
+  });
+});

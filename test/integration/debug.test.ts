@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bannerRequest, getJson, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
+import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
+
+/** Debug output as Prebid Server gives it: asked for by the request, allowed by the account, forced by the host. */
+describe('debug output', () => {
+  const TOKEN = 'host-secret-token';
+  let dir: string;
+  let bidder: MockBidder;
+  let gavel: RunningGavel;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gavel-debug-'));
+    for (const folder of ['accounts', 'imps']) mkdirSync(join(dir, folder));
+    writeFileSync(join(dir, 'accounts', 'no-debug.json'), JSON.stringify({ debug_allow: false }));
+    writeFileSync(join(dir, 'imps', 'pod.json'), JSON.stringify({ ext: { prebid: { bidder: { alpha: {} } } } }));
+    bidder = await startMockBidder();
+    gavel = await startGavel({
+      bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=2&mtype=2&adm=${encodeURIComponent('<VAST version="3.0"></VAST>')}` } },
+      storedRequests: { filesystem: { dir } },
+      debug: { overrideToken: TOKEN },
+    });
+  });
+  after(async () => {
+    await gavel?.close();
+    await bidder?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const auction = (extra: Record<string, unknown>, headers: Record<string, string> = {}) => postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, extra), headers);
+
+  it('answers ext.prebid.debug: true alone with the bidder calls and the resolved request', async () => {
+    const { json } = await auction({ ext: { prebid: { debug: true } } });
+    const [call] = json.ext.debug.httpcalls.alpha;
+    expect(call.uri).to.contain('/rtb?name=alpha');
+    expect(JSON.parse(call.requestbody).imp[0].ext).to.deep.equal({ bidder: {} });
+    // Headers the adapter set, each as a list of values (Prebid Server's shape).
+    for (const values of Object.values(call.requestheaders ?? {})) expect(values).to.be.an('array');
+    expect(call.status).to.equal(200);
+    expect(json.ext.debug.resolvedrequest.id).to.equal('req-1');
+    expect(json.ext.warnings).to.equal(undefined);
+  });
+
+  it('gives none without a request for it, saying the account debug is off', async () => {
+    const { json } = await auction({});
+    expect(json.ext.debug).to.equal(undefined);
+    expect(json.ext.warnings.general).to.deep.equal([{ code: 10002, message: 'debug turned off for account' }]);
+  });
+
+  it("gives debug output under the host's override token even to an account that does not allow it, and never for a wrong token", async () => {
+    const denied = await auction({ test: 1, site: { page: 'https://p.example', publisher: { id: 'no-debug' } } });
+    expect(denied.json.ext.debug).to.equal(undefined);
+    const wrong = await auction({ site: { page: 'https://p.example', publisher: { id: 'no-debug' } } }, { 'x-pbs-debug-override': 'guess' });
+    expect(wrong.json.ext.debug).to.equal(undefined);
+    const forced = await auction({ site: { page: 'https://p.example', publisher: { id: 'no-debug' } } }, { 'x-pbs-debug-override': TOKEN });
+    expect(forced.json.ext.debug.httpcalls.alpha).to.have.length(1);
+    expect(forced.json.ext.warnings).to.equal(undefined);
+  });
+
+  it('keeps the video debug log in the bid cache with ?debug=true, and sends the bidders a test request', async () => {
+    bidder.received.length = 0;
+    const request = {
+      podconfig: { durationrangesec: [15, 30], pods: [{ podid: 1, adpoddurationsec: 30, configid: 'pod' }] },
+      site: { page: 'https://video.example/1', publisher: { id: 'no-debug' } },
+      video: { w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3] },
+    };
+    const answer = await postJson(`${gavel.url}/openrtb2/video?debug=true`, request, { 'x-test-header': 'seen' });
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.adPods[0].podid).to.equal(1);
+    expect(answer.json.ext.debug.httpcalls.alpha).to.have.length(1);
+    expect(bidder.received.every((call) => call.body.test === 1)).to.equal(true);
+    const id = answer.json.ext.debug.logcacheid;
+    const log = await getJson(`${gavel.url}/cache?uuid=${id}`);
+    expect(log.status).to.equal(200);
+    expect(log.text).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<Log><Request>\{"podconfig"/);
+    expect(log.text).to.contain('"x-test-header":"seen"').and.to.contain('<Response>{"responsetimemillis"');
+  });
+});
