@@ -9,8 +9,12 @@
  * `0.30000000000000004`.
  */
 
-/** One range of a granularity. Its minimum is the previous range's max (0 for the first). */
+/**
+ * One range of a granularity. Its minimum is the `min` the request gives (Prebid.js sends one), else the previous
+ * range's max (0 for the first). Buckets count increments from the minimum.
+ */
 export interface PriceRange {
+  min?: number;
   max: number;
   increment: number;
 }
@@ -50,8 +54,8 @@ export type GranularityParseResult = { granularity: PriceGranularity } | { error
 
 /**
  * Reads `targeting.pricegranularity`: absent means the default (`med`); a legacy name; or
- * `{precision?, ranges: [{max, increment}]}`. Ranges in the Prebid.js form, with a `min`, are accepted too; the min
- * is not used, since a range always starts where the previous one ended. Errors say what to fix, without a path
+ * `{precision?, ranges: [{max, increment}]}`. A range's `min` (the Prebid.js form) is where its increments start; it
+ * may not lie below the previous range's max nor reach the range's own max. Errors say what to fix, without a path
  * (the caller knows where the value came from).
  */
 export function parsePriceGranularity(value: unknown): GranularityParseResult {
@@ -79,7 +83,7 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
   const ranges: PriceRange[] = [];
   let previousMax = 0;
   for (const [i, range] of value.ranges.entries()) {
-    const { max, increment } = (range ?? {}) as { max?: unknown; increment?: unknown };
+    const { min, max, increment } = (range ?? {}) as { min?: unknown; max?: unknown; increment?: unknown };
     if (typeof max !== 'number' || !Number.isFinite(max)) {
       return { error: `price granularity ranges[${i}].max must be a number` };
     }
@@ -89,7 +93,14 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
     if (typeof increment !== 'number' || !Number.isFinite(increment) || increment <= 0) {
       return { error: `price granularity ranges[${i}].increment must be a positive number` };
     }
-    ranges.push({ max, increment });
+    if (min !== undefined && min !== null) {
+      if (typeof min !== 'number' || !Number.isFinite(min) || min < previousMax || min >= max) {
+        return { error: `price granularity ranges[${i}].min must be a number from the previous range's max (${previousMax}) to below its own max` };
+      }
+      ranges.push(min > previousMax ? { min, max, increment } : { max, increment });
+    } else {
+      ranges.push({ max, increment });
+    }
     previousMax = max;
   }
   return { granularity: { precision, ranges } };
@@ -97,17 +108,21 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
 
 /**
  * The price bucket of `cpm`: in the range with min <= cpm <= max, `min + floor((cpm - min) / increment) * increment`;
- * above the last max, the last max; printed with `precision` decimals. A cpm that is not a positive number
+ * above the last max, the last max; in a gap below a range's explicit min, the bucket below it (the previous max,
+ * or 0): a bucket never exceeds the price. Printed with `precision` decimals. A cpm that is not a positive number
  * (negative, NaN, missing) is bucket 0.
  * When increments are finer than the precision, the bucket is rounded half up to the precision when printed.
  */
 export function priceBucket(cpm: number, granularity: PriceGranularity): string {
   const scaled = scaledGranularity(granularity);
   const price = !(cpm > 0) ? 0n : cpm === Infinity ? scaled.lastMax : toUnits(cpm, scaled.decimals);
-  let min = 0n;
-  for (const { max, increment } of scaled.ranges) {
-    if (price <= max) return formatUnits(min + ((price - min) / increment) * increment, scaled.decimals, granularity.precision);
-    min = max;
+  let previousMax = 0n;
+  for (const { min, max, increment } of scaled.ranges) {
+    if (price <= max) {
+      const bucket = price < min ? previousMax : min + ((price - min) / increment) * increment;
+      return formatUnits(bucket, scaled.decimals, granularity.precision);
+    }
+    previousMax = max;
   }
   return formatUnits(scaled.lastMax, scaled.decimals, granularity.precision);
 }
@@ -115,7 +130,7 @@ export function priceBucket(cpm: number, granularity: PriceGranularity): string 
 /** A granularity with every bound and increment in whole units of 10^-decimals. */
 interface ScaledGranularity {
   decimals: number;
-  ranges: Array<{ max: bigint; increment: bigint }>;
+  ranges: Array<{ min: bigint; max: bigint; increment: bigint }>;
   lastMax: bigint;
 }
 
@@ -127,12 +142,18 @@ function scaledGranularity(granularity: PriceGranularity): ScaledGranularity {
   if (!scaled) {
     const decimals = Math.max(
       granularity.precision,
-      ...granularity.ranges.flatMap(({ max, increment }) => [decimalPlaces(max), decimalPlaces(increment)]),
+      ...granularity.ranges.flatMap(({ min = 0, max, increment }) => [decimalPlaces(min), decimalPlaces(max), decimalPlaces(increment)]),
     );
-    const ranges = granularity.ranges.map(({ max, increment }) => ({
-      max: toUnits(max, decimals),
-      increment: toUnits(increment, decimals),
-    }));
+    let previousMax = 0n;
+    const ranges = granularity.ranges.map(({ min, max, increment }) => {
+      const range = {
+        min: min === undefined ? previousMax : toUnits(min, decimals),
+        max: toUnits(max, decimals),
+        increment: toUnits(increment, decimals),
+      };
+      previousMax = range.max;
+      return range;
+    });
     scaled = { decimals, ranges, lastMax: ranges.length > 0 ? ranges[ranges.length - 1].max : 0n };
     scaledCache.set(granularity, scaled);
   }

@@ -290,6 +290,7 @@ export class AuctionPipeline {
     const responseTimes: Record<string, number> = {};
     // Most auctions have no errors: the errors object is made only for the first one.
     let errors: Record<string, BidderError[]> | undefined = journal.errors && hasOwnKeys(journal.errors) ? { ...journal.errors } : undefined;
+    const impPassthrough = passthroughByImp(request, ns);
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
       if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
@@ -301,7 +302,10 @@ export class AuctionPipeline {
           bySeat.set(seatName, group);
           seatbid.push(group);
         }
-        group.bid.push(responseBid(auctionBid, ns));
+        const bid = responseBid(auctionBid, ns);
+        const passthrough = impPassthrough?.get(auctionBid.bid.impid);
+        if (passthrough !== undefined) (bid.ext as Record<string, Record<string, unknown>>)[ns].passthrough = passthrough;
+        group.bid.push(bid);
       }
     }
     const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: context.tmax };
@@ -312,9 +316,22 @@ export class AuctionPipeline {
     if (journal.rejectedBids && requestOption(request, 'returnallbidstatus') === true) {
       ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids, ns) };
     }
+    // The publisher's own data, handed back untouched (Prebid Server's ext.prebid.passthrough).
+    const passthrough = requestOption(request, 'passthrough');
+    if (passthrough !== undefined) ext[ns] = { ...(ext[ns] as object | undefined), passthrough };
     const response: BidResponse = { id: String(request.id), seatbid, cur: currency, ext };
     return response;
   }
+}
+
+/** `imp.ext.<ns>.passthrough` by imp id, for the bids of that imp; undefined when no imp has one (the usual case). */
+function passthroughByImp(request: BidRequest, ns: Namespace): Map<string, unknown> | undefined {
+  let byImp: Map<string, unknown> | undefined;
+  for (const imp of request.imp) {
+    const own = isJsonObject(imp.ext) ? imp.ext[ns] : undefined;
+    if (isJsonObject(own) && own.passthrough !== undefined) (byImp ??= new Map()).set(imp.id, own.passthrough);
+  }
+  return byImp;
 }
 
 /**

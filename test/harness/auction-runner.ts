@@ -8,6 +8,7 @@ import { deepMerge } from '../../core/config/index.js';
 import { MalformedStoredData, MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
 import { testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { checkWithDeviation } from './fixture-deviations.js';
 import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
 /** A Prebid Server endpoint fixture (see ../shared/conformance/README.md). */
@@ -195,7 +196,8 @@ export async function run(args: string[]): Promise<FixtureOutcome[]> {
         continue;
       }
       try {
-        outcomes.push(await runAuctionFixture(fixture, `${basename(dir)}/${basename(file)}`));
+        const label = `${basename(dir)}/${basename(file)}`;
+        outcomes.push(await checkWithDeviation(label, fixture, (edited) => runAuctionFixture(edited, label)));
       } catch (err) {
         outcomes.push({ name: file, ok: false, diffs: [`runner error: ${(err as Error).stack}`] });
       }

@@ -37,6 +37,7 @@ import type { PluginCatalog } from '../../core/plugins/discover.js';
 import type { StoredDataFetcher } from '../../core/stored/index.js';
 import { syncerKey } from '../../core/usersync/syncers.js';
 import { diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { checkWithDeviation } from './fixture-deviations.js';
 
 type Json = Record<string, any>;
 
@@ -573,7 +574,7 @@ export async function run(args: string[]): Promise<FixtureOutcome[]> {
         continue;
       }
       try {
-        outcomes.push(await runExchangeFixture(fixture, label));
+        outcomes.push(await checkWithDeviation(label, fixture, (edited) => runExchangeFixture(edited, label)));
       } catch (err) {
         outcomes.push({ name: label, ok: false, diffs: [`runner error: ${(err as Error).stack}`] });
       }

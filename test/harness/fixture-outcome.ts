@@ -6,6 +6,10 @@ export interface FixtureOutcome {
   name: string;
   ok: boolean;
   diffs: string[];
+  /** Why the fixture's expectation was edited before the check (see fixture-deviations.ts). */
+  deviation?: string;
+  /** Why the fixture was not run (a feature Gavel does not have); neither passed nor failed. */
+  notRun?: string;
 }
 
 /** Every `.json` file below `dir`, sorted, recursing into sub-folders. */

@@ -177,7 +177,7 @@ describe('price granularity', () => {
       expect(priceBucket(9, steps)).to.equal('5.00');
     });
 
-    it('accepts the Prebid.js form with "min" and starts ranges at the previous max anyway', () => {
+    it('accepts the Prebid.js form with "min": a min equal to the previous max changes nothing', () => {
       const granularity = parsed({
         precision: 2,
         ranges: [{ min: 0, max: 5, increment: 0.25 }, { min: 5, max: 10, increment: 1 }],
@@ -185,6 +185,24 @@ describe('price granularity', () => {
       expect(granularity.ranges).to.deep.equal([{ max: 5, increment: 0.25 }, { max: 10, increment: 1 }]);
       expect(priceBucket(4.8, granularity)).to.equal('4.75');
       expect(priceBucket(7.5, granularity)).to.equal('7.00');
+    });
+
+    it('counts increments from an explicit min above the previous max, as Prebid Server does', () => {
+      const granularity = parsed({ precision: 4, ranges: [{ min: 10, max: 30, increment: 1.5 }] });
+      expect(priceBucket(18, granularity)).to.equal('17.5000');
+      expect(priceBucket(10, granularity)).to.equal('10.0000');
+      // Below the min, the bucket under it: a bucket never exceeds the price.
+      expect(priceBucket(9.99, granularity)).to.equal('0.0000');
+      const gap = parsed({ precision: 2, ranges: [{ max: 5, increment: 1 }, { min: 8, max: 20, increment: 0.5 }] });
+      expect(priceBucket(6.5, gap)).to.equal('5.00');
+      expect(priceBucket(8.7, gap)).to.equal('8.50');
+    });
+
+    it('rejects a min below the previous max or at its own max, naming the range', () => {
+      expect(parsePriceGranularity({ ranges: [{ max: 5, increment: 1 }, { min: 4, max: 10, increment: 1 }] }))
+        .to.have.property('error').that.contains('ranges[1].min');
+      expect(parsePriceGranularity({ ranges: [{ min: 5, max: 5, increment: 1 }] }))
+        .to.have.property('error').that.contains('ranges[0].min');
     });
 
     it('rounds half up when the increment is finer than the precision', () => {
