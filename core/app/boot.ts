@@ -391,6 +391,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     metrics,
     routes,
     accessLog,
+    compression: config.compression.response,
   });
 
   const readiness = new Readiness(config.admin.requiredBackends);
