@@ -68,6 +68,7 @@ export class AnalyticsService {
     this.pending = [];
     for (const record of records) {
       for (const { code, reporter } of this.reporters) {
+        if (switchedOffFor(record, code)) continue;
         try {
           const view = this.gate(record, code);
           if (view !== undefined) reporter.report(view);
@@ -119,6 +120,16 @@ export class AnalyticsService {
       return answer;
     };
   }
+}
+
+/**
+ * The account switched this module off: `analytics.modules.<code>.enabled: false` in the account (Prebid Server
+ * Java's account `analytics.modules` section). Read from the records that carry their account (auction, AMP, video,
+ * `/event`); cookie sync and setuid load no account.
+ */
+function switchedOffFor(record: AnalyticsRecord, code: string): boolean {
+  const account = 'account' in record ? record.account : undefined;
+  return account?.analytics?.modules?.[code]?.enabled === false;
 }
 
 type ReportedType = EndpointName | 'cookie-sync' | 'setuid';

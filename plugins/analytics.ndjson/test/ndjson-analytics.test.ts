@@ -87,6 +87,18 @@ describe('analytics.ndjson: every transaction as a JSON line', function () {
     expect(lines[0]!.request).to.not.have.property('user');
   });
 
+  it('skips an account that switches the module off (analytics.modules.<code>.enabled: false)', async () => {
+    const off = join(dir, 'off.ndjson');
+    gavel = await startGavel({
+      accounts: { defaults: { events: { enabled: true }, analytics: { modules: { 'analytics.ndjson': { enabled: false } } } } },
+      modules: { 'analytics.ndjson': { enabled: true, config: { destination: off } } },
+      bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=2` } },
+    });
+    const lines = await runTransactions(gavel, off);
+    // The account's transactions are not written; cookie sync and setuid load no account.
+    expect(lines.map((line) => line.type)).to.deep.equal(['cookie-sync', 'setuid']);
+  });
+
   it('reports every endpoint it names (no stale path)', async () => {
     const running = await boot(join(dir, 'unused.ndjson'));
     for (const key of Object.keys(REPORTED_PATHS)) {
