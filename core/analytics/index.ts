@@ -67,6 +67,7 @@ export class AnalyticsService {
     const records = this.pending;
     this.pending = [];
     for (const record of records) {
+      if ('response' in record && typeof record.response === 'string') record.response = asJson(record.response);
       for (const { code, reporter } of this.reporters) {
         if (switchedOffFor(record, code)) continue;
         try {
@@ -119,6 +120,17 @@ export class AnalyticsService {
       this.report(recordOf(type, input, note, answer));
       return answer;
     };
+  }
+}
+
+/** An answer written as JSON text (the AMP endpoint encodes its own) as the object it is; other text as it is. */
+function asJson(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

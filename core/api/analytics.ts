@@ -25,7 +25,7 @@ export interface AuctionRecord extends RecordBase {
   status: number;
   /** The request as auctioned (stored data merged, account defaults applied); absent when refused before that. */
   request?: BidRequest;
-  /** The body answered: the OpenRTB BidResponse, the AMP targeting answer, the video pods, or the error text. */
+  /** The body answered: the OpenRTB BidResponse, the AMP targeting answer, the video pods (objects, even where the endpoint wrote JSON text), or the error text. */
   response: unknown;
   /** The account's settings, when it was loaded. */
   account?: AccountSettings;

@@ -7,6 +7,7 @@ import { Tokens } from '../../../core/app/tokens.js';
 import { REPORTED_PATHS, type AnalyticsGate } from '../../../core/analytics/index.js';
 import { bannerRequest, getJson, postJson, startGavel, type RunningGavel } from '../../../test/support/gavel.js';
 import { startMockBidder, type MockBidder } from '../../../test/support/mock-bidder.js';
+import { AmpTestServer, storedAmpRequest } from '../../../test/amp/support.js';
 
 describe('analytics.ndjson: every transaction as a JSON line', function () {
   this.timeout(20_000);
@@ -97,6 +98,22 @@ describe('analytics.ndjson: every transaction as a JSON line', function () {
     const lines = await runTransactions(gavel, off);
     // The account's transactions are not written; cookie sync and setuid load no account.
     expect(lines.map((line) => line.type)).to.deep.equal(['cookie-sync', 'setuid']);
+  });
+
+  it('writes an AMP transaction: the stored request as auctioned, the targeting answered', async () => {
+    const file = join(dir, 'amp.ndjson');
+    const amp = await AmpTestServer.start({
+      stored: { 'tag-1': storedAmpRequest() },
+      config: { modules: { 'analytics.ndjson': { enabled: true, config: { destination: file } } } },
+    });
+    const answer = await amp.get('tag_id=tag-1');
+    expect(answer.status).to.equal(200);
+    await amp.close();
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ type: 'amp', status: 200, accountId: 'stored-publisher' });
+    expect(lines[0].request.id).to.equal('amp-stored-1');
+    expect(lines[0].response.targeting).to.deep.equal(answer.json.targeting);
   });
 
   it('reports every endpoint it names (no stale path)', async () => {
