@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnalyticsRecord } from '../../../core/api/index.js';
@@ -114,6 +114,32 @@ describe('analytics.ndjson: every transaction as a JSON line', function () {
     expect(lines[0]).to.include({ type: 'amp', status: 200, accountId: 'stored-publisher' });
     expect(lines[0].request.id).to.equal('amp-stored-1');
     expect(lines[0].response.targeting).to.deep.equal(answer.json.targeting);
+  });
+
+  it('writes a video transaction: the OpenRTB request built from the pods, the pods answered', async () => {
+    const file = join(dir, 'video.ndjson');
+    const stored = join(dir, 'stored');
+    mkdirSync(join(stored, 'imps'), { recursive: true });
+    writeFileSync(join(stored, 'imps', 'pod.json'), JSON.stringify({ ext: { prebid: { bidder: { alpha: {} } } } }));
+    const vast = encodeURIComponent('<VAST version="3.0"><Ad id="a"><InLine><AdSystem>mock</AdSystem></InLine></Ad></VAST>');
+    gavel = await startGavel({
+      storedRequests: { filesystem: { dir: stored } },
+      modules: { 'analytics.ndjson': { enabled: true, config: { destination: file } } },
+      bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=3&mtype=2&dur=15&adm=${vast}` } },
+    });
+    const answer = await postJson(`${gavel.url}/openrtb2/video`, {
+      podconfig: { durationrangesec: [15, 30], pods: [{ podid: 1, adpoddurationsec: 30, configid: 'pod' }] },
+      site: { page: 'https://video.example/watch', publisher: { id: 'pub-v' } },
+      video: { w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3] },
+    });
+    expect(answer.status).to.equal(200);
+    await gavel.close();
+    gavel = undefined;
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ type: 'video', status: 200, accountId: 'pub-v' });
+    expect(lines[0].request.imp.length).to.be.at.least(1);
+    expect(lines[0].response.adPods).to.deep.equal(answer.json.adPods);
   });
 
   it('reports every endpoint it names (no stale path)', async () => {
