@@ -7,7 +7,8 @@ import type { NamedReporter } from '../../../core/analytics/index.js';
 import { bannerRequest, postJson, startGavel, type RunningGavel } from '../../../test/support/gavel.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { startMockBidder, type MockBidder } from '../../../test/support/mock-bidder.js';
-import type { HttpBatcher } from '../index.js';
+import { HttpBatcher } from '../index.js';
+import type { AnalyticsRecord, ModuleCounter } from '../../../core/api/index.js';
 import type { PrometheusMetrics } from '../../../core/metrics/index.js';
 
 /** A host's analytics sink on loopback: keeps every record of every batch; `hang` holds requests unanswered. */
@@ -148,5 +149,55 @@ describe('analytics.http: batches to a host URL', function () {
     for (const id of ['c1', 'c2', 'c3', 'c4', 'c5']) expect((await auction(id)).status).to.equal(200);
     await eventually('all records', () => sink.auctionIds().length, (count) => count === 5, 5000);
     expect(sink.encodings.length).to.be.at.least(3);
+  });
+});
+
+describe('analytics.http: the batcher alone', function () {
+  this.timeout(10_000);
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+  const record = (id: string, padding = 0): AnalyticsRecord => ({ type: 'setuid', receivedAt: 1, status: 200, bidder: id, query: { pad: 'x'.repeat(padding) } });
+
+  it('cuts batches at maxBatchBytes (a record larger than the limit goes alone)', async () => {
+    const sink = new Sink();
+    await sink.start();
+    const batcher = new HttpBatcher({ url: sink.url, maxBatchBytes: 1024, maxBatchRecords: 100, flushIntervalMs: 5 }, { logger: quiet });
+    for (const id of ['a', 'b', 'c', 'd']) batcher.report(record(id, 400));
+    batcher.report(record('big', 3000));
+    await eventually('all records', () => sink.records.length, (count) => count === 5, 5000);
+    // 4 records of ~0.45 kB: two per 1 kB batch; then the large one alone.
+    expect(sink.encodings.length).to.equal(3);
+    expect(sink.records.map((entry) => entry.bidder)).to.deep.equal(['a', 'b', 'c', 'd', 'big']);
+    await sink.kill();
+  });
+
+  it('retries a failed POST with a growing wait, and the records arrive once the sink answers', async () => {
+    let failures = 2;
+    const attempts: number[] = [];
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        attempts.push(performance.now());
+        if (failures-- > 0) return void res.writeHead(500).end();
+        for (const line of gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n')) if (line) received.push(JSON.parse(line).bidder);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const outcomes: string[] = [];
+    const counter: ModuleCounter = { inc: (labels) => void outcomes.push(labels?.outcome ?? 'dropped') };
+    const metrics = { counter: () => counter, gauge: () => ({ set() {} }) };
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const batcher = new HttpBatcher({ url, flushIntervalMs: 1, retryInitialMs: 40, retryMaxMs: 1000 }, { logger: quiet, metrics });
+    batcher.report(record('r1'));
+    batcher.report(record('r2'));
+    await eventually('delivered after two failures', () => received.join(), (text) => text === 'r1,r2', 5000);
+    expect(outcomes).to.deep.equal(['failed', 'failed', 'sent']);
+    // The second wait is twice the first (40 then 80 ms, give or take the timers).
+    const [first, second, third] = attempts as [number, number, number];
+    expect(second - first).to.be.at.least(35);
+    expect(third - second).to.be.at.least(75);
+    server.close();
   });
 });
