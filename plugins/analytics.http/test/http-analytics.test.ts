@@ -79,8 +79,9 @@ describe('analytics.http: batches to a host URL', function () {
     await sink.kill().catch(() => undefined);
   });
 
-  async function boot(config: Record<string, unknown>): Promise<void> {
+  async function boot(config: Record<string, unknown>, host: Record<string, unknown> = {}): Promise<void> {
     gavel = await startGavel({
+      ...host,
       admin: { enabled: true },
       modules: { 'analytics.http': { enabled: true, config: { url: sink.url, ...config } } },
       bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1.5` } },
@@ -121,7 +122,8 @@ describe('analytics.http: batches to a host URL', function () {
   });
 
   it('keeps auctions off the sink: a sink that never answers holds a batch while auctions go on answering', async () => {
-    await boot({ flushIntervalMs: 10, maxBatchRecords: 1, timeoutMs: 10_000 });
+    // Shutdown gives the held POST up after the drain time.
+    await boot({ flushIntervalMs: 10, maxBatchRecords: 1, timeoutMs: 10_000 }, { server: { drainTimeoutMs: 300 } });
     sink.hang = true;
     expect((await auction('h1')).status).to.equal(200);
     await eventually('a batch held by the sink', () => sink.held.length, (held) => held === 1, 5000);
