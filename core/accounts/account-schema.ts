@@ -69,6 +69,7 @@ export function accountSchema({ closed, executionPlan }: AccountSchemaOptions) {
       }),
     ),
     events: opt(Obj({ enabled: bool() })),
+    analytics: opt(Type.Object({ modules: opt(Type.Record(Type.String(), Type.Object({ enabled: bool() }, { additionalProperties: true }))) }, { additionalProperties: true })),
     truncate_target_attr: opt(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
     alternatebiddercodes: opt(
       Obj({ enabled: bool(), bidders: opt(Type.Record(Type.String(), Type.Object({ enabled: bool(), allowedbiddercodes: strings() }, open))) }),

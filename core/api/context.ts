@@ -96,6 +96,8 @@ export interface AccountSettings {
     disabled_iframe_bidders?: string[];
   };
   events?: { enabled?: boolean };
+  /** Analytics per account: `modules.<code>.enabled: false` keeps that analytics module from its transactions (Prebid Server Java's section). */
+  analytics?: { modules?: Record<string, { enabled?: boolean; [setting: string]: unknown }>; [setting: string]: unknown };
   truncate_target_attr?: number;
   alternatebiddercodes?: { enabled?: boolean; bidders?: Record<string, { enabled?: boolean; allowedbiddercodes?: string[] }> };
   hooks?: { modules?: Record<string, Record<string, unknown>>; execution_plan?: Record<string, unknown> };

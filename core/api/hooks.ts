@@ -4,6 +4,7 @@ import type { BidRequest, BidResponse } from './openrtb.js';
 import type { JsonSchema, PluginLogger } from './common.js';
 import type { AuctionContext, EntrypointContext, Warning } from './context.js';
 import type { HookPointFactories } from './services.js';
+import type { AnalyticsFactory } from './analytics.js';
 
 /**
  * The closed, ordered list of hook stages, named as Prebid Server names them (its plans may spell them with `_`).
@@ -236,6 +237,12 @@ export interface ModuleManifest<C = Record<string, unknown>> {
    * replaces the built-in for the whole host (two modules providing the same point stop boot).
    */
   provides?: HookPointFactories<C>;
+  /**
+   * An analytics reporter: receives every transaction (auction, AMP, video, cookie sync, setuid, `/event`) after
+   * its answer was written, as far as the host's analytics gate lets it (docs/analytics.md). Any number of enabled
+   * modules may report.
+   */
+  analytics?: AnalyticsFactory<C>;
 }
 
 export function defineModule<C = Record<string, unknown>>(manifest: Omit<ModuleManifest<C>, 'kind'>): ModuleManifest<C> {

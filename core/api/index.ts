@@ -8,6 +8,7 @@ export * from './adapter.js';
 export * from './context.js';
 export * from './hooks.js';
 export * from './services.js';
+export * from './analytics.js';
 export * from './endpoint.js';
 export * from './helpers.js';
 export * from './go-compat.js';

@@ -16,6 +16,7 @@ import {
   type Stage,
 } from '../api/index.js';
 import { AccountService, type AccountLoader } from '../accounts/index.js';
+import { allowAllAnalytics, AnalyticsService, type AnalyticsGate, type NamedReporter } from '../analytics/index.js';
 import { handleAuction } from '../auction/auction-endpoint.js';
 import { CategoryMappings } from '../auction/category-mappings.js';
 import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
@@ -137,6 +138,12 @@ function pluginContainerModule(module: LoadedModule, moduleConfig: Record<string
       const make = manifest.provides![point]! as (config: Record<string, unknown>, deps: ModuleDeps) => HookPointServices[HookPoint];
       bind(HookPointTokens[point]).toResolvedValue((deps: ModuleDeps) => make(moduleConfig, deps), [Tokens.ModuleDeps]).inSingletonScope();
     }
+    const analytics = manifest.analytics;
+    if (analytics) {
+      bind<NamedReporter>(Tokens.AnalyticsReporters)
+        .toResolvedValue((deps: ModuleDeps) => ({ code: manifest.code, reporter: analytics(moduleConfig, deps) }), [Tokens.ModuleDeps])
+        .inSingletonScope();
+    }
     const create = manifest.create;
     if (create) {
       bind(Tokens.ModuleHooks)
@@ -231,7 +238,15 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       .inSingletonScope();
     // Read and checked at boot: a missing or malformed file stops the server, naming its `video.categoryMappings` key.
     bind<CategoryMappings>(Tokens.CategoryMappings).toResolvedValue(() => CategoryMappings.load(config.video.categoryMappings)).inSingletonScope();
-    bind<EventConsumer>(Tokens.EventConsumer).toConstantValue(() => undefined);
+    bind<AnalyticsGate>(Tokens.AnalyticsGate).toConstantValue(allowAllAnalytics);
+    bind<AnalyticsService>(Tokens.Analytics)
+      .toDynamicValue((context) => {
+        const reporters = context.getAll<NamedReporter>(Tokens.AnalyticsReporters, { optional: true });
+        return new AnalyticsService(reporters, context.get<AnalyticsGate>(Tokens.AnalyticsGate), context.get<Logger>(Tokens.Logger).child({ component: 'analytics' }));
+      })
+      .inSingletonScope();
+    // `GET /event` hands accepted events to analytics (a no-op when no analytics module is enabled).
+    bind<EventConsumer>(Tokens.EventConsumer).toResolvedValue((analytics: AnalyticsService) => (analytics.enabled ? analytics.eventConsumer() : () => undefined), [Tokens.Analytics]);
     bind<BidCheckSettings>(Tokens.BidChecks)
       .toResolvedValue((bidders: BidderCatalog) => bidCheckSettings(config, bidders), [Tokens.BidderCatalog])
       .inSingletonScope();
@@ -334,6 +349,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
   const planner = container.get<ExecutionPlanner>(Tokens.ExecutionPlanner);
   const pipeline = await container.getAsync<AuctionPipeline>(Tokens.AuctionPipeline);
 
+  const analytics = container.get<AnalyticsService>(Tokens.Analytics);
   const inspector = createInspectorStore(config);
   const services: EndpointServices = {
     pipeline,
@@ -355,7 +371,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
   };
   const contributions = endpointContributions(services);
   // The public routing table: every endpoint, its method and its lane.
-  const routes = [
+  const routes = analytics.observe([
     ...fastRoutes('POST', {
       '/openrtb2/auction': (request) => handleAuction(request, services),
       ...contributions.jsonPost,
@@ -366,7 +382,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       ...contributions.get,
     }),
     ...(cache.store ? cacheRoutes(cache.store, cache.limits, { logger }) : []),
-  ];
+  ]);
   const accessLog = { logger: createAccessLogger(logger), settings: { ...config.logging.accessLog } };
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
@@ -375,6 +391,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     metrics,
     routes,
     accessLog,
+    compression: config.compression.response,
   });
 
   const readiness = new Readiness(config.admin.requiredBackends);
@@ -419,7 +436,8 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       readiness.draining = true;
       if (server) await closeServer(server, config.server.drainTimeoutMs);
       currency.close();
-      await Promise.allSettled([transport.close(), cache.close(), stored.close()]);
+      // After the drain: the last transactions are reported, then each module flushes what it holds.
+      await Promise.allSettled([analytics.close(config.server.drainTimeoutMs), transport.close(), cache.close(), stored.close()]);
     },
   };
 }

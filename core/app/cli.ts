@@ -229,7 +229,7 @@ async function listPlugins(config: GavelConfig): Promise<void> {
   const plugins = await discoverPlugins({ packages: config.plugins });
   const rows: string[][] = [['NAME', 'VERSION', 'KIND', 'PROVIDES / STAGES / ALIAS OF', 'SOURCE']];
   for (const { manifest, source } of plugins.adapters.values()) rows.push([manifest.name, manifest.version, 'adapter', manifest.info.aliasOf ?? '-', source.kind]);
-  for (const { manifest, source, builtIn } of plugins.modules.values()) rows.push([manifest.code, manifest.version, builtIn ? 'module (built-in)' : 'module', [...Object.keys(manifest.provides ?? {}), ...(manifest.stages ?? [])].join(','), source.kind]);
+  for (const { manifest, source, builtIn } of plugins.modules.values()) rows.push([manifest.code, manifest.version, builtIn ? 'module (built-in)' : 'module', [...Object.keys(manifest.provides ?? {}), ...(manifest.analytics ? ['analytics'] : []), ...(manifest.stages ?? [])].join(','), source.kind]);
   printTable(rows);
   const configured = Object.keys(config.bidders);
   if (configured.length === 0) return;

@@ -31,6 +31,12 @@ export const Tokens = {
   BidChecks: Symbol('BidChecks'),
   /** Where `GET /event` sends accepted events: a no-op until an analytics service rebinds it. */
   EventConsumer: Symbol('EventConsumer'),
+  /** Every enabled analytics module's reporter (a multi-binding: one per module that reports). */
+  AnalyticsReporters: Symbol('AnalyticsReporters'),
+  /** What each analytics module may see of a transaction: allow-all until the privacy service rebinds it. */
+  AnalyticsGate: Symbol('AnalyticsGate'),
+  /** Hands transactions to the analytics modules, off the request's path. */
+  Analytics: Symbol('Analytics'),
   AuctionPipeline: Symbol('AuctionPipeline'),
   App: Symbol('App'),
 } as const;

@@ -161,6 +161,14 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 export async function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
   const outcome = await services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now()));
   if (input.access) noteForAccessLine(input.access, entered.context, outcome);
+  const transaction = input.transaction;
+  if (transaction) {
+    const { context } = entered;
+    transaction.request = request;
+    transaction.accountId = context.accountId;
+    transaction.account = context.account;
+    transaction.privacy = context.privacy;
+  }
   return outcome;
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PluginLogger } from '../api/index.js';
 import type { AccessNote } from '../http/request-log.js';
+import type { TransactionNote } from '../analytics/index.js';
 
 /** An HTTP request as the endpoints see it, with the edge's work (body limits, decompression) done. */
 export interface EndpointRequest {
@@ -24,6 +25,8 @@ export interface EndpointRequest {
   logger?: PluginLogger;
   /** Filled by the endpoint for the access line (account, bidders called) when the host keeps an access log. */
   access?: AccessNote;
+  /** Filled by an endpoint that runs an auction for the analytics record (the request as auctioned, its account), when analytics is on. */
+  transaction?: TransactionNote;
 }
 
 /** What the edge writes back: JSON for objects, text for strings. */

@@ -318,6 +318,13 @@ export const configSchema = Type.Object(
         value: Type.Optional(Type.String({ minLength: 1, description: 'Only this value of that cookie means opted out' })),
       }),
     }),
+    compression: Section({
+      response: Section({
+        enableGzip: Type.Boolean({ default: false, description: "Gzip answers for clients that accept it (`Accept-Encoding: gzip`); Prebid Server's `compression.response.enable_gzip`" }),
+        enableBrotli: Type.Boolean({ default: false, description: 'Brotli (quality 4) for clients that accept `br`, preferred over gzip when both are on' }),
+        minBytes: Type.Integer({ minimum: 0, default: 1024, description: 'Answers smaller than this go uncompressed: below it compression costs more than it saves' }),
+      }),
+    }),
     cors: Section({
       allowedOrigins: Type.Array(Type.String(), { default: [], description: 'Restrict the CORS origin echo to these origins; empty echoes any' }),
     }),

@@ -7,6 +7,7 @@ import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-type
 import { OTHER, type Metrics } from '../metrics/index.js';
 import { HttpError, parseJsonObject, readBody } from './body.js';
 import { answerPreflight, corsHandler } from './cors.js';
+import { responseCompressor, type CompressionSettings, type ResponseCompressor } from './compression.js';
 import { NOT_FOUND, RouteTable, type PathMatch, type Route } from './routes.js';
 import { REQUEST_ID_HEADER, RequestLogger, requestIdOf, writeAccessLine, type AccessLog, type AccessNote } from './request-log.js';
 
@@ -24,6 +25,8 @@ export interface HttpRoutes {
   routes: readonly Route[];
   /** One line per request, when the host keeps an access log. */
   accessLog?: AccessLog;
+  /** Response compression (`compression.response`); off when absent. */
+  compression?: CompressionSettings;
 }
 
 function isSecure(req: IncomingMessage): boolean {
@@ -85,7 +88,7 @@ const EMPTY_STATUSES = new Set([204, 205, 304]);
  * Writes an endpoint's answer: objects as JSON, strings and buffers as they are. The content type a handler leaves
  * out is chosen as Koa chooses it, so an answer reads the same on either lane of the edge.
  */
-function writeAnswer(res: ServerResponse, answer: EndpointResponse): void {
+function writeAnswer(res: ServerResponse, answer: EndpointResponse, req: IncomingMessage, compress: ResponseCompressor | undefined): void {
   res.statusCode = answer.status;
   const headers = answer.headers;
   for (const name in headers) res.setHeader(name, headers[name]!);
@@ -104,6 +107,7 @@ function writeAnswer(res: ServerResponse, answer: EndpointResponse): void {
     if (!headers['content-type']) res.setHeader('content-type', 'application/json; charset=utf-8');
     body = JSON.stringify(body);
   }
+  if (compress) body = compress(req, res, body as string | Buffer);
   res.setHeader('content-length', Buffer.byteLength(body as string | Buffer));
   res.end(body);
 }
@@ -153,6 +157,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
   const { logger, metrics, maxRequestBytes } = options;
   const table = new RouteTable(options.routes);
   const applyCors = corsHandler(options.allowedOrigins);
+  const compress = responseCompressor(options.compression);
   metrics?.declareRoutes(table.paths.map((path) => path.pattern));
 
   const koaRoutes = options.routes.filter((route) => route.lane === 'koa');
@@ -199,7 +204,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
         const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
         // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
         const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
-        writeAnswer(res, await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body)));
+        writeAnswer(res, await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body)), req, compress);
       } else {
         if (path !== found.path) req.url = queryAt === -1 ? found.path : found.path + url.slice(queryAt);
         await viaKoa!(req, res);

@@ -73,7 +73,10 @@ function checkManifest(value: unknown, source: PluginSource): { adapter?: Loaded
   if (kind === 'module') {
     if (!checkModuleManifest(value)) throw invalid(source, ajv.errorsText(checkModuleManifest.errors, { dataVar: 'manifest' }));
     const manifest = value as unknown as ModuleManifest;
-    if (manifest.create === undefined && manifest.provides === undefined) throw invalid(source, 'a module needs create (stage hooks) or provides (hook-point services), or both');
+    if (manifest.create === undefined && manifest.provides === undefined && manifest.analytics === undefined) {
+      throw invalid(source, 'a module needs create (stage hooks), provides (hook-point services) or analytics (a reporter)');
+    }
+    if (manifest.analytics !== undefined && typeof manifest.analytics !== 'function') throw invalid(source, 'manifest.analytics must be a function (config, deps) => reporter');
     if (manifest.create !== undefined && typeof manifest.create !== 'function') throw invalid(source, 'manifest.create must be a function');
     if (manifest.create !== undefined && !manifest.stages) throw invalid(source, 'manifest.stages must list the stages create returns hooks for');
     for (const [point, factory] of Object.entries(manifest.provides ?? {})) {

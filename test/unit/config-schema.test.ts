@@ -52,6 +52,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
       amp: { defaultTimeoutMs: 1000, timeoutAdjustmentMs: 0 },
       currency: { rates: {}, refreshSeconds: 1800, staleAfterSeconds: 86400, timeoutMs: 5000 },
       userSync: { cookieTtlDays: 90, uidTtlDays: 14, maxCookieBytes: 4000, optOutCookie: { name: 'uids-optout' } },
+      compression: { response: { enableGzip: false, enableBrotli: false, minBytes: 1024 } },
       cors: { allowedOrigins: [] },
       admin: { enabled: true, host: '127.0.0.1', port: 8060, requiredBackends: ['storedData'], inspector: { sampleRate: 0.01, maxAuctions: 50 } },
     });
