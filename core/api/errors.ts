@@ -88,6 +88,7 @@ export const WarningCode = {
   InvalidBidResponseDSA: 10010,
   TooLongTargetingPrefix: 10015,
   TooShortTargetingPrefix: 10016,
+  BidderBlockedByPrivacySettings: 10017,
   Unknown: 10999,
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];

@@ -20,6 +20,7 @@ import { handleAuction } from '../auction/auction-endpoint.js';
 import { CategoryMappings } from '../auction/category-mappings.js';
 import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
+import { PrivacyService, VendorLists } from '../privacy/index.js';
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
@@ -232,6 +233,10 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
     // Read and checked at boot: a missing or malformed file stops the server, naming its `video.categoryMappings` key.
     bind<CategoryMappings>(Tokens.CategoryMappings).toResolvedValue(() => CategoryMappings.load(config.video.categoryMappings)).inSingletonScope();
     bind<EventConsumer>(Tokens.EventConsumer).toConstantValue(() => undefined);
+    // The vendor lists are read at boot: a missing or malformed file stops the server, naming it.
+    bind<PrivacyService>(Tokens.Privacy)
+      .toResolvedValue(() => new PrivacyService(config.privacy, VendorLists.fromFiles(config.privacy.gdpr.vendorLists)))
+      .inSingletonScope();
     bind<BidCheckSettings>(Tokens.BidChecks)
       .toResolvedValue((bidders: BidderCatalog) => bidCheckSettings(config, bidders), [Tokens.BidderCatalog])
       .inSingletonScope();
@@ -259,6 +264,7 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
             currency: context.get(Tokens.Currency),
             services: hookPointServices((point) => context.get(HookPointTokens[point])),
             bidChecks: context.get(Tokens.BidChecks),
+            privacy: context.get(Tokens.Privacy),
           }),
       )
       .inSingletonScope();

@@ -31,6 +31,8 @@ export const Tokens = {
   BidChecks: Symbol('BidChecks'),
   /** Where `GET /event` sends accepted events: a no-op until an analytics service rebinds it. */
   EventConsumer: Symbol('EventConsumer'),
+  /** The privacy service (core/privacy): host settings and vendor lists read at boot. */
+  Privacy: Symbol('Privacy'),
   AuctionPipeline: Symbol('AuctionPipeline'),
   App: Symbol('App'),
 } as const;
