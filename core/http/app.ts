@@ -73,6 +73,7 @@ function toEndpointRequest(req: IncomingMessage, found: PathMatch, query: Record
     query,
     body,
     secure: isSecure(req),
+    remoteAddress: req.socket.remoteAddress,
     receivedAt,
     uidsCookie: uidsCookieOf(req.headers.cookie),
   };

@@ -5,3 +5,4 @@ export { maskIPv4, maskIPv6, roundCoordinate, ShareScrubber } from './scrub.js';
 export { decodeTcfConsent, TcfPermissions, tcfRules, type AuctionPermissions, type TcfConsent, type TcfRules } from './tcf.js';
 export { parseVendorList, VendorLists, type VendorList } from './vendor-lists.js';
 export { readGpp, usPrivacyProblem, type GppSignals } from './signals.js';
+export { clientAddress, fillDeviceFacts, type HttpFacts } from './device-facts.js';

@@ -1,0 +1,98 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+import { isJsonObject, type BidRequest } from '../api/index.js';
+
+type Json = Record<string, unknown>;
+
+/** What the HTTP exchange tells of the device, beside the body. */
+export interface HttpFacts {
+  headers: IncomingHttpHeaders;
+  /** The socket's peer address. */
+  remoteAddress?: string;
+}
+
+/** Addresses never taken from a forwarded header: private, loopback, link-local, unspecified, shared (CGNAT). */
+const NON_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const) {
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+
+/** `::ffff:1.2.3.4` (how Node reports an IPv4 peer on a dual-stack socket) as `1.2.3.4`. */
+function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+function isPublic(address: string): boolean {
+  const version = isIP(address);
+  return version !== 0 && !NON_PUBLIC.check(address, version === 4 ? 'ipv4' : 'ipv6');
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The client's address: from `X-Forwarded-For` (the first public address) or `X-Real-IP` only when the host trusts
+ * its proxies, else the socket's peer. As in Prebid Server, a private, loopback or link-local address is never the
+ * client's (it is a proxy's, or a test's), wherever it comes from.
+ */
+export function clientAddress(facts: HttpFacts, trustProxyHeaders: boolean): string | undefined {
+  if (trustProxyHeaders) {
+    const forwarded = header(facts.headers, 'x-forwarded-for');
+    if (forwarded) {
+      for (const part of forwarded.split(',')) {
+        const address = plainAddress(part.trim());
+        if (isPublic(address)) return address;
+      }
+    }
+    const real = header(facts.headers, 'x-real-ip');
+    if (real && isPublic(plainAddress(real.trim()))) return plainAddress(real.trim());
+  }
+  const peer = facts.remoteAddress ? plainAddress(facts.remoteAddress) : undefined;
+  return peer && isPublic(peer) ? peer : undefined;
+}
+
+/**
+ * Fills what the body leaves out from the HTTP request, as Prebid Server's endpoints do: `device.ua` from
+ * User-Agent, `device.ip` / `device.ipv6` from the client's address (when the body has neither), `device.dnt` from
+ * `DNT: 1`, and `regs.ext.gpc` from `Sec-GPC: 1`. The request is the endpoint's own (merged) copy.
+ */
+export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProxyHeaders: boolean): void {
+  let device = isJsonObject(request.device) ? (request.device as Json) : undefined;
+  const own = (): Json => {
+    if (!device) {
+      device = {};
+      request.device = device;
+    }
+    return device;
+  };
+  const ua = header(facts.headers, 'user-agent');
+  if (ua && !(typeof device?.ua === 'string' && device.ua !== '')) own().ua = ua;
+  if (!device?.ip && !device?.ipv6) {
+    const address = clientAddress(facts, trustProxyHeaders);
+    if (address) own()[isIP(address) === 4 ? 'ip' : 'ipv6'] = address;
+  }
+  if (header(facts.headers, 'dnt') === '1' && device?.dnt === undefined) own().dnt = 1;
+  if (header(facts.headers, 'sec-gpc') === '1') {
+    const regs = (isJsonObject(request.regs) ? request.regs : (request.regs = {})) as Json;
+    const ext = (isJsonObject(regs.ext) ? regs.ext : (regs.ext = {})) as Json;
+    if (ext.gpc === undefined) ext.gpc = '1';
+  }
+}
