@@ -357,6 +357,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     bidCache: container.get(HookPointTokens['bid-caching']),
     categories: container.get<CategoryMappings>(Tokens.CategoryMappings),
     onEvent: container.get<EventConsumer>(Tokens.EventConsumer),
+    privacy: container.get<PrivacyService>(Tokens.Privacy),
     watchers: new AuctionWatchers(logger, inspector, config.auction),
   };
   const contributions = endpointContributions(services);

@@ -4,6 +4,7 @@ import { ActivityControl, type Activity, type ActivityFacts, type Component } fr
 import { GPP_TCF_EU_V2, readGpp, regsValue, userConsent, usPrivacyProblem, userGeo, type GppSignals } from './signals.js';
 import { ALLOW_ALL, decodeTcfConsent, TcfPermissions, tcfRules, type AuctionPermissions, type TcfRules } from './tcf.js';
 import type { VendorLists } from './vendor-lists.js';
+import { SyncConsent, type SyncSignals } from './sync-consent.js';
 
 type Json = Record<string, unknown>;
 type HostPrivacy = GavelConfig['privacy'];
@@ -132,6 +133,11 @@ export class PrivacyService {
   /** TCF permissions for a consent string where GDPR applies (also for user syncs). */
   permissionsFor(consent: string, account: AccountSettings): TcfPermissions {
     return new TcfPermissions(this.accountRules(account).tcf, consent === '' ? undefined : decodeTcfConsent(consent), this.vendorLists);
+  }
+
+  /** What the signals of one user-sync request allow (`/cookie_sync`, `/setuid`). */
+  syncConsent(signals: SyncSignals, account: AccountSettings): SyncConsent {
+    return new SyncConsent(this, signals, account);
   }
 
   activitiesFor(account: AccountSettings): ActivityControl {

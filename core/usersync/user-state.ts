@@ -1,12 +1,16 @@
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { GavelConfig } from '../config/index.js';
+import type { PrivacyService, SyncSignals } from '../privacy/index.js';
+import type { AccountSettings } from '../api/index.js';
 import { readUidsCookie, requestCookie, type UidsCookie } from './uids-cookie.js';
 
 /** What the user-sync endpoints need from the running server. */
 export interface UserSyncDeps {
   config: GavelConfig;
   bidders: BidderCatalog;
+  /** Consent for syncs: activity `syncUser`, GDPR purpose 1, US privacy opt-out (core/privacy). */
+  privacy: PrivacyService;
   /** Epoch ms; tests pin it to check expiry. */
   now: () => number;
 }
@@ -39,4 +43,17 @@ export function gdprProblems(gdpr: string | undefined, consent: string | undefin
   if (gdpr !== undefined && gdpr !== '' && gdpr !== '0' && gdpr !== '1') return [`${names.gdpr} must be 0 or 1, got ${JSON.stringify(gdpr)}`];
   if (gdpr === '1' && !consent) return [`${names.consent} is required when ${names.gdpr} is 1`];
   return [];
+}
+
+/**
+ * The consent a sync request's signals give, under the host's default account settings (`accounts.defaults`): the
+ * sync endpoints name no account.
+ */
+export function syncConsentOf(deps: UserSyncDeps, signals: SyncSignals) {
+  return deps.privacy.syncConsent(signals, (deps.config.accounts.defaults ?? {}) as AccountSettings);
+}
+
+/** A bidder's GVL vendor id: the host's (`privacy.gdpr.bidderVendorIds`), else its adapter manifest's. */
+export function vendorIdOf(deps: UserSyncDeps, bidder: string): number | undefined {
+  return deps.config.privacy.gdpr.bidderVendorIds[bidder] ?? deps.bidders.get(bidder)?.info.gvlVendorId;
 }
