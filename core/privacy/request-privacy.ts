@@ -36,22 +36,15 @@ export class RequestPrivacy implements PrivacySignals {
   facts: ActivityFacts = NO_FACTS;
   ipv4Bits = 24;
   ipv6Bits = 56;
-  private readonly permissions = new Map<string, AuctionPermissions>();
 
   /** The activity controls' verdict for one component. */
   allows(activity: Activity, component: Component): boolean {
     return this.activities.empty || this.activities.allows(activity, component, this.facts);
   }
 
-  /** What GDPR lets this bidder have (once per bidder per request). */
+  /** What GDPR lets this bidder have. */
   gdprPermissions(bidder: string, vendorId: number | undefined): AuctionPermissions {
-    if (!this.tcf) return ALLOW_ALL;
-    let permissions = this.permissions.get(bidder);
-    if (!permissions) {
-      permissions = this.tcf.auction(bidder, vendorId);
-      this.permissions.set(bidder, permissions);
-    }
-    return permissions;
+    return this.tcf ? this.tcf.auction(bidder, vendorId) : ALLOW_ALL;
   }
 
   /** The US opt-out applies to this bidder. */
@@ -77,6 +70,17 @@ export function channelOf(endpoint: EndpointName | 'cookie_sync' | 'setuid', req
   return 'web';
 }
 
+/** What an account's privacy settings become, built once per account object. */
+interface AccountRules {
+  tcf: TcfRules;
+  activities: ActivityControl;
+  eea: ReadonlySet<string>;
+  /** TCF permissions by consent string, the oldest dropped first past PERMISSIONS_KEPT. */
+  permissions: Map<string, TcfPermissions>;
+}
+
+const PERMISSIONS_KEPT = 256;
+
 /** What GDPR applicability reads, beside the request. */
 export interface GdprInputs {
   /** 1 or 0 as signalled, -1 when the request does not say. */
@@ -91,7 +95,7 @@ export interface GdprInputs {
  */
 export class PrivacyService {
   private readonly hostEea: ReadonlySet<string>;
-  private readonly byAccount = new WeakMap<AccountSettings, { tcf: TcfRules; activities: ActivityControl; eea: ReadonlySet<string> }>();
+  private readonly byAccount = new WeakMap<AccountSettings, AccountRules>();
 
   constructor(
     readonly settings: HostPrivacy,
@@ -104,7 +108,7 @@ export class PrivacyService {
     let rules = this.byAccount.get(account);
     if (!rules) {
       const eea = account.gdpr?.eea_countries ? new Set(account.gdpr.eea_countries.map((country) => country.toUpperCase())) : this.hostEea;
-      rules = { tcf: tcfRules(this.settings.gdpr.tcf2, account.gdpr), activities: ActivityControl.from(this.settings.allowActivities, account.privacy), eea };
+      rules = { tcf: tcfRules(this.settings.gdpr.tcf2, account.gdpr), activities: ActivityControl.from(this.settings.allowActivities, account.privacy), eea, permissions: new Map() };
       this.byAccount.set(account, rules);
     }
     return rules;
@@ -130,9 +134,19 @@ export class PrivacyService {
     return account.ccpa?.channel_enabled?.[channel] ?? account.ccpa?.enabled ?? this.settings.ccpa.enforce;
   }
 
-  /** TCF permissions for a consent string where GDPR applies (also for user syncs). */
+  /**
+   * TCF permissions for a consent string where GDPR applies (also for user syncs). Kept per account and string (a
+   * bounded number), so a string seen again costs a lookup, and each bidder's permissions are computed once.
+   */
   permissionsFor(consent: string, account: AccountSettings): TcfPermissions {
-    return new TcfPermissions(this.accountRules(account).tcf, consent === '' ? undefined : decodeTcfConsent(consent), this.vendorLists);
+    const rules = this.accountRules(account);
+    let permissions = rules.permissions.get(consent);
+    if (!permissions) {
+      permissions = new TcfPermissions(rules.tcf, consent === '' ? undefined : decodeTcfConsent(consent), this.vendorLists);
+      if (rules.permissions.size >= PERMISSIONS_KEPT) rules.permissions.delete(rules.permissions.keys().next().value!);
+      rules.permissions.set(consent, permissions);
+    }
+    return permissions;
   }
 
   /** What the signals of one user-sync request allow (`/cookie_sync`, `/setuid`). */

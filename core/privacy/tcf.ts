@@ -179,7 +179,20 @@ export class TcfPermissions {
     return { allowBidRequest: !this.rules.purposes[2]!.enforcePurpose, passGeo: !this.rules.featureOneEnforced, passId: false };
   }
 
+  private readonly byBidder = new Map<string, AuctionPermissions>();
+
+  /** What GDPR lets one bidder have: computed once per bidder and vendor id for this string and these rules. */
   auction(bidder: string, vendorId: number | undefined): AuctionPermissions {
+    const key = vendorId === undefined ? bidder : `${bidder}:${vendorId}`;
+    let permissions = this.byBidder.get(key);
+    if (!permissions) {
+      permissions = this.compute(bidder, vendorId);
+      if (this.byBidder.size < MAX_BIDDERS_KEPT) this.byBidder.set(key, permissions);
+    }
+    return permissions;
+  }
+
+  private compute(bidder: string, vendorId: number | undefined): AuctionPermissions {
     const consent = this.consent;
     if (!consent || !this.list) return this.defaults();
     const id = vendorId ?? 0;
@@ -217,6 +230,8 @@ export class TcfPermissions {
     return legalBasis(this.rules, this.rules.purposes[purpose]!, name, id, this.list.vendor(id), consent, {});
   }
 }
+
+const MAX_BIDDERS_KEPT = 256;
 
 function isBasic(rules: TcfRules, rule: PurposeRule, bidder: string): boolean {
   return rule.basic || (rule.purpose !== 1 && rules.basicEnforcementVendors.has(bidder));
