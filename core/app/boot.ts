@@ -20,7 +20,7 @@ import { handleAuction } from '../auction/auction-endpoint.js';
 import { CategoryMappings } from '../auction/category-mappings.js';
 import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
-import { PrivacyService, VendorLists } from '../privacy/index.js';
+import { PrivacyService, VendorListFetcher, VendorLists } from '../privacy/index.js';
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
@@ -235,7 +235,7 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
     bind<EventConsumer>(Tokens.EventConsumer).toConstantValue(() => undefined);
     // The vendor lists are read at boot: a missing or malformed file stops the server, naming it.
     bind<PrivacyService>(Tokens.Privacy)
-      .toResolvedValue(() => new PrivacyService(config.privacy, VendorLists.fromFiles(config.privacy.gdpr.vendorLists)))
+      .toResolvedValue((logger: Logger) => new PrivacyService(config.privacy, vendorLists(config.privacy.gdpr, logger)), [Tokens.Logger])
       .inSingletonScope();
     bind<BidCheckSettings>(Tokens.BidChecks)
       .toResolvedValue((bidders: BidderCatalog) => bidCheckSettings(config, bidders), [Tokens.BidderCatalog])
@@ -269,6 +269,16 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       )
       .inSingletonScope();
   });
+}
+
+/** The host's vendor lists, and the fetcher of the ones it lacks when it names a vendor list URL. */
+function vendorLists(gdpr: GavelConfig['privacy']['gdpr'], logger: Logger): VendorLists {
+  const lists = VendorLists.fromFiles(gdpr.vendorLists);
+  if (gdpr.vendorListUrl) {
+    const fetcher = new VendorListFetcher(lists, { urlTemplate: gdpr.vendorListUrl, timeoutMs: gdpr.vendorListTimeoutMs }, logger);
+    lists.onMissing = (specVersion, version) => void fetcher.request(specVersion, version);
+  }
+  return lists;
 }
 
 function hookPointServices(get: (point: HookPoint) => unknown): HookPointServices {

@@ -386,6 +386,14 @@ export const configSchema = Type.Object(
           default: [],
           description: 'Global Vendor List files (IAB JSON, `vendor-list-v<N>.json`): the TC string names the version it was made with, and that one decides; a string naming a version not loaded gets no consent-based permission',
         }),
+        vendorListUrl: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              "Where to fetch a vendor list a TC string names and `vendorLists` lacks (`{{specVersion}}`, `{{version}}` replaced; IAB's is `https://vendor-list.consensu.org/v{{specVersion}}/archives/vendor-list-v{{version}}.json`): fetched in the background, kept; none by default",
+          }),
+        ),
+        vendorListTimeoutMs: Type.Integer({ minimum: 1, default: 5000, description: 'Time limit of one vendor list fetch' }),
         bidderVendorIds: MapOf(Type.Integer({ minimum: 0, maximum: 65535 }), {
           default: {},
           description: "GVL vendor id per bidder, for bidders whose adapter declares none (or to replace it): `{<bidder>: <id>}`",

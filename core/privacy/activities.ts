@@ -1,8 +1,8 @@
-import type { AccountSettings } from '../api/index.js';
+import type { AccountSettings, PrivacyActivity } from '../api/index.js';
 import type { ActivityConfig } from '../config/schema.js';
 
 /** What a host or account controls with `privacy.allowactivities` (Prebid Server's `privacy.Activity`). */
-export type Activity = 'syncUser' | 'fetchBids' | 'enrichUfpd' | 'reportAnalytics' | 'transmitUfpd' | 'transmitPreciseGeo' | 'transmitEids' | 'transmitTids' | 'transmitUniqueRequestIds';
+export type Activity = PrivacyActivity;
 
 /** Who asks: a bidder, an analytics adapter, a real-time-data module, or the service itself. */
 export interface Component {

@@ -7,3 +7,4 @@ export { parseVendorList, VendorLists, type VendorList } from './vendor-lists.js
 export { readGpp, usPrivacyProblem, type GppSignals } from './signals.js';
 export { clientAddress, fillDeviceFacts, type HttpFacts } from './device-facts.js';
 export { REJECTED_BY_PRIVACY, SyncConsent, type SetuidRefusal, type SyncSignals } from './sync-consent.js';
+export { VendorListFetcher, type VendorListFetchSettings } from './vendor-list-fetch.js';

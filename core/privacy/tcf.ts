@@ -163,15 +163,19 @@ function legalBasis(rules: TcfRules, rule: PurposeRule, name: string, vendorId: 
  * and per bidder what it may have (computed on demand, once per bidder).
  */
 export class TcfPermissions {
-  private readonly list: VendorList | undefined;
+  private loaded: VendorList | undefined;
 
   constructor(
     private readonly rules: TcfRules,
     /** Undefined when the request has no valid TCF v2 string. */
     private readonly consent: TcfConsent | undefined,
-    lists: VendorLists,
-  ) {
-    this.list = consent ? lists.find(consent.specVersion, consent.listVersion) : undefined;
+    private readonly lists: VendorLists,
+  ) {}
+
+  /** The vendor list the string names, looked up again until it is loaded (a fetched one arrives later). */
+  private get list(): VendorList | undefined {
+    if (!this.loaded && this.consent) this.loaded = this.lists.find(this.consent.specVersion, this.consent.listVersion);
+    return this.loaded;
   }
 
   /** Without a string, or a list to read it with: purpose 2 and special feature 1 as the rules enforce them, no ids. */
@@ -187,7 +191,8 @@ export class TcfPermissions {
     let permissions = this.byBidder.get(key);
     if (!permissions) {
       permissions = this.compute(bidder, vendorId);
-      if (this.byBidder.size < MAX_BIDDERS_KEPT) this.byBidder.set(key, permissions);
+      // Without its vendor list the answer is provisional: not kept.
+      if (this.loaded && this.byBidder.size < MAX_BIDDERS_KEPT) this.byBidder.set(key, permissions);
     }
     return permissions;
   }

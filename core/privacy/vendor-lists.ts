@@ -27,9 +27,14 @@ export class VendorLists {
     this.lists.set(`${list.specVersion}:${list.version}`, list);
   }
 
-  /** The list a TC string names, or undefined when the host has not loaded it. */
+  /** Told of a list asked for and not loaded (the fetcher, when the host names a vendor list URL). */
+  onMissing: ((specVersion: number, version: number) => void) | undefined = undefined;
+
+  /** The list a TC string names, or undefined when the host has not loaded it (yet). */
   find(specVersion: number, version: number): VendorList | undefined {
-    return this.lists.get(`${specVersion}:${version}`);
+    const list = this.lists.get(`${specVersion}:${version}`);
+    if (!list && this.onMissing) this.onMissing(specVersion, version);
+    return list;
   }
 
   get size(): number {
