@@ -72,7 +72,8 @@ export function clientAddress(facts: HttpFacts, trustProxyHeaders: boolean): str
 /**
  * Fills what the body leaves out from the HTTP request, as Prebid Server's endpoints do: `device.ua` from
  * User-Agent, `device.ip` / `device.ipv6` from the client's address (when the body has neither), `device.dnt` from
- * `DNT: 1`, and `regs.ext.gpc` from `Sec-GPC: 1`. The request is the endpoint's own (merged) copy.
+ * `DNT: 0|1`, and `regs.ext.gpc` from `Sec-GPC: 1`; and `device.lmt` of an iOS app from its tracking status. The
+ * request is the endpoint's own (merged) copy.
  */
 export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProxyHeaders: boolean): void {
   let device = isJsonObject(request.device) ? (request.device as Json) : undefined;
@@ -89,10 +90,33 @@ export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProx
     const address = clientAddress(facts, trustProxyHeaders);
     if (address) own()[isIP(address) === 4 ? 'ip' : 'ipv6'] = address;
   }
-  if (header(facts.headers, 'dnt') === '1' && device?.dnt === undefined) own().dnt = 1;
+  const dnt = header(facts.headers, 'dnt');
+  if ((dnt === '1' || dnt === '0') && device?.dnt === undefined) own().dnt = Number(dnt);
+  if (device) limitTrackingForIos(request, device);
   if (header(facts.headers, 'sec-gpc') === '1') {
     const regs = (isJsonObject(request.regs) ? request.regs : (request.regs = {})) as Json;
     const ext = (isJsonObject(regs.ext) ? regs.ext : (regs.ext = {})) as Json;
     if (ext.gpc === undefined) ext.gpc = '1';
+  }
+}
+
+const ZERO_IFA = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Prebid Server's iOS rule (privacy/lmt/ios.go), for app requests from iOS: on 14.0 and 14.1, limit ad tracking
+ * is an empty or zero IFA; from 14.2, the app tracking status `device.ext.atts` (0 not determined, 1 restricted,
+ * 2 denied: limited; 3 authorized: not).
+ */
+function limitTrackingForIos(request: BidRequest, device: Json): void {
+  if (!request.app || typeof device.os !== 'string' || device.os.toLowerCase() !== 'ios' || typeof device.osv !== 'string') return;
+  const [major, minor] = device.osv.split('.').map((part) => Number.parseInt(part, 10));
+  if (major === undefined || Number.isNaN(major)) return;
+  const minorVersion = minor === undefined || Number.isNaN(minor) ? 0 : minor;
+  if (major === 14 && minorVersion < 2) {
+    device.lmt = typeof device.ifa !== 'string' || device.ifa === '' || device.ifa === ZERO_IFA ? 1 : 0;
+  } else if (major > 14 || (major === 14 && minorVersion >= 2)) {
+    const atts = isJsonObject(device.ext) ? device.ext.atts : undefined;
+    if (atts === 0 || atts === 1 || atts === 2) device.lmt = 1;
+    else if (atts === 3) device.lmt = 0;
   }
 }

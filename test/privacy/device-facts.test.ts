@@ -33,6 +33,28 @@ describe('device facts from the HTTP request', () => {
     expect(given.regs).to.deep.equal({ ext: { gpc: '0' } });
   });
 
+  it('DNT: 0 gives dnt 0', () => {
+    const request = { id: 'r', imp: [] } as unknown as BidRequest;
+    fillDeviceFacts(request, { headers: { dnt: '0' } }, false);
+    expect(request.device).to.deep.equal({ dnt: 0 });
+  });
+
+  it("sets device.lmt of an iOS app from the zero IFA (14.0, 14.1) or the tracking status (14.2 and later)", () => {
+    const lmtOf = (device: Record<string, unknown>, app = true): unknown => {
+      const request = { id: 'r', imp: [], ...(app ? { app: { id: 'a' } } : { site: { page: 'p' } }), device } as unknown as BidRequest;
+      fillDeviceFacts(request, { headers: {} }, false);
+      return (request.device as Json).lmt;
+    };
+    expect(lmtOf({ os: 'iOS', osv: '14.0', ifa: '00000000-0000-0000-0000-000000000000' })).to.equal(1);
+    expect(lmtOf({ os: 'ios', osv: '14.1', ifa: 'real-ifa' })).to.equal(0);
+    expect(lmtOf({ os: 'ios', osv: '14.2', ext: { atts: 2 } })).to.equal(1);
+    expect(lmtOf({ os: 'ios', osv: '17.4.1', ext: { atts: 0 } })).to.equal(1);
+    expect(lmtOf({ os: 'ios', osv: '16', ext: { atts: 3 }, lmt: 1 })).to.equal(0);
+    expect(lmtOf({ os: 'ios', osv: '13.7', ifa: '' })).to.equal(undefined);
+    expect(lmtOf({ os: 'android', osv: '14.0' })).to.equal(undefined);
+    expect(lmtOf({ os: 'ios', osv: '14.0' }, false)).to.equal(undefined);
+  });
+
   describe('end to end', () => {
     const servers = useGavelWithBidders({ alpha: 'name=alpha&price=1' }, { privacy: { trustProxyHeaders: true } });
 
