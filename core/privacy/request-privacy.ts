@@ -81,6 +81,9 @@ interface AccountRules {
 
 const PERMISSIONS_KEPT = 256;
 
+/** The key of an account without a `gdpr` or `privacy` section. */
+const NO_SECTION: object = Object.freeze({});
+
 /** What GDPR applicability reads, beside the request. */
 export interface GdprInputs {
   /** 1 or 0 as signalled, -1 when the request does not say. */
@@ -95,7 +98,7 @@ export interface GdprInputs {
  */
 export class PrivacyService {
   private readonly hostEea: ReadonlySet<string>;
-  private readonly byAccount = new WeakMap<AccountSettings, AccountRules>();
+  private readonly byAccount = new WeakMap<object, WeakMap<object, AccountRules>>();
 
   constructor(
     readonly settings: HostPrivacy,
@@ -104,12 +107,23 @@ export class PrivacyService {
     this.hostEea = new Set(settings.gdpr.eeaCountries.map((country) => country.toUpperCase()));
   }
 
-  private accountRules(account: AccountSettings) {
-    let rules = this.byAccount.get(account);
+  /**
+   * The rules of an account's `gdpr` and `privacy` sections, built once per pair of section objects: accounts that
+   * share them (every unknown id gets the host defaults' own) share the rules.
+   */
+  private accountRules(account: AccountSettings): AccountRules {
+    const gdpr = account.gdpr ?? NO_SECTION;
+    const privacy = account.privacy ?? NO_SECTION;
+    let byPrivacy = this.byAccount.get(gdpr);
+    if (!byPrivacy) {
+      byPrivacy = new WeakMap();
+      this.byAccount.set(gdpr, byPrivacy);
+    }
+    let rules = byPrivacy.get(privacy);
     if (!rules) {
       const eea = account.gdpr?.eea_countries ? new Set(account.gdpr.eea_countries.map((country) => country.toUpperCase())) : this.hostEea;
       rules = { tcf: tcfRules(this.settings.gdpr.tcf2, account.gdpr), activities: ActivityControl.from(this.settings.allowActivities, account.privacy), eea, permissions: new Map() };
-      this.byAccount.set(account, rules);
+      byPrivacy.set(privacy, rules);
     }
     return rules;
   }

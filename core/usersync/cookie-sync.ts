@@ -79,7 +79,8 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
   if (state.optedOut) return optedOutResponse();
   const live = liveUids(state.cookie, deps.now());
   const privacy = read.request.privacy;
-  const consent = syncConsentOf(deps, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });
+  const consent = await syncConsentOf(deps, input.body?.account, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });
+  if ('status' in consent) return consent;
   const rejected: string[] = [];
   const permitted: SyncPermission = (syncer) => {
     if (consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder))) return true;

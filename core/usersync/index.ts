@@ -28,5 +28,5 @@ export function userSyncHandlers(deps: UserSyncDeps): { jsonPost: Record<string,
 
 /** POST /cookie_sync, GET /setuid, GET /getuids, GET and POST /optout (user sync: spec 2.12 and 4.4, reference behaviour 6). */
 export function userSyncRoutes(services: EndpointServices): { jsonPost: Record<string, EndpointHandler>; get: Record<string, EndpointHandler> } {
-  return userSyncHandlers({ config: services.config, bidders: services.bidders, privacy: services.privacy, now: Date.now });
+  return userSyncHandlers({ config: services.config, bidders: services.bidders, privacy: services.privacy, accounts: services.accounts, now: Date.now });
 }

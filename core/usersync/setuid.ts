@@ -59,7 +59,8 @@ export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps)
   if (state.optedOut) return optedOutResponse();
   // Named by its cookie key (`adnxs`), the bidder is the first one syncing under that key.
   const bidder = deps.bidders.get(request.query.bidder!) ? request.query.bidder! : ([...deps.bidders.entries.values()].find((entry) => syncerKey(entry) === key)?.name ?? key);
-  const consent = syncConsentOf(deps, { gdpr: request.query.gdpr ?? '', consent: request.query.gdpr_consent ?? '', gppSid: request.query.gpp_sid });
+  const consent = await syncConsentOf(deps, request.query.account, { gdpr: request.query.gdpr ?? '', consent: request.query.gdpr_consent ?? '', gppSid: request.query.gpp_sid });
+  if ('status' in consent) return consent;
   const refusal = consent.setuidRefusal(bidder, vendorIdOf(deps, bidder));
   if (refusal) return { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: refusal.body };
 

@@ -1,7 +1,8 @@
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { GavelConfig } from '../config/index.js';
-import type { PrivacyService, SyncSignals } from '../privacy/index.js';
+import type { PrivacyService, SyncConsent, SyncSignals } from '../privacy/index.js';
+import type { AccountLoader } from '../accounts/index.js';
 import type { AccountSettings } from '../api/index.js';
 import { readUidsCookie, requestCookie, type UidsCookie } from './uids-cookie.js';
 
@@ -11,6 +12,8 @@ export interface UserSyncDeps {
   bidders: BidderCatalog;
   /** Consent for syncs: activity `syncUser`, GDPR purpose 1, US privacy opt-out (core/privacy). */
   privacy: PrivacyService;
+  /** Loads the account a sync request names; without it, syncs run under the host's defaults. */
+  accounts?: AccountLoader;
   /** Epoch ms; tests pin it to check expiry. */
   now: () => number;
 }
@@ -46,11 +49,19 @@ export function gdprProblems(gdpr: string | undefined, consent: string | undefin
 }
 
 /**
- * The consent a sync request's signals give, under the host's default account settings (`accounts.defaults`): the
- * sync endpoints name no account.
+ * The consent a sync request's signals give, under the account it names (`account`, as Prebid Server reads it:
+ * its `gdpr`, `ccpa` and `privacy.allowactivities`), else the host's defaults (`accounts.defaults`); or the answer
+ * refusing the request when its account does (disabled, malformed, unavailable).
  */
-export function syncConsentOf(deps: UserSyncDeps, signals: SyncSignals) {
-  return deps.privacy.syncConsent(signals, (deps.config.accounts.defaults ?? {}) as AccountSettings);
+export async function syncConsentOf(deps: UserSyncDeps, accountId: unknown, signals: SyncSignals): Promise<SyncConsent | EndpointResponse> {
+  let account = (deps.config.accounts.defaults ?? {}) as AccountSettings;
+  if (typeof accountId === 'string' && accountId !== '' && deps.accounts) {
+    let loaded = deps.accounts.load(accountId, { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
+    if (loaded instanceof Promise) loaded = await loaded;
+    if ('refusal' in loaded) return { status: loaded.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${loaded.refusal.message}\n` };
+    account = loaded.account;
+  }
+  return deps.privacy.syncConsent(signals, account);
 }
 
 /** A bidder's GVL vendor id: the host's (`privacy.gdpr.bidderVendorIds`), else its adapter manifest's. */

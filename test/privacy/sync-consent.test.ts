@@ -55,6 +55,27 @@ describe('user sync under privacy signals', () => {
     });
   });
 
+  describe('the account a sync request names', () => {
+    it("is the account's activity controls and GDPR settings that decide; an account that refuses ends the request", async () => {
+      const strict: UserSyncDeps = {
+        ...deps,
+        accounts: {
+          load: (id) =>
+            id === 'closed'
+              ? { refusal: { status: 400, code: 'GAVEL_E_ACCOUNT_DISABLED', message: 'Prebid-server has disabled Account ID: closed, please reach out to the prebid server host.' } }
+              : { account: { id, privacy: { allowactivities: { syncUser: { default: false } } } } },
+        },
+      };
+      expect((await setuid({ bidder: 'appnexus', uid: 'u-1', account: 'pub-9' }, strict)).status).to.equal(451);
+      expect((await setuid({ bidder: 'appnexus', uid: 'u-1' }, strict)).status).to.equal(200);
+      const refused = await setuid({ bidder: 'appnexus', uid: 'u-1', account: 'closed' }, strict);
+      expect([refused.status, refused.body]).to.deep.equal([400, 'Invalid request: Prebid-server has disabled Account ID: closed, please reach out to the prebid server host.\n']);
+      const offered = ((await cookieSync({ bidders: ['appnexus', 'openx'], account: 'pub-9', debug: true }, strict)).body as Json);
+      expect(offered.bidder_status).to.deep.equal([]);
+      expect(offered.debug).to.have.length(2);
+    });
+  });
+
   describe('POST /cookie_sync', () => {
     it('leaves out bidders without purpose 1 consent, and says why in debug', async () => {
       const consent = tcString({ purposes: [1], vendors: [32] });

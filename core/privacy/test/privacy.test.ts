@@ -153,6 +153,13 @@ describe('privacy: TCF v2 per bidder', () => {
     expect(alpha.user.keywords).to.equal('k');
   });
 
+  it("a request alias's GVL id (ext.prebid.aliasgvlids) is the one its consent is read for", () => {
+    const consent = tcString({ purposes: [1, 2, 4], vendors: [99] });
+    expect(enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha']).shares.size).to.equal(0);
+    const aliased = enforced({ regs: { gdpr: 1 }, user: { consent }, ext: { prebid: { aliasgvlids: { alpha: 99 } } } }, ['alpha']);
+    expect(aliased.shares.size).to.equal(1);
+  });
+
   it('a publisher restriction (purpose 2 not allowed) blocks a vendor that consented', () => {
     const consent = tcString({ purposes: [1, 2, 4], vendors: [32], specialFeatures: [1], restrictions: [[2, 0, 32]] });
     const { shares } = enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha']);
