@@ -13,11 +13,28 @@ export type TraceLevel = 'basic' | 'verbose';
 
 export interface Warning { code: number; message: string }
 
+/** What a module asks the activity controls about (`privacy.allowactivities`). */
+export type PrivacyActivity = 'syncUser' | 'fetchBids' | 'enrichUfpd' | 'reportAnalytics' | 'transmitUfpd' | 'transmitPreciseGeo' | 'transmitEids' | 'transmitTids' | 'transmitUniqueRequestIds';
+
 /**
- * Consent and privacy signals, read once per request by the privacy service into the request context. Open: the
- * privacy service defines what it reads; every bidder's request is built from these signals.
+ * Consent and privacy signals, read once per request by the privacy service (core/privacy) into the request
+ * context; every bidder's request is built from them. Before an auction's signals are read, none is set. Modules
+ * ask `allows` before what an activity control governs (an analytics adapter: `reportAnalytics`; a real-time-data
+ * module: `enrichUfpd`).
  */
 export interface PrivacySignals {
+  /** GDPR applies and is enforced for this request. */
+  readonly gdprApplies?: boolean;
+  /** The TCF v2 consent string read (GPP's TCF EU section first). */
+  readonly consent?: string;
+  /** The US privacy string read. */
+  readonly usPrivacy?: string;
+  readonly coppa?: boolean;
+  readonly lmt?: boolean;
+  /** `regs.gpp_sid`. */
+  readonly gppSid?: readonly number[];
+  /** The activity controls' verdict for a component (`type`: bidder, analytics, rtd, general). */
+  allows?(activity: PrivacyActivity, component: { type: 'bidder' | 'analytics' | 'rtd' | 'general' | 'userid'; name: string }): boolean;
   [signal: string]: unknown;
 }
 

@@ -43,13 +43,29 @@ export class GavelError extends Error {
   }
 }
 
-/** Per-bidder error codes of the interface specification, section 7.1. */
+/**
+ * Error codes in `response.ext.errors` and `ext.warnings`: 0-3 and 999 as the interface specification (7.1) numbers
+ * them, every other one as Prebid Server's `errortypes/code.go` does (its 3, "blocked app", and 4, "bad server
+ * response", clash with the specification's numbering and are not used). docs/errors.md lists them all.
+ */
 export const BidderErrorCode = {
   NoError: 0,
   Timeout: 1,
   BadInput: 2,
   BadServerResponse: 3,
-  FailedToRequestBids: 4,
+  FailedToRequestBids: 5,
+  /** A bidder the request names is switched off on this host: a warning, the auction goes on without it. */
+  BidderTemporarilyDisabled: 6,
+  AccountDisabled: 7,
+  AccountRequired: 8,
+  NoConversionRate: 9,
+  MalformedAccount: 10,
+  ModuleRejection: 11,
+  TmaxTimeout: 12,
+  FailedToMarshal: 13,
+  FailedToUnmarshal: 14,
+  InvalidImpFirstPartyData: 15,
+  BidderTemporarilyThrottled: 16,
   Unknown: 999,
 } as const;
 export type BidderErrorCode = (typeof BidderErrorCode)[keyof typeof BidderErrorCode];
@@ -86,8 +102,13 @@ export const WarningCode = {
   BidAdjustment: 10008,
   FloorBidRejection: 10009,
   InvalidBidResponseDSA: 10010,
+  SecCookieDeprecationLen: 10011,
+  SecBrowsingTopics: 10012,
+  InvalidUserEIDs: 10013,
+  InvalidUserUIDs: 10014,
   TooLongTargetingPrefix: 10015,
   TooShortTargetingPrefix: 10016,
+  BidderBlockedByPrivacySettings: 10017,
   Unknown: 10999,
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];

@@ -16,11 +16,12 @@ import {
   type Stage,
 } from '../api/index.js';
 import { AccountService, type AccountLoader } from '../accounts/index.js';
-import { allowAllAnalytics, AnalyticsService, type AnalyticsGate, type NamedReporter } from '../analytics/index.js';
+import { AnalyticsService, type AnalyticsGate, type NamedReporter } from '../analytics/index.js';
 import { handleAuction } from '../auction/auction-endpoint.js';
 import { CategoryMappings } from '../auction/category-mappings.js';
 import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
+import { privacyAnalyticsGate, PrivacyService, VendorListFetcher, VendorLists } from '../privacy/index.js';
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
@@ -238,7 +239,7 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       .inSingletonScope();
     // Read and checked at boot: a missing or malformed file stops the server, naming its `video.categoryMappings` key.
     bind<CategoryMappings>(Tokens.CategoryMappings).toResolvedValue(() => CategoryMappings.load(config.video.categoryMappings)).inSingletonScope();
-    bind<AnalyticsGate>(Tokens.AnalyticsGate).toConstantValue(allowAllAnalytics);
+    bind<AnalyticsGate>(Tokens.AnalyticsGate).toConstantValue(privacyAnalyticsGate(config.privacy.gdpr.hostVendorId));
     bind<AnalyticsService>(Tokens.Analytics)
       .toDynamicValue((context) => {
         const reporters = context.getAll<NamedReporter>(Tokens.AnalyticsReporters, { optional: true });
@@ -247,6 +248,10 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       .inSingletonScope();
     // `GET /event` hands accepted events to analytics (a no-op when no analytics module is enabled).
     bind<EventConsumer>(Tokens.EventConsumer).toResolvedValue((analytics: AnalyticsService) => (analytics.enabled ? analytics.eventConsumer() : () => undefined), [Tokens.Analytics]);
+    // The vendor lists are read at boot: a missing or malformed file stops the server, naming it.
+    bind<PrivacyService>(Tokens.Privacy)
+      .toResolvedValue((logger: Logger) => new PrivacyService(config.privacy, vendorLists(config.privacy.gdpr, logger)), [Tokens.Logger])
+      .inSingletonScope();
     bind<BidCheckSettings>(Tokens.BidChecks)
       .toResolvedValue((bidders: BidderCatalog) => bidCheckSettings(config, bidders), [Tokens.BidderCatalog])
       .inSingletonScope();
@@ -274,10 +279,21 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
             currency: context.get(Tokens.Currency),
             services: hookPointServices((point) => context.get(HookPointTokens[point])),
             bidChecks: context.get(Tokens.BidChecks),
+            privacy: context.get(Tokens.Privacy),
           }),
       )
       .inSingletonScope();
   });
+}
+
+/** The host's vendor lists, and the fetcher of the ones it lacks when it names a vendor list URL. */
+function vendorLists(gdpr: GavelConfig['privacy']['gdpr'], logger: Logger): VendorLists {
+  const lists = VendorLists.fromFiles(gdpr.vendorLists);
+  if (gdpr.vendorListUrl) {
+    const fetcher = new VendorListFetcher(lists, { urlTemplate: gdpr.vendorListUrl, timeoutMs: gdpr.vendorListTimeoutMs }, logger);
+    lists.onMissing = (specVersion, version) => void fetcher.request(specVersion, version);
+  }
+  return lists;
 }
 
 function hookPointServices(get: (point: HookPoint) => unknown): HookPointServices {
@@ -367,6 +383,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     bidCache: container.get(HookPointTokens['bid-caching']),
     categories: container.get<CategoryMappings>(Tokens.CategoryMappings),
     onEvent: container.get<EventConsumer>(Tokens.EventConsumer),
+    privacy: container.get<PrivacyService>(Tokens.Privacy),
     watchers: new AuctionWatchers(logger, inspector, config.auction),
   };
   const contributions = endpointContributions(services);

@@ -9,6 +9,7 @@ import type { CacheServices } from '../cache/index.js';
 import type { CategoryMappings } from '../auction/category-mappings.js';
 import type { EndpointHandler } from '../http/app.js';
 import type { Logger } from './logger.js';
+import type { PrivacyService } from '../privacy/index.js';
 
 /** What every endpoint handler may use; built once at boot. */
 export interface EndpointServices extends AuctionEndpointServices {
@@ -22,6 +23,8 @@ export interface EndpointServices extends AuctionEndpointServices {
   categories: CategoryMappings;
   /** Where `GET /event` sends the events it accepts (analytics). */
   onEvent: EventConsumer;
+  /** The privacy service (consent for user syncs). */
+  privacy: PrivacyService;
 }
 
 /** The endpoints beyond /openrtb2/auction (AMP, video, user sync, events) add their routes here. */

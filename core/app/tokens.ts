@@ -37,6 +37,8 @@ export const Tokens = {
   AnalyticsGate: Symbol('AnalyticsGate'),
   /** Hands transactions to the analytics modules, off the request's path. */
   Analytics: Symbol('Analytics'),
+  /** The privacy service (core/privacy): host settings and vendor lists read at boot. */
+  Privacy: Symbol('Privacy'),
   AuctionPipeline: Symbol('AuctionPipeline'),
   App: Symbol('App'),
 } as const;

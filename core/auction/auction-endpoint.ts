@@ -8,6 +8,7 @@ import type { AuctionWatchers } from '../inspector/watch.js';
 import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
 import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-responses/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
+import { fillDeviceFacts } from '../privacy/index.js';
 import type { AccessNote } from '../http/request-log.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
@@ -159,6 +160,8 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 
 /** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
 export async function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
+  // What the body leaves out of the device (Prebid.js sends no IP or user agent) comes from the HTTP request.
+  fillDeviceFacts(request, input, services.config.privacy.trustProxyHeaders);
   const outcome = await services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now()));
   if (input.access) noteForAccessLine(input.access, entered.context, outcome);
   const transaction = input.transaction;

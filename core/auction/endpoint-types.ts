@@ -15,6 +15,8 @@ export interface EndpointRequest {
   body?: Record<string, unknown>;
   /** Came over TLS, or through a proxy that says `X-Forwarded-Proto: https`. */
   secure: boolean;
+  /** The socket's peer address (device facts fill `device.ip` from it, core/privacy). */
+  remoteAddress?: string;
   /** Epoch ms at arrival: tmax counts from here. */
   receivedAt: number;
   /** Raw value of the `uids` cookie, if any. */

@@ -18,6 +18,7 @@ import {
 } from '../api/index.js';
 import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
+import { PrivacyEnforcer, type PrivacyService } from '../privacy/index.js';
 import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
 import type { BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
@@ -48,6 +49,8 @@ export interface AuctionDeps {
   services: HookPointServices;
   /** The host's side of the checks every bidder's bids go through (core/bids). */
   bidChecks: BidCheckSettings;
+  /** Reads each request's privacy signals once (core/privacy). */
+  privacy: PrivacyService;
 }
 
 /** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
@@ -74,9 +77,11 @@ function isPriced(bid: AuctionBid): boolean {
  */
 export class AuctionPipeline {
   private readonly bidderRequests: BidderRequestShaper;
+  private readonly privacy: PrivacyEnforcer;
 
   constructor(private readonly deps: AuctionDeps) {
     this.bidderRequests = new BidderRequestShaper(bidderRequestSettings(deps.config));
+    this.privacy = new PrivacyEnforcer(deps.bidders, deps.config.privacy.gdpr.bidderVendorIds);
   }
 
   /**
@@ -119,11 +124,16 @@ export class AuctionPipeline {
     request = processed.request;
     // Before the split: the account's default DSA object goes to the bidders with the request.
     const bidRules = auctionBidRules(request, context, this.deps.bidChecks);
+    // The privacy signals of the request as the hooks left it: read once, for every bidder, sync and report.
+    const privacy = this.deps.privacy.read(request, context.endpoint, context.account, context.namespace, (warning) => context.warn('general', warning));
+    context.privacy = privacy;
 
     const shares = services['imp-splitting'].split(request, context);
     if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);
     const refused = this.bidderRequests.shape(request, shares, context);
     if (refused) return { kind: 'invalid', messages: refused };
+    // What each bidder may receive is decided here, before any bidder-request hook or adapter sees its share.
+    this.privacy.enforce(request, shares, privacy, context.namespace, (warning) => context.warn('general', warning));
 
     const currency = context.currency;
     const bidderDeadline = context.deadline - config.auction.networkBufferMs - config.auction.responsePrepMs;

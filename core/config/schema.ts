@@ -44,6 +44,58 @@ function FreeObject(options: SchemaOptions = {}) {
   return Type.Unsafe<Record<string, unknown>>({ type: 'object', ...options });
 }
 
+/** Prebid Server's default EEA list (`gdpr.eea_countries`). */
+export const EEA_COUNTRIES = [
+  'ALA', 'AUT', 'BEL', 'BGR', 'HRV', 'CYP', 'CZE', 'DNK', 'EST', 'FIN', 'FRA', 'GUF', 'DEU', 'GIB', 'GRC', 'GLP', 'GGY', 'HUN', 'ISL', 'IRL', 'IMN', 'ITA', 'JEY', 'LVA',
+  'LIE', 'LTU', 'LUX', 'MLT', 'MTQ', 'MYT', 'NLD', 'NOR', 'POL', 'PRT', 'REU', 'ROU', 'BLM', 'MAF', 'SPM', 'SVK', 'SVN', 'ESP', 'SWE', 'GBR',
+] as const;
+
+/** The activities a host or account controls (`privacy.allowactivities`); `transmitTid` is Prebid Server's spelling. */
+export const ACTIVITY_NAMES = ['syncUser', 'fetchBids', 'enrichUfpd', 'reportAnalytics', 'transmitUfpd', 'transmitPreciseGeo', 'transmitEids', 'transmitTids', 'transmitTid', 'transmitUniqueRequestIds'] as const;
+
+/** One activity's rules: the first rule whose condition matches decides, else `default` (true when absent). */
+export interface ActivityConfig {
+  default?: boolean;
+  rules?: Array<{ allow?: boolean; condition?: { componentType?: string[]; componentName?: string[]; gppSid?: number[]; geo?: string[] } }>;
+}
+
+const ACTIVITY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    default: { type: 'boolean' },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          allow: { type: 'boolean' },
+          condition: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              componentType: { type: 'array', items: { type: 'string' } },
+              componentName: { type: 'array', items: { type: 'string' } },
+              gppSid: { type: 'array', items: { type: 'integer' } },
+              geo: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+function purposeSection() {
+  return Section({
+    enforcePurpose: Type.Boolean({ default: true }),
+    enforceVendors: Type.Boolean({ default: true }),
+    enforceAlgo: OneOf(['full', 'basic'] as const, { default: 'full' }),
+    vendorExceptions: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+  });
+}
+
 const Port = (options: SchemaOptions) => Type.Integer({ minimum: 0, maximum: 65535, ...options });
 
 /**
@@ -323,6 +375,71 @@ export const configSchema = Type.Object(
         enableGzip: Type.Boolean({ default: false, description: "Gzip answers for clients that accept it (`Accept-Encoding: gzip`); Prebid Server's `compression.response.enable_gzip`" }),
         enableBrotli: Type.Boolean({ default: false, description: 'Brotli (quality 4) for clients that accept `br`, preferred over gzip when both are on' }),
         minBytes: Type.Integer({ minimum: 0, default: 1024, description: 'Answers smaller than this go uncompressed: below it compression costs more than it saves' }),
+      }),
+    }),
+    privacy: Section({
+      gdpr: Section({
+        enabled: Type.Boolean({ default: true, description: "Enforce GDPR (TCF v2) where it applies; an account's `gdpr.enabled` / `gdpr.channel_enabled` overrides it" }),
+        defaultValue: OneOf(['0', '1'] as const, {
+          default: '0',
+          description: "Whether GDPR applies to a request that does not say (`regs.gdpr` absent) and whose geo names no country: `'1'` yes, `'0'` no",
+        }),
+        eeaCountries: Type.Array(Type.String({ minLength: 1 }), {
+          default: [...EEA_COUNTRIES],
+          description: "ISO 3166 alpha-3 countries where GDPR applies to a request that does not say (`user.geo.country`, else `device.geo.country`); an account's `gdpr.eea_countries` replaces it",
+        }),
+        hostVendorId: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "The host's GVL vendor id: purpose 1 for it lets `/setuid` write the `uids` cookie when GDPR applies" })),
+        vendorLists: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'Global Vendor List files (IAB JSON, `vendor-list-v<N>.json`): the TC string names the version it was made with, and that one decides; a string naming a version not loaded gets no consent-based permission',
+        }),
+        vendorListUrl: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              "Where to fetch a vendor list a TC string names and `vendorLists` lacks (`{{specVersion}}`, `{{version}}` replaced; IAB's is `https://vendor-list.consensu.org/v{{specVersion}}/archives/vendor-list-v{{version}}.json`): fetched in the background, kept; none by default",
+          }),
+        ),
+        vendorListTimeoutMs: Type.Integer({ minimum: 1, default: 5000, description: 'Time limit of one vendor list fetch' }),
+        bidderVendorIds: MapOf(Type.Integer({ minimum: 0, maximum: 65535 }), {
+          default: {},
+          description: "GVL vendor id per bidder, for bidders whose adapter declares none (or to replace it): `{<bidder>: <id>}`",
+        }),
+        tcf2: Section({
+          ...Object.fromEntries(
+            Array.from({ length: 10 }, (_, i) => [
+              `purpose${i + 1}`,
+              purposeSection(),
+            ]),
+          ) as Record<`purpose${1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10}`, ReturnType<typeof purposeSection>>,
+          specialFeature1: Section({
+            enforce: Type.Boolean({ default: true, description: 'Precise geo needs special feature 1 opted in and declared by the vendor' }),
+            vendorExceptions: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Bidders that receive precise geo whatever special feature 1 says' }),
+          }),
+          purposeOneTreatment: Section({
+            enabled: Type.Boolean({ default: true, description: 'Read the TC string\'s purpose one treatment flag' }),
+            accessAllowed: Type.Boolean({ default: true, description: 'Whether a string with that flag allows user syncs (purpose 1)' }),
+          }),
+        }, { description: "TCF v2 enforcement per purpose (`purpose1`...`purpose10`: `enforcePurpose`, `enforceVendors`, `enforceAlgo` full/basic, `vendorExceptions`), `specialFeature1`, `purposeOneTreatment`, as Prebid Server's `gdpr.tcf2`; an account's `gdpr.purposeN` overrides it" }),
+      }),
+      ccpa: Section({ enforce: Type.Boolean({ default: true, description: "Enforce a US privacy opt-out of sale (`regs.us_privacy`, GPP's `uspv1`): ids, IP and precise geo are removed; an account's `ccpa.enabled` overrides it" }) }),
+      lmt: Section({ enforce: Type.Boolean({ default: true, description: 'Enforce `device.lmt: 1` (limit ad tracking): device ids, user ids and demographics removed, IP masked, geo rounded' }) }),
+      coppa: Section({ enforce: Type.Boolean({ default: true, description: 'Enforce `regs.coppa: 1`: as LMT, and the geo cleared' }) }),
+      gpp: Section({ enforce: Type.Boolean({ default: true, description: "Read `regs.gpp` / `regs.gpp_sid`: the TCF EU section as the consent string, US sections' opt-outs as a US privacy opt-out" }) }),
+      ipv4: Section({ anonKeepBits: Type.Integer({ minimum: 0, maximum: 32, default: 24, description: 'Bits of an IPv4 address kept where a signal masks it' }) }),
+      ipv6: Section({ anonKeepBits: Type.Integer({ minimum: 0, maximum: 128, default: 56, description: 'Bits of an IPv6 address kept where a signal masks it' }) }),
+      allowActivities: Type.Optional(
+        Type.Unsafe<Record<string, ActivityConfig>>({
+          type: 'object',
+          propertyNames: { enum: [...ACTIVITY_NAMES] },
+          additionalProperties: ACTIVITY_SCHEMA,
+          description:
+            "Activity controls for every request (`syncUser`, `fetchBids`, `enrichUfpd`, `reportAnalytics`, `transmitUfpd`, `transmitPreciseGeo`, `transmitEids`, `transmitTids`): `{default, rules: [{allow, condition: {componentType, componentName, gppSid, geo}}]}`; an account's `privacy.allowactivities` activity replaces the host's; see [docs/privacy.md](docs/privacy.md)",
+        }),
+      ),
+      trustProxyHeaders: Type.Boolean({
+        default: false,
+        description: "Take the client's IP from `X-Forwarded-For` / `X-Real-IP` (public addresses only) when the body has no `device.ip`: only behind a proxy that sets them",
       }),
     }),
     cors: Section({

@@ -76,6 +76,7 @@ function toEndpointRequest(req: IncomingMessage, found: PathMatch, query: Record
     query,
     body,
     secure: isSecure(req),
+    remoteAddress: req.socket.remoteAddress,
     receivedAt,
     uidsCookie: uidsCookieOf(req.headers.cookie),
   };

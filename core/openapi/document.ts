@@ -85,7 +85,21 @@ const OPERATIONS: Record<string, Json> = {
       200: { description: 'Stored (the cookie is in Set-Cookie)', content: { 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } }, 'text/html; charset=utf-8': { schema: { type: 'string' } }, [TEXT]: { schema: { type: 'string' } } } },
       400: badRequest,
       401: text('The user opted out of syncing'),
+      451: text('Privacy forbids storing this id: the `syncUser` activity, or no GDPR purpose 1 consent (Prebid Server\'s text)'),
     },
+  },
+  'GET /getuids': {
+    summary: 'The live ids of the uids cookie',
+    responses: { 200: json('`{"buyeruids": {<cookie key>: <id>}}`, or `{}` when there are none', { type: 'object', properties: { buyeruids: { type: 'object', additionalProperties: { type: 'string' } } } }) },
+  },
+  'GET /optout': {
+    summary: 'A page saying whether the user opted out of user syncing, with the switch',
+    responses: { 200: { description: 'The page', content: { 'text/html; charset=utf-8': { schema: { type: 'string' } } } } },
+  },
+  'POST /optout': {
+    summary: 'Opt out of user syncing (sets the opt-out cookie, deletes the uids cookie) or back in',
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['optout'], properties: { optout: { type: 'boolean' } } } } } },
+    responses: { 200: json('The new state', { type: 'object', properties: { optout: { type: 'boolean' } } }), 400: badRequest },
   },
   'GET /status': { summary: 'Liveness: 200 while the server is up', responses: { 200: json('Up', ref('Status')) } },
   'GET /info/bidders': {

@@ -3,7 +3,8 @@ import { filterAllows, readCookieSyncRequest, type CookieSyncRequest, type SyncT
 import { syncUrl } from './sync-url.js';
 import { listSyncers, syncerForBidder, type Syncer } from './syncers.js';
 import { liveUids } from './uids-cookie.js';
-import { optedOutResponse, readUserState, type UserSyncDeps } from './user-state.js';
+import { optedOutResponse, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import { REJECTED_BY_PRIVACY } from '../privacy/index.js';
 
 export const COOKIE_SYNC_PATH = '/cookie_sync';
 
@@ -17,7 +18,12 @@ export interface CookieSyncResponse {
   /** "ok" when the cookie already holds a live id for some bidder, else "no_cookie". */
   status: 'ok' | 'no_cookie';
   bidder_status: BidderSyncStatus[];
+  /** With `debug: true`: the bidders left out and why (Prebid Server's texts). */
+  debug?: Array<{ bidder: string; error: string }>;
 }
+
+/** Whether privacy lets a bidder sync; the names it refused are collected for the debug answer. */
+export type SyncPermission = (syncer: Syncer) => boolean;
 
 /** Prebid Server's preference: an iframe sync when the bidder has one and the page allows it, else a redirect. */
 const TYPE_PREFERENCE: SyncType[] = ['iframe', 'redirect'];
@@ -46,12 +52,13 @@ function syncStatus(syncer: Syncer, type: SyncType, request: CookieSyncRequest, 
  * The syncs to offer: enabled bidders without a live id, one per cookie key (bidders sharing a key share the id),
  * each by a sync type the page allows, at most `limit` of them.
  */
-export function chooseSyncs(request: CookieSyncRequest, live: Record<string, string>, deps: UserSyncDeps): BidderSyncStatus[] {
+export function chooseSyncs(request: CookieSyncRequest, live: Record<string, string>, deps: UserSyncDeps, permitted?: SyncPermission): BidderSyncStatus[] {
   const offered = new Set<string>();
   const statuses: BidderSyncStatus[] = [];
   for (const syncer of candidates(request, deps)) {
     if (request.limit > 0 && statuses.length >= request.limit) break;
     if (!syncer.enabled || offered.has(syncer.key) || live[syncer.key]) continue;
+    if (permitted && !permitted(syncer)) continue;
     const type = chooseType(syncer, request);
     const status = type && syncStatus(syncer, type, request, deps);
     if (!status) continue;
@@ -71,9 +78,19 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
   const state = readUserState(input, deps.config.userSync);
   if (state.optedOut) return optedOutResponse();
   const live = liveUids(state.cookie, deps.now());
+  const privacy = read.request.privacy;
+  const consent = await syncConsentOf(deps, input.body?.account, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });
+  if ('status' in consent) return consent;
+  const rejected: string[] = [];
+  const permitted: SyncPermission = (syncer) => {
+    if (consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder))) return true;
+    rejected.push(syncer.bidder);
+    return false;
+  };
   const response: CookieSyncResponse = {
     status: Object.keys(live).length > 0 ? 'ok' : 'no_cookie',
-    bidder_status: chooseSyncs(read.request, live, deps),
+    bidder_status: chooseSyncs(read.request, live, deps, permitted),
   };
+  if (input.body?.debug === true && rejected.length > 0) response.debug = rejected.map((bidder) => ({ bidder, error: REJECTED_BY_PRIVACY }));
   return jsonResponse(200, response);
 }

@@ -1,7 +1,7 @@
 import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
-import { resolveSyncKey } from './syncers.js';
+import { resolveSyncKey, syncerKey } from './syncers.js';
 import { cookieAttributes, cookieSize, encodeUidsCookie, fitUidsCookie, setUid, uidsSetCookieHeader, type UidsCookie } from './uids-cookie.js';
-import { gdprProblems, optedOutResponse, readUserState, type UserSyncDeps } from './user-state.js';
+import { gdprProblems, optedOutResponse, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
 
 export const SETUID_PATH = '/setuid';
 
@@ -57,6 +57,12 @@ export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps)
 
   const state = readUserState(request, settings);
   if (state.optedOut) return optedOutResponse();
+  // Named by its cookie key (`adnxs`), the bidder is the first one syncing under that key.
+  const bidder = deps.bidders.get(request.query.bidder!) ? request.query.bidder! : ([...deps.bidders.entries.values()].find((entry) => syncerKey(entry) === key)?.name ?? key);
+  const consent = await syncConsentOf(deps, request.query.account, { gdpr: request.query.gdpr ?? '', consent: request.query.gdpr_consent ?? '', gppSid: request.query.gpp_sid });
+  if ('status' in consent) return consent;
+  const refusal = consent.setuidRefusal(bidder, vendorIdOf(deps, bidder));
+  if (refusal) return { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: refusal.body };
 
   const uid = request.query.uid ?? '';
   const now = deps.now();

@@ -1,12 +1,19 @@
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { GavelConfig } from '../config/index.js';
+import type { PrivacyService, SyncConsent, SyncSignals } from '../privacy/index.js';
+import type { AccountLoader } from '../accounts/index.js';
+import type { AccountSettings } from '../api/index.js';
 import { readUidsCookie, requestCookie, type UidsCookie } from './uids-cookie.js';
 
 /** What the user-sync endpoints need from the running server. */
 export interface UserSyncDeps {
   config: GavelConfig;
   bidders: BidderCatalog;
+  /** Consent for syncs: activity `syncUser`, GDPR purpose 1, US privacy opt-out (core/privacy). */
+  privacy: PrivacyService;
+  /** Loads the account a sync request names; without it, syncs run under the host's defaults. */
+  accounts?: AccountLoader;
   /** Epoch ms; tests pin it to check expiry. */
   now: () => number;
 }
@@ -39,4 +46,25 @@ export function gdprProblems(gdpr: string | undefined, consent: string | undefin
   if (gdpr !== undefined && gdpr !== '' && gdpr !== '0' && gdpr !== '1') return [`${names.gdpr} must be 0 or 1, got ${JSON.stringify(gdpr)}`];
   if (gdpr === '1' && !consent) return [`${names.consent} is required when ${names.gdpr} is 1`];
   return [];
+}
+
+/**
+ * The consent a sync request's signals give, under the account it names (`account`, as Prebid Server reads it:
+ * its `gdpr`, `ccpa` and `privacy.allowactivities`), else the host's defaults (`accounts.defaults`); or the answer
+ * refusing the request when its account does (disabled, malformed, unavailable).
+ */
+export async function syncConsentOf(deps: UserSyncDeps, accountId: unknown, signals: SyncSignals): Promise<SyncConsent | EndpointResponse> {
+  let account = (deps.config.accounts.defaults ?? {}) as AccountSettings;
+  if (typeof accountId === 'string' && accountId !== '' && deps.accounts) {
+    let loaded = deps.accounts.load(accountId, { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
+    if (loaded instanceof Promise) loaded = await loaded;
+    if ('refusal' in loaded) return { status: loaded.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${loaded.refusal.message}\n` };
+    account = loaded.account;
+  }
+  return deps.privacy.syncConsent(signals, account);
+}
+
+/** A bidder's GVL vendor id: the host's (`privacy.gdpr.bidderVendorIds`), else its adapter manifest's. */
+export function vendorIdOf(deps: UserSyncDeps, bidder: string): number | undefined {
+  return deps.config.privacy.gdpr.bidderVendorIds[bidder] ?? deps.bidders.get(bidder)?.info.gvlVendorId;
 }

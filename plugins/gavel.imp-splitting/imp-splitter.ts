@@ -209,7 +209,7 @@ function offerImp(split: Split, imp: Imp, impExt: Json, index: number, name: str
   if (hostBidder === undefined) return;
   const host = split.deps.bidders.get(hostBidder)!;
   if (!host.enabled) {
-    split.context.warn('general', { code: 10001, message: `bidder ${name} is disabled on this host; its imps were not sent` });
+    split.context.warn('general', { code: BidderErrorCode.BidderTemporarilyDisabled, message: `bidder ${name} is disabled on this host; its imps were not sent` });
     return;
   }
   let supported = host.capabilities[split.kind]?.mediaTypes ?? NO_MEDIA_TYPES;

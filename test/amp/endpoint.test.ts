@@ -97,6 +97,8 @@ describe('GET /openrtb2/amp: query parameters', () => {
         bare: storedAmpRequest({ site: { page: 'https://news.example/' } }),
         consented: storedAmpRequest({ regs: { gdpr: 1 } }),
       },
+      // What the consent parameters become in the bidder's request, not what GDPR then lets through (test/privacy).
+      config: { privacy: { gdpr: { enabled: false } } },
     });
   });
   after(() => server.close());

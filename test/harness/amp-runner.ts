@@ -146,7 +146,8 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const tagId = new URLSearchParams(fixture.query).get('tag_id');
   const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator });
   const seen: SeenBidderRequests = new Map();
-  const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL } }), {
+  // GDPR permissions let every bidder through, as in Prebid Server's endpoint tests (see auction-runner.ts).
+  const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL }, privacy: { gdpr: { enabled: false } } }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
       replacing({ cacheStore: countingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);

@@ -124,6 +124,9 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
     cache: { publicUrl: FIXTURE_CACHE_URL },
     accounts: { required: config.accountRequired === true, ...(config.preferredmediatype && { defaults: { debug_allow: true, preferredmediatype: config.preferredmediatype } }) },
     ...(config.currencyRates && { currency: { rates: config.currencyRates } }),
+    // Prebid Server's endpoint tests build their auctions with GDPR permissions that let every bidder through (a
+    // permissions mock, no vendor list): enforcement is what the exchange fixtures and test/privacy check.
+    privacy: { gdpr: { enabled: false } },
   });
   const overrides = mockBidderOverrides(config.mockBidders, {
     realParamsValidator: config.realParamsValidator,

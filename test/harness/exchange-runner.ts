@@ -99,7 +99,12 @@ const on = (value: unknown): boolean => value === true;
  */
 const SWITCHES: Record<string, (value: unknown, fixture: ExchangeFixture) => Mapping[]> = {
   // Privacy: issue 13. Prebid Server's host `gdpr.enabled`, `gdpr.default_value`, `ccpa.enforce`, `lmt.enforce`.
-  gdpr_enforced: (value) => [{ host: { privacy: { gdpr: { enabled: on(value) } } }, issue: 13, off: !on(value) }],
+  // Prebid Server's exchange harness enforces GDPR with a permissions mock that asks every bidder but passes neither
+  // ids nor precise geo (`permissionsMock{allowAllBidders: true}`): with no consent string, that is Gavel's
+  // enforcement with purpose 2 not enforced.
+  gdpr_enforced: (value) => [
+    { host: { privacy: { gdpr: { enabled: on(value), ...(on(value) && { tcf2: { purpose2: { enforcePurpose: false, enforceVendors: false } } }) } } }, issue: 13, off: !on(value) },
+  ],
   assume_gdpr_applies: (value) => [{ host: { privacy: { gdpr: { defaultValue: on(value) ? '1' : '0', eeaCountries: FIXTURE_EEA_COUNTRIES } } }, issue: 13, off: !on(value) }],
   enforceCcpa: (value) => [{ host: { privacy: { ccpa: { enforce: on(value) } } }, issue: 13, off: !on(value) }],
   enforceLmt: (value) => [{ host: { privacy: { lmt: { enforce: on(value) } } }, issue: 13, off: !on(value) }],

@@ -27,6 +27,8 @@ const ENDPOINTS: Endpoint[] = [
   { pattern: '/openrtb2/amp', methods: ['GET'], lane: 'fast', query: '?tag_id=no-such-tag' },
   { pattern: '/cookie_sync', methods: ['POST'], lane: 'fast', body: () => ({}) },
   { pattern: '/setuid', methods: ['GET'], lane: 'fast', query: '?bidder=adnxs&uid=u-1' },
+  { pattern: '/getuids', methods: ['GET'], lane: 'fast' },
+  { pattern: '/optout', methods: ['GET', 'POST'], lane: 'fast', body: () => ({ optout: false }) },
   { pattern: '/status', methods: ['GET'], lane: 'fast' },
   { pattern: '/event', methods: ['GET'], lane: 'fast', query: '?t=win&b=bid-1&a=acct&x=0' },
   { pattern: '/vtrack', methods: ['POST'], lane: 'fast', query: '?a=acct', body: () => ({ puts: [] }) },

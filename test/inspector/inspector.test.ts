@@ -30,6 +30,8 @@ function auctionRequest(): Record<string, unknown> {
       device: { ip: '203.0.113.7', ipv6: '2001:db8::7', ifa: 'ifa-secret', ua: 'Mozilla/5.0 test', geo: { lat: 52.1, lon: 4.3, country: 'NLD' } },
       imp: [{ id: 'slot-1', banner: { format: [{ w: 300, h: 250 }] }, bidfloor: 0.5, bidfloorcur: 'USD', ext: { alpha: {}, beta: {}, slow: {} } }],
       ext: { prebid: { targeting: { pricegranularity: 'med' } } },
+      // Said outright: the geo is in the EEA, where GDPR would otherwise apply and the made-up consent ask no bidder.
+      regs: { gdpr: 0 },
     },
   );
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { configSchema, defaultConfig, loadConfig } from '../../core/config/index.js';
+import { EEA_COUNTRIES } from '../../core/config/schema.js';
 import { configRows, configTable, README_PATH, TABLE_END, TABLE_START, withConfigTable } from '../../scripts/config-docs.js';
 
 describe('configuration schema: the one source of shape, defaults and documentation', () => {
@@ -23,6 +24,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
   });
 
   it('embeds exactly the defaults the server has always had', () => {
+    const PURPOSE = { enforcePurpose: true, enforceVendors: true, enforceAlgo: 'full', vendorExceptions: [] };
     expect(defaultConfig).to.deep.equal({
       server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, workers: 1, drainTimeoutMs: 5000 },
       logging: { level: 'info', accessLog: { enabled: true, sampleRate: 1 } },
@@ -53,6 +55,28 @@ describe('configuration schema: the one source of shape, defaults and documentat
       currency: { rates: {}, refreshSeconds: 1800, staleAfterSeconds: 86400, timeoutMs: 5000 },
       userSync: { cookieTtlDays: 90, uidTtlDays: 14, maxCookieBytes: 4000, optOutCookie: { name: 'uids-optout' } },
       compression: { response: { enableGzip: false, enableBrotli: false, minBytes: 1024 } },
+      privacy: {
+        gdpr: {
+          enabled: true,
+          defaultValue: '0',
+          eeaCountries: [...EEA_COUNTRIES],
+          vendorLists: [],
+          vendorListTimeoutMs: 5000,
+          bidderVendorIds: {},
+          tcf2: {
+            ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`purpose${i + 1}`, PURPOSE])),
+            specialFeature1: { enforce: true, vendorExceptions: [] },
+            purposeOneTreatment: { enabled: true, accessAllowed: true },
+          },
+        },
+        ccpa: { enforce: true },
+        lmt: { enforce: true },
+        coppa: { enforce: true },
+        gpp: { enforce: true },
+        ipv4: { anonKeepBits: 24 },
+        ipv6: { anonKeepBits: 56 },
+        trustProxyHeaders: false,
+      },
       cors: { allowedOrigins: [] },
       admin: { enabled: true, host: '127.0.0.1', port: 8060, requiredBackends: ['storedData'], inspector: { sampleRate: 0.01, maxAuctions: 50 } },
     });

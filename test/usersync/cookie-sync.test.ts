@@ -89,12 +89,13 @@ describe('POST /cookie_sync', () => {
 
   describe('sync URLs', () => {
     it("fills appnexus's own redirect URL with our /setuid, encoded", async () => {
-      const [appnexus] = await statuses({ bidders: ['appnexus'], gdpr: 1, gdpr_consent: 'CPc0nsent' });
+      // GDPR does not apply here (test/privacy/sync-consent.test.ts has the consent cases): the signals are carried as given.
+      const [appnexus] = await statuses({ bidders: ['appnexus'], gdpr: 0, gdpr_consent: 'CPc0nsent' });
       expect(appnexus).to.deep.equal({
         bidder: 'appnexus',
         no_cookie: true,
         usersync: {
-          url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D1%26gdpr_consent%3DCPc0nsent%26f%3Di%26uid%3D%24UID',
+          url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3DCPc0nsent%26f%3Di%26uid%3D%24UID',
           type: 'redirect',
         },
       });

@@ -5,6 +5,7 @@ import { buildBidderCatalog, type BidderCatalog } from '../../core/bidders/catal
 import { createHttpApp, fastRoutes } from '../../core/http/app.js';
 import { discoverPlugins } from '../../core/plugins/discover.js';
 import { userSyncHandlers, type UserSyncDeps } from '../../core/usersync/index.js';
+import { PrivacyService, VendorLists } from '../../core/privacy/index.js';
 import { silentLogger, testConfig } from '../support/gavel.js';
 
 /** A fixed "now" so expiry dates in the tests are exact. */
@@ -17,7 +18,7 @@ export async function userSyncDeps(config: Record<string, unknown> = {}, now = N
   // ix ships disabled until a host gives it its own endpoint: this test host does, so ix takes part in user sync.
   const full = testConfig({ server: { externalUrl: EXTERNAL_URL }, bidders: { ix: { endpoint: 'https://ix.example/pbs' } }, ...config });
   const bidders: BidderCatalog = buildBidderCatalog(full, await discoverPlugins(), silentLogger);
-  return { config: full, bidders, now: () => now };
+  return { config: full, bidders, privacy: new PrivacyService(full.privacy, VendorLists.fromFiles(full.privacy.gdpr.vendorLists)), now: () => now };
 }
 
 /** An endpoint request as the HTTP edge would build it, with the `uids` cookie lifted out of `cookie`. */

@@ -84,6 +84,8 @@ describe('POST /openrtb2/video end to end', () => {
 
     gavel = await startGavel({
       bidders: bidderConfig(mock),
+      // What the video request's consent fields become, not what GDPR then lets through (test/privacy).
+      privacy: { gdpr: { enabled: false } },
       storedRequests: { filesystem: { dir } },
       video: { categoryMappings: { freewheel: exampleMapping('freewheel'), dfp: exampleMapping('dfp'), freewheelPublishers: { 'pub-own': ownMapping } } },
     });

@@ -90,6 +90,8 @@ describe('gavel.imp-splitting', () => {
     const { shares, result } = split(request([{ id: 'i1', banner: { w: 1, h: 1 }, ext: { off: {}, alpha: {} } }]));
     expect(shares.map((share) => share.bidder)).to.deep.equal(['alpha']);
     expect(result.warnings!.general![0]!.message).to.contain('off');
+    // Prebid Server's BidderTemporarilyDisabled code.
+    expect(result.warnings!.general![0]!.code).to.equal(6);
   });
 
   it('never changes the request it was given', () => {
