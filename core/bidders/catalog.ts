@@ -10,7 +10,9 @@ import {
   type PluginLogger,
 } from '../api/index.js';
 import type { GavelConfig } from '../config/index.js';
+
 import type { LoadedAdapter, PluginCatalog } from '../plugins/discover.js';
+import { configuredUserSync } from '../usersync/syncers.js';
 
 /** A bidder this host can call: an adapter (or alias of one) with its endpoint and settings resolved at boot. */
 export interface BidderEntry {
@@ -80,6 +82,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
       aliasOf: own.manifest.name.toLowerCase() !== key ? own.manifest.name : own.manifest.info.aliasOf,
     };
     if (settings.modifyingVastXmlAllowed !== undefined) info.modifyingVastXmlAllowed = settings.modifyingVastXmlAllowed;
+    if (settings.userSync) info.userSync = configuredUserSync(name, settings.userSync);
     const endpointText = settings.endpoint ?? own.manifest.info.endpoint ?? code.manifest.info.endpoint;
     const entry: BidderEntry = {
       name,

@@ -1,5 +1,8 @@
-import type { UserSyncInfo } from '../api/index.js';
+import { ErrorCode, GavelError, type UserSyncInfo } from '../api/index.js';
 import type { BidderCatalog, BidderEntry } from '../bidders/catalog.js';
+import type { GavelConfig } from '../config/index.js';
+
+type BidderUserSyncSettings = NonNullable<GavelConfig['bidders'][string]['userSync']>;
 
 /** A bidder that can sync: its adapter ships user-sync URLs. */
 export interface Syncer {
@@ -9,6 +12,18 @@ export interface Syncer {
   key: string;
   info: UserSyncInfo;
   enabled: boolean;
+}
+
+/**
+ * A bidder's user sync from `bidders.<name>.userSync`: it replaces the adapter's own, and its ids live under the
+ * bidder's own name in the `uids` cookie unless a `key` is given (bidders sharing the `ortb` adapter are different
+ * buyers, so they must not share the adapter's key).
+ */
+export function configuredUserSync(name: string, settings: BidderUserSyncSettings): UserSyncInfo {
+  if (!settings.iframe && !settings.redirect) {
+    throw new GavelError(ErrorCode.BidderConfigInvalid, `bidders.${name}.userSync needs an "iframe" or a "redirect" sync: { url: "https://sync.example/?r={{.RedirectURL}}", userMacro: "$UID" }`);
+  }
+  return { ...settings, key: settings.key ?? name };
 }
 
 /** The `uids` cookie key of a bidder: the key its adapter declares, else the adapter's name. */
