@@ -145,18 +145,21 @@ function requestedKinds(cache: Record<string, unknown>): readonly CacheKind[] | 
   return vastXml ? VAST_ONLY : undefined;
 }
 
-/** The bids targeting will key: winners (with `includewinners`), bids with bidder keys (unless `winningonly`). */
+/**
+ * The bids to cache, as Prebid Server picks them: each imp's winner (with `includewinners`) and, with bidder keys on
+ * (unless `winningonly`), every bid of every bidder, not only those targeting keys: a client such as Prebid.js takes
+ * every bid of the answer and needs each video bid's cached VAST (`vastUrl`). With bidder keys off, the deal bids
+ * that still get keys (`alwaysincludedeals`).
+ */
 function findTargetedBids(auction: AuctionResult, options: CacheOptions): TargetedBid[] {
   const targeted: TargetedBid[] = [];
   for (const seat of auction.seats) {
     for (const auctionBid of seat.bids) {
       const winner = auctionBid.winner && options.includeWinners;
       const hasDeal = typeof auctionBid.bid.dealid === 'string' && auctionBid.bid.dealid !== '';
-      const bidderKeyed =
-        !options.winningOnly &&
-        (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined) &&
-        (options.includeBidderKeys || (options.alwaysIncludeDeals && hasDeal));
-      if (winner || bidderKeyed) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined });
+      const keyedDeal = options.alwaysIncludeDeals && hasDeal && (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined);
+      const bidderBid = !options.winningOnly && (options.includeBidderKeys || keyedDeal);
+      if (winner || bidderBid) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined });
     }
   }
   return targeted;
