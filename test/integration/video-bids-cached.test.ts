@@ -32,7 +32,8 @@ describe('video bids cached for Prebid.js (cache.vastxml)', () => {
       site: { page: 'https://publisher.example/' },
       imp: [{ id: 'slot-v', video: { mimes: ['video/mp4'], w: 640, h: 480, protocols: [2, 3] }, ext: { prebid: { bidder: { alpha: {}, beta: {} } } } }],
       tmax: 500,
-      ext: { prebid: { targeting: { includewinners: true, includebidderkeys: true }, cache: { vastxml: {} } } },
+      // What Prebid.js sends: bidder keys off.
+      ext: { prebid: { targeting: { includewinners: true, includebidderkeys: false }, cache: { vastxml: { returnCreative: true } } } },
     };
     const answer = await postJson(`${gavel.url}/openrtb2/auction`, request);
     expect(answer.status, answer.text).to.equal(200);

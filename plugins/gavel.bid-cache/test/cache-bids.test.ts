@@ -239,6 +239,23 @@ describe('gavel.bid-cache: the bid-caching service', () => {
     expect([idsOf(output, 'appnexus', 0), idsOf(output, 'appnexus', 1), idsOf(output, 'rubicon')]).to.deep.equal([{ vast: 'u0' }, { vast: 'u1' }, { vast: 'u2' }]);
   });
 
+  it('with bidder keys off, still caches the VAST (only) of every video bid when vastxml is asked, unless winningonly', async () => {
+    const video = { type: 'video' as const, bid: { adm: '<VAST version="3.0"></VAST>' } };
+    const bids = () => [
+      { bidder: 'appnexus', price: 2, winner: true, ...video },
+      { bidder: 'rubicon', price: 1, ...video },
+      { bidder: 'openx', price: 0.5 },
+    ];
+    const imps = [{ id: 'imp-1', video: { mimes: ['video/mp4'] } }];
+    const cache = recordingCache();
+    const { output } = await run(payload(withCache({ bids: {}, vastxml: {} }, { includebidderkeys: false }), bids(), imps), { cachePut: cache.cachePut });
+    expect(cache.calls[0]!.values.map((value) => value.type)).to.deep.equal(['json', 'xml', 'xml']);
+    expect([idsOf(output, 'appnexus'), idsOf(output, 'rubicon'), idsOf(output, 'openx')]).to.deep.equal([{ bids: 'u0', vast: 'u1' }, { vast: 'u2' }, {}]);
+    const winningOnly = recordingCache();
+    const only = await run(payload(withCache({ vastxml: {}, winningonly: true }, { includebidderkeys: false }), bids(), imps), { cachePut: winningOnly.cachePut });
+    expect(idsOf(only.output, 'rubicon')).to.deep.equal({});
+  });
+
   it('with bidder keys off, a non-winning deal bid that gets no keys (not its bidder’s best) stays uncached', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }, { includebidderkeys: false, alwaysincludedeals: true }), [
