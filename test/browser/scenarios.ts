@@ -128,3 +128,133 @@ async function renderedText(scenario: ScenarioPage, selector: string): Promise<s
   }
   return undefined;
 }
+
+const videoUnit = (code: string, bidders: string[]) => ({
+  code,
+  mediaTypes: { video: { context: 'instream', playerSize: [[640, 480]], mimes: ['video/mp4'], protocols: [2, 3, 5, 6], maxduration: 30, api: [2] } },
+  bids: bidders.map((bidder) => ({ bidder, params: { placement: code } })),
+});
+
+/**
+ * Instream video with `cache.vastxml` and no cache of Prebid.js's own: every video bid, the losing one too, arrives
+ * with a `vastUrl` on Gavel's cache that answers the bidder's VAST; none is rejected; the GAM video URL carries the
+ * winner's cache key.
+ */
+export async function videoScenario(stand: Stand, scenario: ScenarioPage): Promise<PageAuction> {
+  await openPublisherPage(stand, scenario);
+  const auction = await runAuction(scenario, {
+    config: publisherConfig(stand, ['vida', 'vidb'], { extPrebid: { cache: { vastxml: { returnCreative: false } } } }),
+    adUnits: [videoUnit('slot-video', ['vida', 'vidb'])],
+    timeout: 2000,
+    videoUrlFor: 'slot-video',
+    fetchVast: true,
+  });
+  expect(auction.events.bidRejected, 'bids Prebid.js rejected').to.deep.equal([]);
+  const bids = auction.bids['slot-video'] ?? [];
+  expect(bids.map((bid) => `${bid.bidderCode} ${bid.cpm} ${bid.mediaType}`).sort()).to.deep.equal(['vida 3 video', 'vidb 1 video']);
+  for (const bid of bids) {
+    expect(bid.vastUrl, `${bid.bidderCode}'s vastUrl`).to.be.a('string').and.satisfy((url: string) => url.startsWith(`${stand.gavelUrl}/cache?uuid=`));
+    expect(auction.fetched[bid.vastUrl!], `the VAST at ${bid.bidderCode}'s vastUrl`).to.equal(vastOf(bid.bidderCode));
+  }
+  const winner = auction.highest['slot-video']![0]!;
+  expect(winner.bidderCode).to.equal('vida');
+  const targeting = targetingOf(auction, 'slot-video');
+  expect(targeting.hb_uuid).to.equal(winner.videoCacheKey);
+  const custParams = new URLSearchParams(new URL(auction.gamVideoUrl!).searchParams.get('cust_params') ?? '');
+  expect(custParams.get('hb_uuid')).to.equal(winner.videoCacheKey);
+  expect(custParams.get('hb_bidder')).to.equal('vida');
+  expect(scenario.console.filter((line) => /vastXml|vastUrl/.test(line))).to.deep.equal([]);
+  return auction;
+}
+
+/**
+ * Native as Prebid.js sends it (its own asset ids, from the legacy `mediaTypes.native` it converts), beside a
+ * banner unit on the same page: the native bid's assets come back mapped by id (title to title, image to image),
+ * and the banner unit still gets its bids.
+ */
+export async function nativeScenario(stand: Stand, scenario: ScenarioPage): Promise<PageAuction> {
+  await openPublisherPage(stand, scenario);
+  const calls = stand.bidder.received.length;
+  const auction = await runAuction(scenario, {
+    config: publisherConfig(stand, ['nat', 'alpha', 'beta']),
+    adUnits: [
+      {
+        code: 'slot-native',
+        mediaTypes: { native: { title: { required: true, len: 80 }, image: { required: true, sizes: [300, 250] }, sponsoredBy: { required: true } } },
+        bids: [{ bidder: 'nat', params: {} }],
+      },
+      bannerUnit('slot-banner', ['alpha', 'beta']),
+    ],
+    timeout: 2000,
+  });
+  const sent = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=nat'));
+  expect(sent, 'the native bidder was called').to.not.equal(undefined);
+  const imp = (sent!.body.imp as Array<Record<string, any>>)[0]!;
+  const assets = (JSON.parse(imp.native.request) as { assets: Array<Record<string, any>> }).assets;
+  const idOf = (kind: string) => assets.find((asset) => asset[kind] !== undefined && (kind !== 'data' || asset.data.type === 1))!.id as number;
+  const native = (auction.bids['slot-native'] ?? [])[0]?.native;
+  expect(native?.ortb?.assets?.map((asset: { id: number }) => asset.id), 'the native bid in Prebid.js, its assets').to.deep.equal(assets.map((asset) => asset.id));
+  // Prebid.js maps the assets back to what the ad unit asked for by their ids (its legacy native fields).
+  expect(native!.title).to.equal(`title of asset ${idOf('title')}`);
+  expect(native!.image?.url).to.equal(`https://cdn.example/${idOf('img')}.png`);
+  expect(native!.sponsoredBy).to.equal(`data of asset ${idOf('data')}`);
+  expect((auction.bids['slot-banner'] ?? []).map((bid) => bid.bidderCode).sort()).to.deep.equal(['alpha', 'beta']);
+  return auction;
+}
+
+/**
+ * User sync: the first auction's `/cookie_sync` (with credentials) offers alpha's sync, Prebid.js fires its pixel,
+ * the bidder redirects to Gavel's `/setuid`, the `uids` cookie is kept (SameSite=None; Secure over HTTPS), and the
+ * next auction sends alpha `user.buyeruid`.
+ */
+export async function cookieSyncScenario(stand: Stand, scenario: ScenarioPage): Promise<void> {
+  await openPublisherPage(stand, scenario);
+  const config = publisherConfig(stand, ['alpha', 'beta'], {}, { userSync: { syncEnabled: true, syncDelay: 0, filterSettings: { image: { bidders: '*', filter: 'include' } } } });
+  const setup = { config, adUnits: [bannerUnit('slot-banner', ['alpha', 'beta'])], timeout: 2000 };
+  await runAuction(scenario, setup);
+  let uids: string | undefined;
+  for (let attempt = 0; attempt < 50 && !uids; attempt++) {
+    uids = (await scenario.context.cookies(stand.gavelUrl)).find((cookie) => cookie.name === 'uids')?.value;
+    if (!uids) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(stand.syncs.length, 'alpha’s sync pixel was loaded').to.be.greaterThan(0);
+  expect(uids, 'the uids cookie Gavel set').to.be.a('string');
+  const calls = stand.bidder.received.length;
+  await runAuction(scenario, setup);
+  const alpha = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=alpha'));
+  expect((alpha?.body.user as { buyeruid?: string } | undefined)?.buyeruid).to.equal(SYNCED_UID);
+  const beta = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=beta'));
+  expect((beta?.body.user as { buyeruid?: string } | undefined)?.buyeruid).to.equal(undefined);
+}
+
+/** A bidder slower than tmax: the others' bids arrive in time, and its timeout error reaches `bidderDone`. */
+export async function slowBidderScenario(stand: Stand, scenario: ScenarioPage): Promise<PageAuction> {
+  await openPublisherPage(stand, scenario);
+  const auction = await runAuction(scenario, {
+    config: publisherConfig(stand, ['alpha', 'slow'], { timeout: 600 }),
+    adUnits: [bannerUnit('slot-banner', ['alpha', 'slow'])],
+    timeout: 2000,
+  });
+  expect(auction.timedOut).to.equal(false);
+  expect((auction.bids['slot-banner'] ?? []).map((bid) => bid.bidderCode)).to.deep.equal(['alpha']);
+  const slow = auction.events.bidderDone.find((done) => done.bidderCode === 'slow');
+  expect(slow?.serverErrors.map((error) => error.code)).to.deep.equal([1]);
+  expect(auction.elapsedMs).to.be.lessThan(2000);
+  return auction;
+}
+
+/** An unknown bidder and a bidder with bad params beside a good one: the good one's bid still arrives. */
+export async function unknownBidderAndBadParamsScenario(stand: Stand, scenario: ScenarioPage): Promise<PageAuction> {
+  await openPublisherPage(stand, scenario);
+  const auction = await runAuction(scenario, {
+    config: publisherConfig(stand, ['alpha', 'nosuchbidder', 'strict'], {}, { debug: true }),
+    adUnits: [{
+      code: 'slot-banner',
+      mediaTypes: { banner: { sizes: [[300, 250]] } },
+      bids: [{ bidder: 'alpha', params: {} }, { bidder: 'nosuchbidder', params: {} }, { bidder: 'strict', params: { placementId: 'not-a-number' } }],
+    }],
+    timeout: 2000,
+  });
+  expect((auction.bids['slot-banner'] ?? []).map((bid) => bid.bidderCode)).to.deep.equal(['alpha']);
+  return auction;
+}

@@ -39,7 +39,7 @@ export const RUNNER_SCRIPT = String.raw`
         var events = { bidderDone: [], bidRejected: [], bidResponse: [], adRenderFailed: [] };
         var handlers = {
           bidderDone: function (request) {
-            events.bidderDone.push({ bidderCode: request.bidderCode, src: request.src, serverErrors: request.serverErrors || [], serverResponseTimeMs: request.serverResponseTimeMs });
+            events.bidderDone.push({ bidderCode: request.bidderCode, src: request.src, serverErrors: request.serverErrors || [], serverResponseTimeMs: request.serverResponseTimeMs, pbsExt: request.pbsExt });
           },
           bidRejected: function (bid) { events.bidRejected.push({ bidderCode: bid.bidderCode, reason: bid.rejectionReason }); },
           bidResponse: function (bid) { events.bidResponse.push(bid.bidderCode); },

@@ -61,7 +61,7 @@ function bidderQueries(): Record<string, string> {
     beta: 'name=beta&price=1.2',
     vida: `name=vida&price=3&adm=${encodeURIComponent(vastOf('vida'))}`,
     vidb: `name=vidb&price=1&adm=${encodeURIComponent(vastOf('vidb'))}`,
-    nat: 'name=nat&price=1.8&native=echo',
+    nat: 'name=nat&price=1.8&native=root',
     slow: 'name=slow&price=9&delayMs=2500',
   };
 }
@@ -161,6 +161,8 @@ export async function startStand(options: StandOptions = {}): Promise<Stand> {
     const endpoint = options.garbage?.includes(name) ? `http://127.0.0.1:${syncPort}/junk` : `${bidder.url}/rtb?${query}`;
     bidders[name] = { adapter: 'ortb', endpoint };
   }
+  // A bidder on an adapter with a params schema (appnexus), to send bad params to; never called with them.
+  bidders.strict = { adapter: 'appnexus', endpoint: `${bidder.url}/rtb?name=strict` };
   bidders.alpha!.userSync = { redirect: { url: `http://127.0.0.1:${syncPort}/sync?gdpr={{.GDPR}}&r={{.RedirectURL}}`, userMacro: '$UID' } };
   const gavel = await startGavel({ server: { externalUrl: gavelUrl }, auction: { generateBidId: true }, bidders });
   gavelPort = Number(new URL(gavel.url).port);
