@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { ARTIFACTS_DIR, chromiumInstalled, keepArtifacts, launchChromium, openPage, type ScenarioPage, type SuiteBrowser } from './support/browser.js';
 import { startStand, type Stand } from './support/stand.js';
-import { bannerScenario, cookieSyncScenario, nativeScenario, slowBidderScenario, unknownBidderAndBadParamsScenario, videoScenario } from './scenarios.js';
+import { bannerScenario, cookieSyncScenario, nativeScenario, refusedRequestScenario, slowBidderScenario, videoScenario } from './scenarios.js';
 
 describe('Prebid.js in Chromium against Gavel', function () {
   this.timeout(30_000);
@@ -51,13 +51,59 @@ describe('Prebid.js in Chromium against Gavel', function () {
     await cookieSyncScenario(stand, scenario!);
   });
 
+  it('gzip request bodies (s2sConfig.endpointCompression): the auction body goes gzipped with ?gzip=1 and is answered', async () => {
+    const sent = stand.proxied.length;
+    await bannerScenario(stand, scenario!, { endpointCompression: true });
+    const auction = stand.proxied.slice(sent).find((request) => request.url.startsWith('/openrtb2/auction'))!;
+    expect(new URL(auction.url, stand.gavelUrl).searchParams.get('gzip')).to.equal('1');
+    expect([...auction.head.subarray(0, 2)]).to.deep.equal([0x1f, 0x8b]);
+  });
+
+  it('CORS with credentials: the page’s origin echoed with credentials allowed, and the uids cookie sent along', async () => {
+    await scenario!.context.addCookies([{ name: 'uids', value: 'e30', domain: 'localhost', path: '/', secure: true, sameSite: 'None', httpOnly: true }]);
+    const sent = stand.proxied.length;
+    const answered = scenario!.page.waitForResponse((response) => response.url().startsWith(`${stand.gavelUrl}/openrtb2/auction`));
+    await bannerScenario(stand, scenario!);
+    const headers = await (await answered).allHeaders();
+    expect(headers['access-control-allow-origin']).to.equal(stand.site);
+    expect(headers['access-control-allow-credentials']).to.equal('true');
+    const auction = stand.proxied.slice(sent).find((request) => request.url.startsWith('/openrtb2/auction'))!;
+    expect(auction.headers.origin).to.equal(stand.site);
+    expect(auction.headers.cookie).to.contain('uids=e30');
+  });
+
   it('a bidder slower than tmax: the others’ bids in time, its timeout error in bidderDone', async () => {
     await slowBidderScenario(stand, scenario!);
   });
 
-  it('an unknown bidder and bad params', async () => {
-    const auction = await unknownBidderAndBadParamsScenario(stand, scenario!);
-    console.log(JSON.stringify(auction.events.bidderDone, null, 1));
-    console.log(scenario!.console.join('\n'));
+  describe('negative check: the same scenario against a broken Gavel turns red', () => {
+    let broken: Stand;
+    before(async () => {
+      broken = await startStand({ garbage: ['alpha'] });
+    });
+    after(async () => broken?.close());
+
+    it('banner, with alpha answering garbage, fails', async () => {
+      let failure: Error | undefined;
+      try {
+        await bannerScenario(broken, scenario!);
+      } catch (error) {
+        failure = error as Error;
+      }
+      expect(failure?.name, 'the banner scenario passed against a broken Gavel').to.equal('AssertionError');
+      expect(failure!.message).to.contain('expected [ \'beta 1.2\' ] to deeply equal [ \'alpha 2.5\', \'beta 1.2\' ]');
+    });
+  });
+
+  it('an unknown bidder: the request refused with a 400 naming it, seen in bidderError and the console', async () => {
+    const auction = await refusedRequestScenario(stand, scenario!, { bidder: 'nosuchbidder', params: {} });
+    expect(auction.events.bidderError[0]!.responseText).to.equal(
+      'Invalid request: request.imp[0].ext.prebid.bidder contains unknown bidder: nosuchbidder. Did you forget an alias in request.ext.prebid.aliases?\n',
+    );
+  });
+
+  it('bad params: the request refused with a 400 naming the bidder and the field', async () => {
+    const auction = await refusedRequestScenario(stand, scenario!, { bidder: 'strict', params: { placementId: true } });
+    expect(auction.events.bidderError[0]!.responseText).to.match(/^Invalid request: request\.imp\[0\]\.ext\.prebid\.bidder\.strict failed validation\.\n\/placementId must be integer/);
   });
 });

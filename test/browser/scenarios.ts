@@ -28,6 +28,7 @@ export interface PageAuction {
   elapsedMs: number;
   events: {
     bidderDone: Array<{ bidderCode: string; src: string; serverErrors: Array<{ code: number; message: string }>; serverResponseTimeMs?: number }>;
+    bidderError: Array<{ bidderCode: string; status?: number; responseText?: string }>;
     bidRejected: Array<{ bidderCode: string; reason: string }>;
     bidResponse: string[];
     adRenderFailed: string[];
@@ -243,18 +244,24 @@ export async function slowBidderScenario(stand: Stand, scenario: ScenarioPage): 
   return auction;
 }
 
-/** An unknown bidder and a bidder with bad params beside a good one: the good one's bid still arrives. */
-export async function unknownBidderAndBadParamsScenario(stand: Stand, scenario: ScenarioPage): Promise<PageAuction> {
+/**
+ * An unknown bidder, or bad params for one bidder, beside a good one. Gavel refuses the request as Prebid Server
+ * does (400 naming the bidder and the field), so Prebid.js gets no bids from this request: each bidder's
+ * `bidderError` carries the 400 and its text, and the console shows the failed call.
+ */
+export async function refusedRequestScenario(stand: Stand, scenario: ScenarioPage, bad: { bidder: string; params: Record<string, unknown> }): Promise<PageAuction> {
   await openPublisherPage(stand, scenario);
   const auction = await runAuction(scenario, {
-    config: publisherConfig(stand, ['alpha', 'nosuchbidder', 'strict'], {}, { debug: true }),
+    config: publisherConfig(stand, ['alpha', bad.bidder]),
     adUnits: [{
       code: 'slot-banner',
       mediaTypes: { banner: { sizes: [[300, 250]] } },
-      bids: [{ bidder: 'alpha', params: {} }, { bidder: 'nosuchbidder', params: {} }, { bidder: 'strict', params: { placementId: 'not-a-number' } }],
+      bids: [{ bidder: 'alpha', params: {} }, { bidder: bad.bidder, params: bad.params }],
     }],
     timeout: 2000,
   });
-  expect((auction.bids['slot-banner'] ?? []).map((bid) => bid.bidderCode)).to.deep.equal(['alpha']);
+  expect(auction.bids['slot-banner'] ?? []).to.deep.equal([]);
+  expect(auction.events.bidderError.map((failure) => `${failure.bidderCode} ${failure.status}`).sort()).to.deep.equal([`${bad.bidder} 400`, 'alpha 400'].sort());
+  expect(scenario.console.some((line) => line.includes('status of 400'))).to.equal(true);
   return auction;
 }

@@ -36,10 +36,13 @@ export const RUNNER_SCRIPT = String.raw`
     return new Promise(function (resolve) {
       window.pbjs.que.push(function () {
         var pbjs = window.pbjs;
-        var events = { bidderDone: [], bidRejected: [], bidResponse: [], adRenderFailed: [] };
+        var events = { bidderDone: [], bidderError: [], bidRejected: [], bidResponse: [], adRenderFailed: [] };
         var handlers = {
           bidderDone: function (request) {
             events.bidderDone.push({ bidderCode: request.bidderCode, src: request.src, serverErrors: request.serverErrors || [], serverResponseTimeMs: request.serverResponseTimeMs, pbsExt: request.pbsExt });
+          },
+          bidderError: function (failure) {
+            events.bidderError.push({ bidderCode: failure.bidderRequest.bidderCode, status: failure.error && failure.error.status, responseText: failure.error && failure.error.responseText });
           },
           bidRejected: function (bid) { events.bidRejected.push({ bidderCode: bid.bidderCode, reason: bid.rejectionReason }); },
           bidResponse: function (bid) { events.bidResponse.push(bid.bidderCode); },
