@@ -1,12 +1,14 @@
 /**
  * Prebid.js (the pinned npm package, bundled by support/prebid-bundle.ts) on a publisher's page in headless
- * Chromium, pointed at Gavel on another site over HTTPS. Pending when /usr/bin/chromium is missing (.ci/run installs
- * it). A failing scenario leaves a screenshot and the console under ARTIFACTS_DIR.
+ * Chromium, pointed at Gavel on another site over HTTPS, and an AMP page's RTC callouts. Pending when
+ * /usr/bin/chromium is missing (.ci/run installs it). A failing scenario leaves a screenshot and the console under
+ * ARTIFACTS_DIR (`artifacts/browser-suite`, or GAVEL_BROWSER_ARTIFACTS). docs/prebidjs.md describes the setup these
+ * scenarios check.
  */
 import { expect } from 'chai';
-import { ARTIFACTS_DIR, chromiumInstalled, keepArtifacts, launchChromium, openPage, type ScenarioPage, type SuiteBrowser } from './support/browser.js';
+import { chromiumInstalled, clearArtifacts, keepArtifacts, launchChromium, openPage, type ScenarioPage, type SuiteBrowser } from './support/browser.js';
 import { startStand, type Stand } from './support/stand.js';
-import { bannerScenario, cookieSyncScenario, nativeScenario, refusedRequestScenario, slowBidderScenario, videoScenario } from './scenarios.js';
+import { ampCallout, ampScenario, bannerScenario, cookieSyncScenario, nativeScenario, refusedRequestScenario, slowBidderScenario, videoScenario } from './scenarios.js';
 
 describe('Prebid.js in Chromium against Gavel', function () {
   this.timeout(30_000);
@@ -16,6 +18,7 @@ describe('Prebid.js in Chromium against Gavel', function () {
 
   before(async function () {
     if (!chromiumInstalled()) this.skip();
+    clearArtifacts();
     [browser, stand] = await Promise.all([launchChromium(), startStand()]);
   });
   after(async () => {
@@ -74,6 +77,20 @@ describe('Prebid.js in Chromium against Gavel', function () {
 
   it('a bidder slower than tmax: the others’ bids in time, its timeout error in bidderDone', async () => {
     await slowBidderScenario(stand, scenario!);
+  });
+
+  it('AMP: the rtc-config callout built from amphtml’s Prebid Server vendor template, with credentials, answered with targeting', async () => {
+    await ampScenario(stand, scenario!);
+  });
+
+  it('AMP: another vendor’s template, with the amp-ad’s data-multi-size, offers the bidders both sizes', async () => {
+    const calls = stand.bidder.received.length;
+    const callout = await ampCallout(stand, scenario!, 'prebidrubicon', { REQUEST_ID: 'amp-sports-top', ACCOUNT_ID: 'pub-1' }, { 'data-multi-size': '320x50' });
+    expect(new URL(callout.url).searchParams.get('ms')).to.equal('320x50');
+    expect(callout.status, callout.text).to.equal(200);
+    const sent = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=beta'))!;
+    const formats = (sent.body.imp as Array<{ banner: { format: Array<{ w: number; h: number }> } }>)[0]!.banner.format;
+    expect(formats).to.deep.equal([{ w: 300, h: 250 }, { w: 320, h: 50 }]);
   });
 
   describe('negative check: the same scenario against a broken Gavel turns red', () => {

@@ -265,3 +265,51 @@ export async function refusedRequestScenario(stand: Stand, scenario: ScenarioPag
   expect(scenario.console.some((line) => line.includes('status of 400'))).to.equal(true);
   return auction;
 }
+
+/**
+ * amphtml's `callout-vendors.js` URL templates of Prebid Server vendors (`prebidappnexus`, `prebidrubicon`), with the
+ * vendor's host replaced by the stand's Gavel: what a Gavel host registers as an RTC vendor looks like these.
+ */
+export const AMP_VENDOR_TEMPLATES = {
+  prebidappnexus: (gavelUrl: string) =>
+    `${gavelUrl}/openrtb2/amp?tag_id=PLACEMENT_ID&w=ATTR(width)&h=ATTR(height)&ow=ATTR(data-override-width)&oh=ATTR(data-override-height)&ms=ATTR(data-multi-size)&slot=ATTR(data-slot)&targeting=TGT&curl=CANONICAL_URL&timeout=TIMEOUT&adcid=ADCID&purl=HREF&gdpr_consent=CONSENT_STRING&consent_type=CONSENT_METADATA(consentStringType)&gdpr_applies=CONSENT_METADATA(gdprApplies)&addtl_consent=CONSENT_METADATA(additionalConsent)&account=ACCOUNT_ID`,
+  prebidrubicon: (gavelUrl: string) =>
+    `${gavelUrl}/openrtb2/amp?tag_id=REQUEST_ID&w=ATTR(width)&h=ATTR(height)&ow=ATTR(data-override-width)&oh=ATTR(data-override-height)&ms=ATTR(data-multi-size)&slot=ATTR(data-slot)&targeting=TGT&curl=CANONICAL_URL&timeout=TIMEOUT&adc=ADCID&purl=HREF&gdpr_consent=CONSENT_STRING&consent_type=CONSENT_METADATA(consentStringType)&gdpr_applies=CONSENT_METADATA(gdprApplies)&addtl_consent=CONSENT_METADATA(additionalConsent)&account=ACCOUNT_ID`,
+} as const;
+
+export interface AmpCallout {
+  url: string;
+  status: number;
+  text: string;
+}
+
+/** The AMP page's callout to Gavel for one vendor template, the amp-ad given these extra attributes. */
+export async function ampCallout(
+  stand: Stand,
+  scenario: ScenarioPage,
+  vendor: keyof typeof AMP_VENDOR_TEMPLATES,
+  vendorMacros: Record<string, string>,
+  attributes: Record<string, string> = {},
+): Promise<AmpCallout> {
+  await scenario.page.goto(`${stand.site}/amp.html`);
+  return scenario.page.evaluate(
+    ([template, macros, attrs]) => (globalThis as any).ampCallout(template, macros, attrs, { timeoutMillis: 1000 }),
+    [AMP_VENDOR_TEMPLATES[vendor](stand.gavelUrl), vendorMacros, attributes] as const,
+  ) as Promise<AmpCallout>;
+}
+
+/** The callout's URL as amphtml builds it, and Gavel's answer: targeting of the winning bid, its cache id included. */
+export async function ampScenario(stand: Stand, scenario: ScenarioPage): Promise<AmpCallout> {
+  const calls = stand.bidder.received.length;
+  const callout = await ampCallout(stand, scenario, 'prebidappnexus', { PLACEMENT_ID: 'amp-sports-top', ACCOUNT_ID: 'pub-1' });
+  const query = new URL(callout.url).searchParams;
+  expect(Object.fromEntries(query)).to.include({ tag_id: 'amp-sports-top', account: 'pub-1', w: '300', h: '250', slot: '/1234/sports', ow: '', oh: '', ms: '', targeting: '', curl: 'https://news.example/amp-story', timeout: '1000', gdpr_consent: '', consent_type: '' });
+  expect(callout.status, callout.text).to.equal(200);
+  // Read at all: a credentialed cross-origin answer is readable only when Gavel echoed this origin and allowed credentials.
+  const { targeting } = JSON.parse(callout.text) as { targeting: Record<string, string> };
+  expect(targeting).to.include({ hb_bidder: 'alpha', hb_pb: '2.50', hb_size: '300x250', hb_bidder_beta: 'beta' });
+  expect(targeting.hb_cache_id).to.match(/^[0-9a-f-]{36}$/);
+  const sent = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=alpha'))!;
+  expect((sent.body.site as { page?: string }).page).to.equal('https://news.example/amp-story');
+  return callout;
+}

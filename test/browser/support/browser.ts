@@ -13,6 +13,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Where failed scenarios leave their screenshot and console log: `GAVEL_BROWSER_ARTIFACTS`, else this folder. */
 export const ARTIFACTS_DIR = resolve(process.env.GAVEL_BROWSER_ARTIFACTS ?? 'artifacts/browser-suite');
 
+/** Empties the artifacts folder at the start of a run, so that what it holds afterwards is this run's failures. */
+export function clearArtifacts(): void {
+  rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+}
+
 export function chromiumInstalled(): boolean {
   return existsSync(CHROMIUM);
 }

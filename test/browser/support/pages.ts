@@ -89,5 +89,46 @@ export const RUNNER_SCRIPT = String.raw`
 })();
 `;
 
-/** The AMP part: filled in by the AMP scenario's page (see amp.ts). */
-export const AMP_PAGE = (gavelUrl: string): string => `<!doctype html><html><head><meta charset="utf-8"><title>AMP callout</title></head><body data-gavel="${gavelUrl}"></body></html>`;
+/**
+ * An AMP page's ad slot, and the callout its `rtc-config` makes, done as amphtml's real-time config does it: the
+ * vendor's URL template from amphtml's `callout-vendors.js`, the page's values for the vendor's macros, then the URL
+ * macros (`ATTR(name)` from the amp-ad's attributes, `CANONICAL_URL`, `TIMEOUT`, `HREF`, `TGT`, consent...), each
+ * URL-encoded, and a macro without a value (an attribute the amp-ad does not have) replaced by nothing. The callout
+ * is a GET with `credentials: include`, answered with `{targeting}`.
+ */
+export const AMP_PAGE = (gavelUrl: string): string => String.raw`<!doctype html>
+<html amp><head><meta charset="utf-8"><title>AMP article (Gavel browser suite)</title>
+<link rel="canonical" href="https://news.example/amp-story">
+</head><body>
+<amp-ad id="slot" width="300" height="250" type="doubleclick" data-slot="/1234/sports" data-gavel="${gavelUrl}"></amp-ad>
+<pre id="log"></pre>
+<script>
+  var URL_MACROS = /ATTR\(([\w-]+)\)|CONSENT_METADATA\((\w+)\)|\b(CANONICAL_URL|TIMEOUT|HREF|TGT|ADCID|CONSENT_STRING|PAGEVIEWID)\b/g;
+  function expandCallout(template, vendorMacros, element, options) {
+    var url = template;
+    Object.keys(vendorMacros).forEach(function (macro) { url = url.split(macro).join(encodeURIComponent(String(vendorMacros[macro]))); });
+    var values = {
+      CANONICAL_URL: document.querySelector('link[rel=canonical]').href,
+      TIMEOUT: String(options.timeoutMillis),
+      HREF: location.href,
+      TGT: options.targeting ? JSON.stringify(options.targeting) : '',
+    };
+    return url.replace(URL_MACROS, function (match, attribute, metadata, name) {
+      var value = attribute ? element.getAttribute(attribute) : metadata ? (options.consentMetadata || {})[metadata] : values[name];
+      return encodeURIComponent(value == null ? '' : value);
+    });
+  }
+  window.ampCallout = function (template, vendorMacros, attributes, options) {
+    var element = document.getElementById('slot');
+    Object.keys(attributes).forEach(function (name) { element.setAttribute(name, attributes[name]); });
+    var url = expandCallout(template, vendorMacros, element, options);
+    document.getElementById('log').textContent += url + '\n';
+    return fetch(url, { credentials: 'include' }).then(function (answer) {
+      return answer.text().then(function (text) {
+        document.getElementById('log').textContent += answer.status + ' ' + text + '\n';
+        return { url: url, status: answer.status, text: text };
+      });
+    });
+  };
+</script>
+</body></html>`;

@@ -15,13 +15,24 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGavel, type RunningGavel } from '../../support/gavel.js';
+import { MemoryFetcher } from '../../../core/stored/index.js';
+import { replacing, startGavel, type RunningGavel } from '../../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../../support/mock-bidder.js';
 import { buildPrebidBundle } from './prebid-bundle.js';
 import { AMP_PAGE, PUBLISHER_PAGE, RUNNER_SCRIPT } from './pages.js';
 
 /** A VAST document a video bidder answers: its name makes each bid's cached VAST tell which bid it is. */
 export const vastOf = (name: string): string => `<VAST version="3.0"><Ad id="${name}"><InLine><AdSystem>${name}</AdSystem><AdTitle>${name}</AdTitle></InLine></Ad></VAST>`;
+
+/** The AMP slot's stored request: a banner imp offered to alpha and beta. */
+export const AMP_TAG_ID = 'amp-sports-top';
+function ampStoredRequest(): Record<string, unknown> {
+  return {
+    id: 'amp-stored',
+    site: { page: 'https://news.example/amp-story', publisher: { id: 'pub-1' } },
+    imp: [{ id: 'amp-imp', banner: { format: [{ w: 300, h: 250 }] }, ext: { prebid: { bidder: { alpha: {}, beta: {} } } } }],
+  };
+}
 
 /** The uid the simulated bidder's sync gives the browser. */
 export const SYNCED_UID = 'alpha-browser-uid-7';
@@ -164,7 +175,8 @@ export async function startStand(options: StandOptions = {}): Promise<Stand> {
   // A bidder on an adapter with a params schema (appnexus), to send bad params to; never called with them.
   bidders.strict = { adapter: 'appnexus', endpoint: `${bidder.url}/rtb?name=strict` };
   bidders.alpha!.userSync = { redirect: { url: `http://127.0.0.1:${syncPort}/sync?gdpr={{.GDPR}}&r={{.RedirectURL}}`, userMacro: '$UID' } };
-  const gavel = await startGavel({ server: { externalUrl: gavelUrl }, auction: { generateBidId: true }, bidders });
+  const stored = new MemoryFetcher({ requests: { [AMP_TAG_ID]: ampStoredRequest() } });
+  const gavel = await startGavel({ server: { externalUrl: gavelUrl }, auction: { generateBidId: true }, bidders }, { configure: replacing({ stored }) });
   gavelPort = Number(new URL(gavel.url).port);
 
   return {
