@@ -6,9 +6,11 @@
  * scenarios check.
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { titledSnippets } from '../support/doc-snippets.js';
 import { chromiumInstalled, clearArtifacts, keepArtifacts, launchChromium, openPage, type ScenarioPage, type SuiteBrowser } from './support/browser.js';
 import { startStand, type Stand } from './support/stand.js';
-import { ampCallout, ampScenario, bannerScenario, cookieSyncScenario, nativeScenario, refusedRequestScenario, slowBidderScenario, videoScenario } from './scenarios.js';
+import { ampCallout, ampScenario, bannerScenario, documentedConfigScenario, cookieSyncScenario, nativeScenario, refusedRequestScenario, slowBidderScenario, videoScenario } from './scenarios.js';
 
 describe('Prebid.js in Chromium against Gavel', function () {
   this.timeout(30_000);
@@ -73,6 +75,15 @@ describe('Prebid.js in Chromium against Gavel', function () {
     const auction = stand.proxied.slice(sent).find((request) => request.url.startsWith('/openrtb2/auction'))!;
     expect(auction.headers.origin).to.equal(stand.site);
     expect(auction.headers.cookie).to.contain('uids=e30');
+  });
+
+  it('docs/prebidjs.md’s config as written: banner and video bids, hb_cache_id, a vastUrl per video bid, gzip', async () => {
+    const snippet = titledSnippets(readFileSync(new URL('../../../docs/prebidjs.md', import.meta.url), 'utf8')).get('publisher-config.js');
+    expect(snippet, 'docs/prebidjs.md has a publisher-config.js snippet').to.be.a('string');
+    const sent = stand.proxied.length;
+    await documentedConfigScenario(stand, scenario!, snippet!);
+    const auction = stand.proxied.slice(sent).find((request) => request.url.startsWith('/openrtb2/auction'))!;
+    expect([...auction.head.subarray(0, 2)], 'a gzip body').to.deep.equal([0x1f, 0x8b]);
   });
 
   it('a bidder slower than tmax: the others’ bids in time, its timeout error in bidderDone', async () => {

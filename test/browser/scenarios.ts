@@ -41,7 +41,9 @@ export interface PageAuction {
 }
 
 interface Setup {
-  config: Record<string, unknown>;
+  config?: Record<string, unknown>;
+  /** A script of the publisher's calling `pbjs.setConfig` (run instead of `config`). */
+  configScript?: string;
   adUnits: Array<Record<string, unknown>>;
   timeout?: number;
   render?: { adUnitCode: string; frameId: string };
@@ -312,4 +314,23 @@ export async function ampScenario(stand: Stand, scenario: ScenarioPage): Promise
   const sent = stand.bidder.received.slice(calls).find((call) => call.url.includes('name=alpha'))!;
   expect((sent.body.site as { page?: string }).page).to.equal('https://news.example/amp-story');
   return callout;
+}
+
+/**
+ * docs/prebidjs.md's config, as written there (Gavel's address put in): a banner and an instream video unit get
+ * their bids, the banner's targeting has `hb_cache_id`, and each video bid its `vastUrl`.
+ */
+export async function documentedConfigScenario(stand: Stand, scenario: ScenarioPage, snippet: string): Promise<PageAuction> {
+  await openPublisherPage(stand, scenario);
+  const auction = await runAuction(scenario, {
+    configScript: snippet.replaceAll('https://gavel.example.com', stand.gavelUrl),
+    adUnits: [bannerUnit('slot-banner', ['alpha', 'beta']), videoUnit('slot-video', ['vida', 'vidb'])],
+    timeout: 2000,
+  });
+  expect((auction.bids['slot-banner'] ?? []).map((bid) => bid.bidderCode).sort()).to.deep.equal(['alpha', 'beta']);
+  expect(targetingOf(auction, 'slot-banner').hb_cache_id, 'hb_cache_id').to.match(/^[0-9a-f-]{36}$/);
+  const videoBids = auction.bids['slot-video'] ?? [];
+  expect(videoBids.map((bid) => bid.bidderCode).sort()).to.deep.equal(['vida', 'vidb']);
+  for (const bid of videoBids) expect(bid.vastUrl, `${bid.bidderCode}'s vastUrl`).to.be.a('string');
+  return auction;
 }

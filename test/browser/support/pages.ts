@@ -49,7 +49,9 @@ export const RUNNER_SCRIPT = String.raw`
           adRenderFailed: function (failure) { events.adRenderFailed.push(failure.reason + ': ' + failure.message); },
         };
         Object.keys(handlers).forEach(function (name) { pbjs.onEvent(name, handlers[name]); });
-        pbjs.setConfig(setup.config);
+        // The publisher's config: an object, or their own script calling pbjs.setConfig (a docs snippet).
+        if (setup.configScript) new Function('pbjs', setup.configScript)(pbjs);
+        else pbjs.setConfig(setup.config);
         (pbjs.adUnits || []).slice().forEach(function (unit) { pbjs.removeAdUnit(unit.code); });
         pbjs.addAdUnits(setup.adUnits);
         var started = Date.now();
