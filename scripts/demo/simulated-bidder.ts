@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
  *   ext={...}     a bid ext (JSON)
  *   native=echo   native markup whose assets answer the request's, id for id (`{"native": {...}}`)
  *   native=root   the same without the `native` wrapper (assets at the root, as Prebid.js reads native markup)
+ *   garbage=1     answer 200 with a JSON body that is not OpenRTB
  * Every request body it receives is kept in `received`, per path+query.
  */
 export interface MockBidder {
@@ -28,6 +29,10 @@ export interface MockBidder {
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, query: URLSearchParams): void {
+  if (query.get('garbage') === '1') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"seatbid": "this is not OpenRTB"}');
+    return;
+  }
   const status = Number(query.get('status') ?? 200);
   if (status !== 200) {
     res.writeHead(status, { 'content-type': 'text/plain' }).end('server trouble');

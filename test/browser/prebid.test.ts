@@ -104,22 +104,39 @@ describe('Prebid.js in Chromium against Gavel', function () {
     expect(formats).to.deep.equal([{ w: 300, h: 250 }, { w: 320, h: 50 }]);
   });
 
-  describe('negative check: the same scenario against a broken Gavel turns red', () => {
+  describe('negative check: the same scenarios against a broken Gavel turn red', () => {
     let broken: Stand;
     before(async () => {
-      broken = await startStand({ garbage: ['alpha'] });
+      broken = await startStand({ garbage: ['alpha', 'nat', 'vida'] });
     });
     after(async () => broken?.close());
 
-    it('banner, with alpha answering garbage, fails', async () => {
-      let failure: Error | undefined;
+    /** The assertion a scenario failed with; none is a failure of this check. */
+    async function failureOf(run: () => Promise<unknown>): Promise<Error> {
       try {
-        await bannerScenario(broken, scenario!);
+        await run();
       } catch (error) {
-        failure = error as Error;
+        return error as Error;
       }
-      expect(failure?.name, 'the banner scenario passed against a broken Gavel').to.equal('AssertionError');
-      expect(failure!.message).to.contain('expected [ \'beta 1.2\' ] to deeply equal [ \'alpha 2.5\', \'beta 1.2\' ]');
+      throw new Error('the scenario passed against a broken Gavel');
+    }
+
+    it('banner, with alpha answering garbage, fails', async () => {
+      const failure = await failureOf(() => bannerScenario(broken, scenario!));
+      expect(failure.name).to.equal('AssertionError');
+      expect(failure.message).to.contain("expected [ 'beta 1.2' ] to deeply equal [ 'alpha 2.5', 'beta 1.2' ]");
+    });
+
+    it('native, with the native bidder answering garbage, fails', async () => {
+      const failure = await failureOf(() => nativeScenario(broken, scenario!));
+      expect(failure.name).to.equal('AssertionError');
+      expect(failure.message).to.contain('the native bid in Prebid.js, its assets');
+    });
+
+    it('video, with one video bidder answering garbage, fails', async () => {
+      const failure = await failureOf(() => videoScenario(broken, scenario!));
+      expect(failure.name).to.equal('AssertionError');
+      expect(failure.message).to.contain("expected [ 'vidb 1 video' ] to deeply equal [ 'vida 3 video', 'vidb 1 video' ]");
     });
   });
 

@@ -6,7 +6,7 @@
  *                                             Gavel, so the page calls another site, with CORS and credentials, and
  *                                             the `uids` cookie (SameSite=None; Secure) is kept
  *   bidders          http://127.0.0.1:<b>     the simulated OpenRTB bidder (one per query string)
- *   sync + junk      http://127.0.0.1:<s>     a bidder's user-sync redirect, and a bidder that answers garbage
+ *   bidder sync      http://127.0.0.1:<s>     a bidder's user-sync redirect
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -61,7 +61,7 @@ export interface Stand {
 }
 
 export interface StandOptions {
-  /** Bidders whose endpoint answers 200 with a body that is not OpenRTB (the negative check). */
+  /** Bidders that answer 200 with a body that is not OpenRTB (the negative check). */
   garbage?: string[];
 }
 
@@ -122,8 +122,8 @@ function tlsProxy(target: () => number, proxied: ProxiedRequest[]): TlsServer {
   });
 }
 
-/** A bidder's sync endpoint (redirects the browser back to Gavel's /setuid with its uid) and a bidder that answers junk. */
-function syncAndJunkServer(syncs: string[]): Server {
+/** A bidder's sync endpoint: redirects the browser back to Gavel's /setuid with its uid. */
+function syncServer(syncs: string[]): Server {
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://sync');
     if (url.pathname === '/sync') {
@@ -132,8 +132,7 @@ function syncAndJunkServer(syncs: string[]): Server {
       res.writeHead(302, { location: back.replace('$UID', SYNCED_UID) }).end();
       return;
     }
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"seatbid": "this is not OpenRTB'));
+    res.writeHead(404).end();
   });
 }
 
@@ -157,7 +156,7 @@ export async function startStand(options: StandOptions = {}): Promise<Stand> {
   const proxied: ProxiedRequest[] = [];
   const syncs: string[] = [];
   const bidder = await startMockBidder();
-  const sync = syncAndJunkServer(syncs);
+  const sync = syncServer(syncs);
   const syncPort = await listen(sync);
   let gavelUrl = '';
   const site = publisherSite(bundleSource, () => gavelUrl);
@@ -169,7 +168,7 @@ export async function startStand(options: StandOptions = {}): Promise<Stand> {
 
   const bidders: Record<string, Record<string, unknown>> = {};
   for (const [name, query] of Object.entries(bidderQueries())) {
-    const endpoint = options.garbage?.includes(name) ? `http://127.0.0.1:${syncPort}/junk` : `${bidder.url}/rtb?${query}`;
+    const endpoint = `${bidder.url}/rtb?${query}${options.garbage?.includes(name) ? '&garbage=1' : ''}`;
     bidders[name] = { adapter: 'ortb', endpoint };
   }
   // A bidder on an adapter with a params schema (appnexus), to send bad params to; never called with them.
