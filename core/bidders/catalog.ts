@@ -10,7 +10,6 @@ import {
   type PluginLogger,
 } from '../api/index.js';
 import type { GavelConfig } from '../config/index.js';
-
 import type { LoadedAdapter, PluginCatalog } from '../plugins/discover.js';
 import { configuredUserSync } from '../usersync/syncers.js';
 
@@ -58,7 +57,7 @@ function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter
 /**
  * Builds the bidder catalog: every installed adapter is a bidder under its own name, and every `bidders.<name>`
  * entry in config adds or adjusts one (`adapter:` or `aliasOf:` names the adapter whose code and schema it uses;
- * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed` override). A bidder without an endpoint
+ * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed`, `userSync` override). A bidder without an endpoint
  * is disabled.
  */
 export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, logger: PluginLogger): BidderCatalog {

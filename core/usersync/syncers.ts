@@ -4,7 +4,7 @@ import type { GavelConfig } from '../config/index.js';
 
 type BidderUserSyncSettings = NonNullable<GavelConfig['bidders'][string]['userSync']>;
 
-/** A bidder that can sync: its adapter ships user-sync URLs. */
+/** A bidder that can sync: its adapter ships user-sync URLs, or the host's `bidders.<name>.userSync` gives them. */
 export interface Syncer {
   /** The bidder's name in the catalog. */
   bidder: string;
@@ -26,7 +26,7 @@ export function configuredUserSync(name: string, settings: BidderUserSyncSetting
   return { ...settings, key: settings.key ?? name };
 }
 
-/** The `uids` cookie key of a bidder: the key its adapter declares, else the adapter's name. */
+/** The `uids` cookie key of a bidder: the key its adapter (or its config) declares, else the adapter's name. */
 export function syncerKey(entry: BidderEntry): string {
   return entry.info.userSync?.key ?? entry.adapter;
 }
