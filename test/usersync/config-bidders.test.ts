@@ -27,7 +27,7 @@ describe('user sync of config-declared bidders', () => {
         gamma: {
           adapter: 'ortb',
           endpoint: `${bidder.url}/rtb?name=gamma`,
-          userSync: { key: 'gammakey', iframe: { url: 'https://sync.gamma.example/frame?us={{us_privacy}}&redir={{redirect_url}}', userMacro: '[UID]' } },
+          userSync: { key: 'gammakey', iframe: { url: 'https://sync.gamma.example/frame?us={{us_privacy}}&redir={{redirect_url}}&other={{not_a_macro}}', userMacro: '[UID]' } },
         },
         beta: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=beta` },
       },
@@ -54,12 +54,13 @@ describe('user sync of config-declared bidders', () => {
     expect(url.searchParams.get('r')).to.equal('https://gavel.example/setuid?bidder=alpha&gdpr=1&gdpr_consent=CONSENT&f=i&uid=$UID');
   });
 
-  it('/cookie_sync fills Prebid Server Java’s macros too, and a configured key names the cookie entry', async () => {
+  it('/cookie_sync fills Prebid Server Java’s macros too (an unknown one empty), and a configured key names the cookie entry', async () => {
     const { json } = await postJson(`${gavel.url}/cookie_sync`, { bidders: ['gamma'], us_privacy: '1YNN' });
     const sync = statusOf(json, 'gamma')!.usersync!;
     expect(sync.type).to.equal('iframe');
     const url = new URL(sync.url);
     expect(url.searchParams.get('us')).to.equal('1YNN');
+    expect(url.searchParams.get('other'), 'a macro Gavel does not know').to.equal('');
     expect(url.searchParams.get('redir')).to.match(/^https:\/\/gavel\.example\/setuid\?bidder=gammakey&.*&f=b&uid=\[UID\]$/);
   });
 
