@@ -380,8 +380,13 @@ function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   if (auctionBid.video) own.video = { duration: auctionBid.video.duration ?? 0, primary_category: auctionBid.video.primaryCategory ?? '' };
   const cached = auctionBid.cache;
   // Prebid Server's shape: the bid's cache entry under `bids` (its VAST's when only that was cached), and `key` and
-  // `url`, which it always writes, empty. The VAST's own entry is the targeting's `hb_uuid`.
-  if (cached) own.cache = { key: '', url: '', ...(isJsonObject(own.cache) ? own.cache : undefined), bids: cached.bids ?? cached.vastXml };
+  // `url`, which it always writes, empty. The VAST's own entry is the targeting's `hb_uuid`; a bid without that key
+  // (one that lost) carries it as `vastXml` (Prebid Server Java's field), where Prebid.js finds a video bid's
+  // `vastUrl` when the targeting has none to build it from.
+  if (cached) {
+    own.cache = { key: '', url: '', ...(isJsonObject(own.cache) ? own.cache : undefined), bids: cached.bids ?? cached.vastXml };
+    if (cached.vastXml && auctionBid.targeting.hb_uuid === undefined) (own.cache as Record<string, unknown>).vastXml = cached.vastXml;
+  }
   if (auctionBid.generatedBidId !== undefined) own.bidid = auctionBid.generatedBidId;
   if (auctionBid.events) own.events = auctionBid.events;
   if (auctionBid.targetBidderCode !== undefined) own.targetbiddercode = auctionBid.targetBidderCode;

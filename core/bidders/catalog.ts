@@ -11,6 +11,7 @@ import {
 } from '../api/index.js';
 import type { GavelConfig } from '../config/index.js';
 import type { LoadedAdapter, PluginCatalog } from '../plugins/discover.js';
+import { configuredUserSync } from '../usersync/syncers.js';
 
 /** A bidder this host can call: an adapter (or alias of one) with its endpoint and settings resolved at boot. */
 export interface BidderEntry {
@@ -56,7 +57,7 @@ function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter
 /**
  * Builds the bidder catalog: every installed adapter is a bidder under its own name, and every `bidders.<name>`
  * entry in config adds or adjusts one (`adapter:` or `aliasOf:` names the adapter whose code and schema it uses;
- * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed` override). A bidder without an endpoint
+ * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed`, `userSync` override). A bidder without an endpoint
  * is disabled.
  */
 export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, logger: PluginLogger): BidderCatalog {
@@ -80,6 +81,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
       aliasOf: own.manifest.name.toLowerCase() !== key ? own.manifest.name : own.manifest.info.aliasOf,
     };
     if (settings.modifyingVastXmlAllowed !== undefined) info.modifyingVastXmlAllowed = settings.modifyingVastXmlAllowed;
+    if (settings.userSync) info.userSync = configuredUserSync(name, settings.userSync);
     const endpointText = settings.endpoint ?? own.manifest.info.endpoint ?? code.manifest.info.endpoint;
     const entry: BidderEntry = {
       name,

@@ -134,6 +134,35 @@ export const ExecutionPlanSchema = Type.Object(
   closed,
 );
 
+/** One way a bidder syncs: its URL (with macros) and the placeholder its server replaces with the user's id. */
+const SyncEndpointSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1, pattern: '^https?://' }),
+    userMacro: Type.Optional(Type.String()),
+  },
+  closed,
+);
+
+/**
+ * User sync of a bidder declared in config (an `ortb` bidder has no adapter manifest to ship one). Macros as Prebid
+ * Server spells them (`{{.RedirectURL}}`, `{{.GDPR}}`, `{{.GDPRConsent}}`, `{{.USPrivacy}}`, `{{.GPP}}`, `{{.GPPSID}}`)
+ * or as Prebid Server Java does (`{{redirect_url}}`, `{{gdpr}}`, `{{gdpr_consent}}`, `{{us_privacy}}`, `{{gpp}}`,
+ * `{{gpp_sid}}`).
+ */
+const BidderUserSyncSchema = Type.Object(
+  {
+    key: Type.Optional(Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.-]+$' })),
+    iframe: Type.Optional(SyncEndpointSchema),
+    redirect: Type.Optional(SyncEndpointSchema),
+    supportCors: Type.Optional(Type.Boolean()),
+  },
+  {
+    ...closed,
+    description:
+      "User sync: `iframe` and/or `redirect` `{url, userMacro}` (URL macros `{{.RedirectURL}}` or `{{redirect_url}}`, `{{.GDPR}}`, `{{.GDPRConsent}}`, `{{.USPrivacy}}`, `{{.GPP}}`, `{{.GPPSID}}`), `key` in the `uids` cookie (default: the bidder's name), `supportCors`; replaces the adapter's own",
+  },
+);
+
 export const BidderEntrySchema = Type.Object(
   {
     adapter: Type.Optional(Type.String({ description: 'The adapter whose code serves this bidder: declares a new bidder on an installed adapter (e.g. `ortb`)' })),
@@ -143,6 +172,7 @@ export const BidderEntrySchema = Type.Object(
     ortbVersion: Type.Optional(OneOf(['2.5', '2.6'] as const, { description: 'OpenRTB version the bidder is sent' })),
     extra: Type.Optional(FreeObject({ description: 'Host settings the adapter reads' })),
     modifyingVastXmlAllowed: Type.Optional(Type.Boolean({ description: "Whether event tracking may be inserted into the bidder's VAST (replaces the adapter's own setting)" })),
+    userSync: Type.Optional(BidderUserSyncSchema),
   },
   closed,
 );

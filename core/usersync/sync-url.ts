@@ -1,15 +1,28 @@
 import type { PrivacySignals, SyncType } from './cookie-sync-request.js';
 import type { Syncer } from './syncers.js';
 
-/** Matches the Prebid Server style macros in adapters' sync URLs: `{{.GDPR}}`, `{{.RedirectURL}}`, ... */
-const MACRO = /\{\{\s*\.(\w+)\s*\}\}/g;
+/**
+ * Matches the macros of sync URLs: Prebid Server's (`{{.GDPR}}`, `{{.RedirectURL}}`, ...) and, for hosts bringing
+ * Prebid Server Java's bidder settings, its spelling (`{{gdpr}}`, `{{redirect_url}}`, ...).
+ */
+const MACRO = /\{\{\s*(?:\.(\w+)|(\w+))\s*\}\}/g;
+
+/** Prebid Server Java's macro names, by the Go names this file fills. */
+const JAVA_MACROS: Record<string, string> = {
+  redirect_url: 'RedirectURL',
+  gdpr: 'GDPR',
+  gdpr_consent: 'GDPRConsent',
+  us_privacy: 'USPrivacy',
+  gpp: 'GPP',
+  gpp_sid: 'GPPSID',
+};
 
 /** The /setuid answer each sync type's caller expects: an `<img>` wants a pixel, an iframe a blank page. */
 const SETUID_FORMAT: Record<SyncType, string> = { redirect: 'i', iframe: 'b' };
 
 /** Fills every macro from `values` (already URL-encoded); one the server does not know becomes empty, never literal braces. */
 function fillMacros(template: string, values: Record<string, string>): string {
-  return template.replace(MACRO, (_match, name: string) => values[name] ?? '');
+  return template.replace(MACRO, (_match, goName: string | undefined, javaName: string | undefined) => values[goName ?? JAVA_MACROS[javaName!] ?? ''] ?? '');
 }
 
 /**

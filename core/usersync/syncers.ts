@@ -1,7 +1,10 @@
-import type { UserSyncInfo } from '../api/index.js';
+import { ErrorCode, GavelError, type UserSyncInfo } from '../api/index.js';
 import type { BidderCatalog, BidderEntry } from '../bidders/catalog.js';
+import type { GavelConfig } from '../config/index.js';
 
-/** A bidder that can sync: its adapter ships user-sync URLs. */
+type BidderUserSyncSettings = NonNullable<GavelConfig['bidders'][string]['userSync']>;
+
+/** A bidder that can sync: its adapter ships user-sync URLs, or the host's `bidders.<name>.userSync` gives them. */
 export interface Syncer {
   /** The bidder's name in the catalog. */
   bidder: string;
@@ -11,7 +14,19 @@ export interface Syncer {
   enabled: boolean;
 }
 
-/** The `uids` cookie key of a bidder: the key its adapter declares, else the adapter's name. */
+/**
+ * A bidder's user sync from `bidders.<name>.userSync`: it replaces the adapter's own, and its ids live under the
+ * bidder's own name in the `uids` cookie unless a `key` is given (bidders sharing the `ortb` adapter are different
+ * buyers, so they must not share the adapter's key).
+ */
+export function configuredUserSync(name: string, settings: BidderUserSyncSettings): UserSyncInfo {
+  if (!settings.iframe && !settings.redirect) {
+    throw new GavelError(ErrorCode.BidderConfigInvalid, `bidders.${name}.userSync needs an "iframe" or a "redirect" sync: { url: "https://sync.example/?r={{.RedirectURL}}", userMacro: "$UID" }`);
+  }
+  return { ...settings, key: settings.key ?? name };
+}
+
+/** The `uids` cookie key of a bidder: the key its adapter (or its config) declares, else the adapter's name. */
 export function syncerKey(entry: BidderEntry): string {
   return entry.info.userSync?.key ?? entry.adapter;
 }

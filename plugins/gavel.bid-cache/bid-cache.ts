@@ -50,6 +50,8 @@ interface TargetedBid {
   bidsPut: number | undefined;
   /** Position in the cachePut call of this bid's VAST value; undefined when it has none. */
   vastPut: number | undefined;
+  /** Only its VAST is cached: a video bid cached for its `vastUrl` alone (see findTargetedBids). */
+  vastOnly: boolean;
 }
 
 /** The public cache address; `scheme` is honoured when the host passes one beside the SDK's host and path. */
@@ -145,18 +147,24 @@ function requestedKinds(cache: Record<string, unknown>): readonly CacheKind[] | 
   return vastXml ? VAST_ONLY : undefined;
 }
 
-/** The bids targeting will key: winners (with `includewinners`), bids with bidder keys (unless `winningonly`). */
+/**
+ * The bids to cache, as Prebid Server picks them: each imp's winner (with `includewinners`) and, with bidder keys on
+ * (unless `winningonly`), every bid of every bidder, not only those targeting keys; with bidder keys off, the deal
+ * bids that still get keys (`alwaysincludedeals`). And with `vastxml` asked (unless `winningonly`), the VAST of every
+ * video bid, as Prebid Server Java caches it: Prebid.js takes every bid of the answer (its default request has
+ * bidder keys off) and drops an instream video bid that has no cached VAST to give it a `vastUrl`.
+ */
 function findTargetedBids(auction: AuctionResult, options: CacheOptions): TargetedBid[] {
   const targeted: TargetedBid[] = [];
+  const everyVideoVast = !options.winningOnly && options.kinds.includes('vastXml');
   for (const seat of auction.seats) {
     for (const auctionBid of seat.bids) {
       const winner = auctionBid.winner && options.includeWinners;
       const hasDeal = typeof auctionBid.bid.dealid === 'string' && auctionBid.bid.dealid !== '';
-      const bidderKeyed =
-        !options.winningOnly &&
-        (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined) &&
-        (options.includeBidderKeys || (options.alwaysIncludeDeals && hasDeal));
-      if (winner || bidderKeyed) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined });
+      const keyedDeal = options.alwaysIncludeDeals && hasDeal && (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined);
+      const bidderBid = !options.winningOnly && (options.includeBidderKeys || keyedDeal);
+      if (winner || bidderBid) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined, vastOnly: false });
+      else if (everyVideoVast && auctionBid.type === 'video') targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined, vastOnly: true });
     }
   }
   return targeted;
@@ -170,6 +178,7 @@ function planPuts(targeted: TargetedBid[], kinds: readonly CacheKind[], request:
     const { bid, type } = target.auctionBid;
     const ttlseconds = ttlFor(bid, impsById.get(bid.impid), defaultTtl(type, config, context));
     for (const kind of kinds) {
+      if (kind === 'bids' && target.vastOnly) continue;
       const value = kind === 'bids' ? bidValue(target.auctionBid) : vastValue(target.auctionBid);
       if (!value) continue;
       if (kind === 'bids') target.bidsPut = values.length;

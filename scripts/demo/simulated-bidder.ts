@@ -17,7 +17,9 @@ import type { AddressInfo } from 'node:net';
  *   nocrid=1      bids without a creative id
  *   w=300&h=250   the creative size (default: the imp's first size)
  *   ext={...}     a bid ext (JSON)
- *   native=echo   native markup whose assets answer the request's, id for id
+ *   native=echo   native markup whose assets answer the request's, id for id (`{"native": {...}}`)
+ *   native=root   the same without the `native` wrapper (assets at the root, as Prebid.js reads native markup)
+ *   garbage=1     answer 200 with a JSON body that is not OpenRTB
  * Every request body it receives is kept in `received`, per path+query.
  */
 export interface MockBidder {
@@ -27,6 +29,10 @@ export interface MockBidder {
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, query: URLSearchParams): void {
+  if (query.get('garbage') === '1') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"seatbid": "this is not OpenRTB"}');
+    return;
+  }
   const status = Number(query.get('status') ?? 200);
   if (status !== 200) {
     res.writeHead(status, { 'content-type': 'text/plain' }).end('server trouble');
@@ -41,7 +47,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, 
       id: `${query.get('name') ?? 'mock'}-bid-${suffix}`,
       impid: imp.id,
       price,
-      adm: query.get('native') === 'echo' ? nativeAnswer(imp) : query.get('adm') ?? '<div>ad</div>',
+      adm: query.get('native') === 'echo' || query.get('native') === 'root' ? nativeAnswer(imp, query.get('native') === 'root') : query.get('adm') ?? '<div>ad</div>',
       crid: `creative-${suffix}`,
       adomain: ['advertiser.example'],
       w: Number(query.get('w') ?? format.w ?? 300),
@@ -65,7 +71,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, 
 }
 
 /** Native markup answering each asset of the imp's native request with the same id: what a native bidder sends. */
-function nativeAnswer(imp: Record<string, any>): string {
+function nativeAnswer(imp: Record<string, any>, atRoot: boolean): string {
   let assets: Array<Record<string, any>> = [];
   try {
     const request = JSON.parse(String(imp.native?.request ?? '{}'));
@@ -79,7 +85,8 @@ function nativeAnswer(imp: Record<string, any>): string {
     if (asset.data) return { id: asset.id, data: { value: `data of asset ${asset.id}` } };
     return { id: asset.id, video: { vasttag: '<VAST/>' } };
   });
-  return JSON.stringify({ native: { ver: '1.2', assets: answers, link: { url: 'https://advertiser.example/' } } });
+  const markup = { ver: '1.2', assets: answers, link: { url: 'https://advertiser.example/' } };
+  return JSON.stringify(atRoot ? markup : { native: markup });
 }
 
 export async function startMockBidder(listenPort = 0): Promise<MockBidder> {

@@ -210,7 +210,7 @@ describe('gavel.bid-cache: the bid-caching service', () => {
     expect(idsOf(output, 'openx')).to.deep.equal({});
   });
 
-  it("caches a multibid bidder's extra keyed bids, and leaves unkeyed bids out", async () => {
+  it("caches every bid of a bidder with bidder keys on, its multibid extra keyed bids and the bids targeting does not key", async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }), [
       { bidder: 'appnexus', price: 2, winner: true, targetBidderCode: 'appnexus' },
@@ -218,8 +218,54 @@ describe('gavel.bid-cache: the bid-caching service', () => {
       { bidder: 'appnexus', price: 1, bidderBest: false },
     ]);
     const { output } = await run(input, { cachePut: cache.cachePut });
+    expect(cache.calls[0]!.values).to.have.length(3);
+    expect([0, 1, 2].map((i) => idsOf(output, 'appnexus', i))).to.deep.equal([{ bids: 'u0' }, { bids: 'u1' }, { bids: 'u2' }]);
+  });
+
+  it('caches the VAST of every video bid with vastxml asked, the losing ones too (Prebid.js needs each one’s vastUrl)', async () => {
+    const cache = recordingCache();
+    const video = { type: 'video' as const, bid: { adm: '<VAST version="3.0"></VAST>' } };
+    const input = payload(
+      withCache({ vastxml: {} }),
+      [
+        { bidder: 'appnexus', price: 2, winner: true, ...video },
+        { bidder: 'appnexus', price: 1.5, bidderBest: false, ...video },
+        { bidder: 'rubicon', price: 1, ...video },
+      ],
+      [{ id: 'imp-1', video: { mimes: ['video/mp4'], w: 640, h: 480 } }],
+    );
+    const { output } = await run(input, { cachePut: cache.cachePut });
+    expect(cache.calls[0]!.values.map((value) => value.type)).to.deep.equal(['xml', 'xml', 'xml']);
+    expect([idsOf(output, 'appnexus', 0), idsOf(output, 'appnexus', 1), idsOf(output, 'rubicon')]).to.deep.equal([{ vast: 'u0' }, { vast: 'u1' }, { vast: 'u2' }]);
+  });
+
+  it('with bidder keys off, still caches the VAST (only) of every video bid when vastxml is asked, unless winningonly', async () => {
+    const video = { type: 'video' as const, bid: { adm: '<VAST version="3.0"></VAST>' } };
+    const bids = () => [
+      { bidder: 'appnexus', price: 2, winner: true, ...video },
+      { bidder: 'rubicon', price: 1, ...video },
+      { bidder: 'openx', price: 0.5 },
+    ];
+    const imps = [{ id: 'imp-1', video: { mimes: ['video/mp4'] } }];
+    const cache = recordingCache();
+    const { output } = await run(payload(withCache({ bids: {}, vastxml: {} }, { includebidderkeys: false }), bids(), imps), { cachePut: cache.cachePut });
+    expect(cache.calls[0]!.values.map((value) => value.type)).to.deep.equal(['json', 'xml', 'xml']);
+    expect([idsOf(output, 'appnexus'), idsOf(output, 'rubicon'), idsOf(output, 'openx')]).to.deep.equal([{ bids: 'u0', vast: 'u1' }, { vast: 'u2' }, {}]);
+    const winningOnly = recordingCache();
+    const only = await run(payload(withCache({ vastxml: {}, winningonly: true }, { includebidderkeys: false }), bids(), imps), { cachePut: winningOnly.cachePut });
+    expect(idsOf(only.output, 'rubicon')).to.deep.equal({});
+  });
+
+  it('with bidder keys off, a non-winning deal bid that gets no keys (not its bidder’s best) stays uncached', async () => {
+    const cache = recordingCache();
+    const input = payload(withCache({ bids: {} }, { includebidderkeys: false, alwaysincludedeals: true }), [
+      { bidder: 'appnexus', price: 2, winner: true },
+      { bidder: 'rubicon', price: 1.2, bid: { dealid: 'deal-1' } },
+      { bidder: 'rubicon', price: 1, bidderBest: false, bid: { dealid: 'deal-2' } },
+    ]);
+    const { output } = await run(input, { cachePut: cache.cachePut });
     expect(cache.calls[0]!.values).to.have.length(2);
-    expect([0, 1, 2].map((i) => idsOf(output, 'appnexus', i))).to.deep.equal([{ bids: 'u0' }, { bids: 'u1' }, {}]);
+    expect(idsOf(output, 'rubicon', 1)).to.deep.equal({});
   });
 
   it('caches each imp winner on its own', async () => {
