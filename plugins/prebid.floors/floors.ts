@@ -3,7 +3,7 @@
  *   processed-auction-request  the floors are resolved once (fetched data, the account's rules or the request's),
  *                              one model group picked, skip decided, and each imp's floor written to
  *                              `imp.bidfloor`/`bidfloorcur` (and `imp.ext.<ns>.floors`); the resolved rules go to
- *                              `ext.<ns>.floors` (bidders and analytics read them there);
+ *                              the auction's `ext.<ns>.floors` (analytics and the debug answer read them there);
  *   bidder-request             a bidder whose bids are adjusted by a factor is sent its floors divided by it;
  *   all-processed-bid-responses  every bid gets `ext.<ns>.floors`; with enforcement, bids under their imp's floor
  *                              are dropped (non-bid 301, or 304 for a deal) with Prebid Server's warning;
