@@ -12,6 +12,7 @@
 import {
   isJsonObject,
   NonBidReason,
+  withFields,
   WarningCode,
   type AuctionBid,
   type AuctionContext,
@@ -206,7 +207,8 @@ function resolveFloors(request: BidRequest, context: HookContext, fetcher: Floor
     changes: [
       (change) => {
         const ext = isJsonObject(change.request.ext) ? change.request.ext : {};
-        change.request = { ...change.request, ...(imps && { imp: imps }), ext: { ...ext, [ns]: { ...namespaceExt(change.request, ns), floors: rules } } };
+        const own = withFields(namespaceExt(change.request, ns) ?? {}, { floors: rules });
+        change.request = withFields(change.request, { ...(imps && { imp: imps }), ext: withFields(ext, { [ns]: own }) });
       },
     ],
   };
@@ -218,7 +220,7 @@ const unknownError = (message: string) => ({ code: 999, message });
 
 /** Prebid Server's `mergeFloors`: the provider's rules, with the request's enforcement, floor minimum and endpoint. */
 function mergeFloors(request: PriceFloorRules | undefined, provider: PriceFloorRules, context: AuctionContext): PriceFloorRules {
-  const merged: PriceFloorRules = { ...provider, enabled: (provider.enabled ?? true) && (request?.enabled ?? true) };
+  const merged: PriceFloorRules = withFields(provider, { enabled: (provider.enabled ?? true) && (request?.enabled ?? true) });
   if (!request) return merged;
   if (request.enforcement) merged.enforcement = { ...request.enforcement };
   const min = floorMinOf(request, provider, context);
@@ -260,11 +262,11 @@ function floorsFrom(floors: PriceFloorRules | undefined, location: string, fetch
     errors.push(invalid);
     return base;
   }
-  if (floors.enforcement) base.enforcement = floors.enforcement;
-  if (!floors.data) return base;
+  const enforced: PriceFloorRules = floors.enforcement ? { fetchstatus: fetchStatus, location, enforcement: floors.enforcement } : base;
+  if (!floors.data) return enforced;
   const valid = validModelGroups(floors.data.modelgroups, { maxSchemaDims: account.maxSchemaDims, maxRules: account.maxRules }, errors);
-  if (valid.length === 0) return base;
-  return { ...floors, data: { ...floors.data, modelgroups: [pickModelGroup(valid, random)] }, location, fetchstatus: fetchStatus };
+  if (valid.length === 0) return enforced;
+  return withFields(floors, { data: withFields(floors.data, { modelgroups: [pickModelGroup(valid, random)] }), location, fetchstatus: fetchStatus });
 }
 
 /** Prebid Server's `updateBidRequestWithFloors`: each imp's floor from the chosen group, unless floors are skipped. */
@@ -299,11 +301,11 @@ function imposeFloors(
     }
     const value = roundFloor(ruleValue);
     const bidfloor = min > 0 && value < min ? min : value;
-    const updated: Imp = { ...imp, bidfloor, bidfloorcur: currency };
+    const updated: Imp = withFields(imp, { bidfloor, bidfloorcur: currency });
     if (match) {
       const ext = isJsonObject(imp.ext) ? imp.ext : {};
       const own = isJsonObject(ext[ns]) ? ext[ns] : {};
-      updated.ext = { ...ext, [ns]: { ...own, floors: { floorrule: match.rule, floorrulevalue: value, floorvalue: bidfloor } } };
+      updated.ext = withFields(ext, { [ns]: withFields(own, { floors: { floorrule: match.rule, floorrulevalue: value, floorvalue: bidfloor } }) });
     }
     (imps ??= request.imp.slice())[i] = updated;
   });
@@ -357,7 +359,7 @@ function adjustForBidder(payload: Readonly<BidderRequestPayload>, context: HookC
     action: 'update',
     changes: [
       (share) => {
-        share.request = { ...share.request, imp: share.request.imp.map((imp) => ((imp.bidfloor ?? 0) > 0 ? { ...imp, bidfloor: imp.bidfloor! / factor } : imp)) };
+        share.request = withFields(share.request, { imp: share.request.imp.map((imp) => ((imp.bidfloor ?? 0) > 0 ? withFields(imp, { bidfloor: imp.bidfloor! / factor }) : imp)) });
       },
     ],
   };
@@ -446,10 +448,13 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
     action: 'update',
     changes: [
       (all) => {
+        // The bids are the auction's (the response is built from them in place): their ext is edited in place.
         for (const [bid, report] of reports) {
-          const ext = isJsonObject(bid.bid.ext) ? bid.bid.ext : {};
-          const own = isJsonObject(ext[ns]) ? ext[ns] : {};
-          bid.bid.ext = { ...ext, [ns]: { ...own, floors: report } };
+          let ext = bid.bid.ext;
+          if (!isJsonObject(ext)) bid.bid.ext = ext = {};
+          let own = ext[ns];
+          if (!isJsonObject(own)) ext[ns] = own = {};
+          (own as JsonObject).floors = report;
         }
         if (dropped.size > 0) for (const seat of all.seats) if (seat.bids.some((bid) => dropped.has(bid))) seat.bids = seat.bids.filter((bid) => !dropped.has(bid));
       },

@@ -72,16 +72,17 @@ export function readFloorRules(value: unknown, path: string, errors: string[]): 
     errors.push(`${path} must be an object`);
     return undefined;
   }
-  const rules: PriceFloorRules = {};
   const reader = new Reader(value, path, errors);
-  rules.floormin = reader.number('floormin');
-  rules.floormincur = reader.string('floormincur');
-  rules.skiprate = reader.number('skiprate');
-  rules.enabled = reader.boolean('enabled');
-  rules.skipped = reader.boolean('skipped');
-  rules.floorprovider = reader.string('floorprovider');
-  rules.fetchstatus = reader.string('fetchstatus');
-  rules.location = reader.string('location');
+  const rules: PriceFloorRules = {
+    floormin: reader.number('floormin'),
+    floormincur: reader.string('floormincur'),
+    skiprate: reader.number('skiprate'),
+    enabled: reader.boolean('enabled'),
+    skipped: reader.boolean('skipped'),
+    floorprovider: reader.string('floorprovider'),
+    fetchstatus: reader.string('fetchstatus'),
+    location: reader.string('location'),
+  };
   const endpoint = reader.object('floorendpoint');
   if (endpoint) rules.floorendpoint = { url: new Reader(endpoint, `${path}.floorendpoint`, errors).string('url') };
   const enforcement = reader.object('enforcement');
@@ -187,9 +188,11 @@ class Reader {
   }
 }
 
+/** The members that are set: copied into a new object (a `delete` would leave the object slow to read). */
 function dropUndefined<T extends object>(object: T): T {
-  for (const key of Object.keys(object) as Array<keyof T>) if (object[key] === undefined) delete object[key];
-  return object;
+  const out = {} as T;
+  for (const key in object) if (object[key] !== undefined) out[key] = object[key];
+  return out;
 }
 
 // ---- Prebid Server's checks ------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ const REQUEST: BidRequest = {
 function run(attributes: Json, bidder: string, bids: Array<Partial<Bid> & { type?: MediaType }>, request: BidRequest = REQUEST): { sent: BidRequest; kept: string[]; context: TestContext } {
   const hooks = blockingModule.create!({}, deps);
   const context = testContext({ accountConfig: { attributes } } as never);
-  const share = { bidder, adapter: bidder, request };
+  const share = { bidder, adapter: bidder, request: { ...request, imp: [...request.imp] } };
   const sent = apply(share, hooks['bidder-request']!['set-blocks']!(share, context)).request;
   const auctionBids: AuctionBid[] = bids.map(({ type, ...bid }, i) => testAuctionBid(bidder, { id: `bid-${i}`, impid: type === 'video' ? 'v1' : type === 'audio' ? 'a1' : 'b1', price: 1, ...bid } as Bid, { type: type ?? 'banner' }));
   const payload: BidsPayload = { bidder, request: sent, bids: auctionBids };
