@@ -69,15 +69,17 @@ export interface AccountFloors {
 const FLOOR_PRECISION = 0.01;
 
 const accountCache = new WeakMap<object, AccountFloors>();
+const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * The account's floors settings. Floors apply unless the account switches them off (reference-behaviour 13: Prebid
  * Server's account default is off); the other defaults are Prebid Server's.
  */
 export function accountFloors(account: Readonly<Record<string, unknown>>): AccountFloors {
-  let settings = accountCache.get(account);
+  // Kept per `price_floors` object: accounts share it with the host defaults they are merged over.
+  const raw = isJsonObject(account.price_floors) ? account.price_floors : NO_SETTINGS;
+  let settings = accountCache.get(raw);
   if (settings) return settings;
-  const raw = isJsonObject(account.price_floors) ? account.price_floors : {};
   const num = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
   const fetch = isJsonObject(raw.fetch) ? raw.fetch : {};
   const url = typeof fetch.url === 'string' ? fetch.url : '';
@@ -101,7 +103,7 @@ export function accountFloors(account: Readonly<Record<string, unknown>>): Accou
       },
     }),
   };
-  accountCache.set(account, settings);
+  accountCache.set(raw, settings);
   return settings;
 }
 
