@@ -60,6 +60,16 @@ export function hasOwnKeys(object: object): boolean {
   return false;
 }
 
+/**
+ * A shallow copy of `source` with `fields` set over it: how hot-path code adds members to a copy. `{ ...source, field }`
+ * (or a spread copy that then gains a property) costs about a microsecond more whenever `field` is new to `source`:
+ * V8 gives each such copy a hidden class of its own, where a copy made by `Object.assign` takes new properties along
+ * shared transitions.
+ */
+export function withFields<T extends object>(source: T, fields: Partial<T>): T {
+  return Object.assign(Object.assign({}, source), fields);
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -243,6 +243,12 @@ export interface ModuleManifest<C = Record<string, unknown>> {
    * modules may report.
    */
   analytics?: AnalyticsFactory<C>;
+  /**
+   * The module runs unless the host switches it off (`modules.<code>.enabled: false`), as the built-ins do: for a
+   * behaviour our specification makes the default (price floors a request carries). Other modules run only when
+   * switched on.
+   */
+  enabledByDefault?: boolean;
 }
 
 export function defineModule<C = Record<string, unknown>>(manifest: Omit<ModuleManifest<C>, 'kind'>): ModuleManifest<C> {

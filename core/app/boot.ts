@@ -91,7 +91,7 @@ function enabledModules(config: GavelConfig, plugins: PluginCatalog): LoadedModu
 
 export function isModuleEnabled(config: GavelConfig, module: LoadedModule): boolean {
   const enabled = config.modules[module.manifest.code]?.enabled;
-  return module.builtIn ? enabled !== false : enabled === true;
+  return module.builtIn || module.manifest.enabledByDefault === true ? enabled !== false : enabled === true;
 }
 
 /**

@@ -34,7 +34,7 @@ export function reviewConfig(config: GavelConfig, plugins: PluginCatalog, bidder
     if (settings.config !== undefined && !module.validateConfig) {
       warnings.push({ key: `modules.${code}.config`, message: `module ${code} declares no config schema: this config is passed to it unchecked` });
     }
-    if (!module.builtIn && settings.enabled === undefined) {
+    if (!module.builtIn && !module.manifest.enabledByDefault && settings.enabled === undefined) {
       warnings.push({ key: `modules.${code}.enabled`, message: `module ${code} is configured but not switched on, so it will not run: add modules.${code}.enabled: true (or false to silence this)` });
     }
   }

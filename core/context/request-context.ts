@@ -120,12 +120,85 @@ export class RequestContext implements AuctionContext {
   hookContext(module: string): HookContext {
     let scope = (this.scopes ??= new Map()).get(module);
     if (!scope) {
-      scope = Object.create(this) as HookContext;
-      scope.moduleContext = {};
-      scope.accountConfig = moduleAccountConfig(this.account, module);
+      scope = new ModuleScope(this, module);
       this.scopes.set(module, scope);
     }
     return scope;
+  }
+}
+
+/**
+ * One module's view of a request context: its own scope, everything else read through (getters) from the context.
+ * Not an object whose prototype is the context: V8 gives an object used as a prototype a hidden class of its own, and
+ * every request's context would then be a new shape to each inline cache of the core that reads it.
+ */
+class ModuleScope implements HookContext {
+  readonly moduleContext: Record<string, unknown> = {};
+  readonly accountConfig: unknown;
+
+  constructor(
+    private readonly base: RequestContext,
+    module: string,
+  ) {
+    this.accountConfig = moduleAccountConfig(base.account, module);
+  }
+
+  get endpoint(): EndpointName {
+    return this.base.endpoint;
+  }
+  get receivedAt(): number {
+    return this.base.receivedAt;
+  }
+  get secure(): boolean {
+    return this.base.secure;
+  }
+  get requestId(): string {
+    return this.base.requestId;
+  }
+  get logger(): PluginLogger {
+    return this.base.logger;
+  }
+  get namespace(): Namespace {
+    return this.base.namespace;
+  }
+  get tmax(): number {
+    return this.base.tmax;
+  }
+  get deadline(): number {
+    return this.base.deadline;
+  }
+  get accountId(): string {
+    return this.base.accountId;
+  }
+  get account(): AccountSettings {
+    return this.base.account;
+  }
+  get debug(): boolean {
+    return this.base.debug;
+  }
+  get trace(): TraceLevel | undefined {
+    return this.base.trace;
+  }
+  get privacy(): PrivacySignals {
+    return this.base.privacy;
+  }
+  get currency(): string {
+    return this.base.currency;
+  }
+  now(): number {
+    return this.base.now();
+  }
+  warn(scope: string, warning: Warning): void {
+    this.base.warn(scope, warning);
+  }
+  fail(bidder: string, error: BidderError): void {
+    this.base.fail(bidder, error);
+  }
+  convertCurrency(amount: number, from: string, to: string): number | undefined {
+    return this.base.convertCurrency(amount, from, to);
+  }
+  rejectBid(bid: AuctionBid, reason: number, error?: BidderError): void {
+    this.base.rejectBid(bid, reason, error);
   }
 }
 

@@ -5,7 +5,7 @@
  * no HTTP edge: a fast, steady figure for the pipeline and the modules while working on them; `npm run bench` is
  * the measure that counts.
  *
- *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--alloc] [--top N]
+ *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--alloc] [--top N] [--modules]
  */
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
@@ -68,7 +68,7 @@ function allocationSites(head: SampledNode): Map<string, number> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const shape = scenario(option(args, '--bidders', 3), option(args, '--imps', 1));
-  const base = gavelConfig(1, 0) as { logging: { level: string }; admin: unknown };
+  const base = gavelConfig(1, 0, args.includes('--modules')) as { logging: { level: string }; admin: unknown };
   const config = loadConfig({ overrides: { ...base, logging: { level: 'error' }, admin: { enabled: false } }, env: {} });
   const app = await bootGavel(config, {
     configure: (container) => {

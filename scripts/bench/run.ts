@@ -22,7 +22,8 @@ const USAGE = `usage: npm run bench -- [options]
   --connections N    concurrent connections of the load generator (default 32)
   --scenarios LIST   only these scenarios, e.g. 3b-1i,5b-5i (default: 1, 3 and 5 bidders x 1 and 5 imps)
   --no-wrk           use the Node load generator even if wrk is installed
-  --no-nginx         use the Node mock bidders even if nginx is installed`;
+  --no-nginx         use the Node mock bidders even if nginx is installed
+  --modules          run Gavel with the price floors and ortb2 blocking modules on (servers.ts BENCH_MODULES)`;
 
 interface Options {
   mode: 'full' | 'smoke';
@@ -34,6 +35,8 @@ interface Options {
   scenarios: Scenario[];
   allowWrk: boolean;
   allowNginx: boolean;
+  /** Gavel runs with prebid.floors and prebid.ortb2blocking on. */
+  modules: boolean;
 }
 
 // The smoke run covers the reference scenario (also used by the worker comparison) and the heaviest one.
@@ -58,7 +61,7 @@ function parseOptions(args: string[]): Options {
     if (!Number.isInteger(value) || value < 0) throw new BenchFailure(`${name} takes a whole number, got "${args[index + 1]}"\n${USAGE}`);
     return value;
   };
-  const known = new Set(['--smoke', '--profile', '--rounds', '--duration', '--warmup', '--connections', '--scenarios', '--no-wrk', '--no-nginx']);
+  const known = new Set(['--smoke', '--profile', '--rounds', '--duration', '--warmup', '--connections', '--scenarios', '--no-wrk', '--no-nginx', '--modules']);
   const unknown = args.filter((arg) => arg.startsWith('--') && !known.has(arg));
   if (unknown.length > 0 || args.includes('--help')) throw new BenchFailure(`${unknown.length > 0 ? `unknown option ${unknown.join(' ')}\n` : ''}${USAGE}`);
   return {
@@ -72,6 +75,7 @@ function parseOptions(args: string[]): Options {
     scenarios: scenarioOption(args) ?? (smoke ? SMOKE_SCENARIOS : ALL_SCENARIOS),
     allowWrk: !args.includes('--no-wrk'),
     allowNginx: !args.includes('--no-nginx'),
+    modules: args.includes('--modules'),
   };
 }
 
@@ -326,7 +330,7 @@ async function main(): Promise<number> {
       server: 'gavel',
       workers,
       pinned,
-      start: (cpuProfileDir) => startGavel(context, { workers, port, cpus: pinned ? context.serverCpus : undefined, cpuProfileDir }),
+      start: (cpuProfileDir) => startGavel(context, { workers, port, cpus: pinned ? context.serverCpus : undefined, cpuProfileDir, modules: options.modules }),
     });
     const oneWorker = gavel(1, GAVEL_PORT, setup.canPin);
 

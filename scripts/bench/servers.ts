@@ -53,7 +53,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * connections as the floor's pool (256: all five bidders share one origin) so the two differ in code, not pool size.
  * Validation and targeting are built-in modules, on by default.
  */
-export function gavelConfig(workers: number, port: number): Record<string, unknown> {
+export function gavelConfig(workers: number, port: number, modules = false): Record<string, unknown> {
   const bidders = Object.fromEntries(bidderNames(MAX_BIDDERS).map((name) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}` }]));
   return {
     server: { port, host: '127.0.0.1', workers, drainTimeoutMs: 1000 },
@@ -62,14 +62,55 @@ export function gavelConfig(workers: number, port: number): Record<string, unkno
     admin: { port: 0 },
     httpClient: { connectionsPerHost: 256 },
     bidders,
+    ...(modules && BENCH_MODULES),
   };
 }
+
+/**
+ * `--modules`: price floors (account rules matched per imp, signalled to every bidder, enforced on every bid; low
+ * enough that every mock bid passes) and ortb2 blocking (blocks sent to every bidder, every bid checked).
+ */
+export const BENCH_MODULES = {
+  modules: {
+    'prebid.floors': { enabled: true },
+    'prebid.ortb2blocking': {
+      enabled: true,
+      config: {
+        attributes: {
+          badv: { blocked_adomain: ['blocked.example'], enforce_blocks: true },
+          bcat: { blocked_adv_cat: ['IAB25', 'IAB26'], enforce_blocks: true },
+          battr: { blocked_banner_attr: [1, 3], enforce_blocks: true },
+        },
+      },
+    },
+  },
+  accounts: {
+    defaults: {
+      hooks: {
+        modules: {
+          prebid: {
+            floors: {
+              rules: {
+                data: {
+                  currency: 'USD',
+                  modelgroups: [{ schema: { fields: ['mediaType', 'size', 'domain'] }, values: { 'banner|300x250|news.example.com': 0.05, 'banner|*|*': 0.02, '*|*|*': 0.01 }, default: 0.01 }],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
 
 export interface StartOptions {
   /** taskset CPU list; undefined runs unpinned. */
   cpus?: string;
   /** Run under `node --cpu-prof`, writing the profile here when the process exits. */
   cpuProfileDir?: string;
+  /** Gavel only: the floors and blocking modules on (`--modules`). */
+  modules?: boolean;
 }
 
 function profilerFlags(options: StartOptions): string[] {
@@ -80,7 +121,7 @@ export async function startGavel(context: BenchContext, options: StartOptions & 
   const port = options.port ?? GAVEL_PORT;
   const configFile = join(context.workDir, `gavel-${options.workers}w-${port}.yaml`);
   // JSON is YAML, and the loader reads YAML.
-  writeFileSync(configFile, JSON.stringify(gavelConfig(options.workers, port), null, 2));
+  writeFileSync(configFile, JSON.stringify(gavelConfig(options.workers, port, options.modules), null, 2));
   const args = [...profilerFlags(options), join(context.repoRoot, 'dist/core/app/cli.js'), 'serve', '--config', configFile];
   return startListening(context, `gavel-${options.workers}w`, port, process.execPath, args, cleanEnv({}), options.cpus);
 }

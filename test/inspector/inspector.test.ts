@@ -56,7 +56,8 @@ describe('auction inspector', function () {
     bidder = await startMockBidder();
     gavel = await startGavel({
       plugins: [join(dir, 'acme-look')],
-      modules: { 'acme.look': { enabled: true } },
+      // Floors run by default; off here so the hook rows are the test module's alone.
+      modules: { 'acme.look': { enabled: true }, 'prebid.floors': { enabled: false } },
       admin: { inspector: { sampleRate: 1, maxAuctions: 3 } },
       bidders: {
         alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=2` },

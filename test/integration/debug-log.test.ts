@@ -51,6 +51,8 @@ describe('logs that talk', function () {
         'plugins: [./acme-noop]',
         'modules:',
         '  acme.noop: { enabled: true }',
+        // On by default; off here so the hook log holds only the module under test.
+        "  prebid.floors: { enabled: false }",
         'bidders:',
         `  fast: { adapter: ortb, endpoint: "${bidder.url}/rtb?name=fast&price=1.5" }`,
         `  refused: { adapter: ortb, endpoint: "http://127.0.0.1:${refusedPort}/rtb" }`,

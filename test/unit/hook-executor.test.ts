@@ -107,6 +107,21 @@ describe('hook executor', () => {
     expect(request.hookContext('test.b').moduleContext.seen).to.equal(undefined);
     expect(request.hookContext('test.a').deadline).to.equal(request.deadline);
   });
+
+  it('shows a module what the request context resolves after its scope was made, and reports through it', () => {
+    const request = context();
+    const scope = request.hookContext('test.a');
+    request.currency = 'EUR';
+    request.convertCurrency = (amount, from, to) => (from === 'USD' && to === 'EUR' ? amount * 0.5 : undefined);
+    expect(scope.currency).to.equal('EUR');
+    expect(scope.convertCurrency(4, 'USD', 'EUR')).to.equal(2);
+    scope.warn('prebid', { code: 10999, message: 'from a module' });
+    scope.fail('alpha', { code: 2, message: 'bad' });
+    expect(request.journal.warnings!.prebid![0]!.message).to.equal('from a module');
+    expect(request.journal.errors!.alpha![0]!.message).to.equal('bad');
+    // The scope is not an object whose prototype is the context (which would give each context a shape of its own).
+    expect(Object.getPrototypeOf(scope)).to.not.equal(request);
+  });
 });
 
 describe('execution plans', () => {

@@ -1,0 +1,501 @@
+/**
+ * The floors module's hooks, Prebid Server's `floors` package on Gavel's stages:
+ *   processed-auction-request  the floors are resolved once (fetched data, the account's rules or the request's),
+ *                              one model group picked, skip decided, and each imp's floor written to
+ *                              `imp.bidfloor`/`bidfloorcur` (and `imp.ext.<ns>.floors`); the resolved rules go to
+ *                              the auction's `ext.<ns>.floors` (analytics and the debug answer read them there);
+ *   bidder-request             a bidder whose bids are adjusted by a factor is sent its floors divided by it;
+ *   all-processed-bid-responses  every bid gets `ext.<ns>.floors`; with enforcement, bids under their imp's floor
+ *                              are dropped (non-bid 301, or 304 for a deal) with Prebid Server's warning;
+ *   auction-response           a debug answer's resolved request shows the floors as applied.
+ */
+import {
+  isJsonObject,
+  NonBidReason,
+  withFields,
+  WarningCode,
+  type AuctionBid,
+  type AuctionContext,
+  type BidRequest,
+  type HookContext,
+  type HookResult,
+  type Imp,
+  type JsonObject,
+  type ModuleHooks,
+  type RequestPayload,
+  type AllBidsPayload,
+  type BidderRequestPayload,
+  type AuctionResponsePayload,
+} from '../../core/api/index.js';
+import { FETCH_DEFAULTS, FloorsFetcher, type FetchSettings, type FetchStatus } from './fetcher.js';
+import {
+  compileGroup,
+  findRule,
+  floorCurrency,
+  floorParamsError,
+  pickModelGroup,
+  readFloorRules,
+  RequestFields,
+  roundFloor,
+  shouldSkip,
+  validModelGroups,
+  DEFAULT_CURRENCY,
+  type CompiledGroup,
+  type FloorData,
+  type PriceFloorRules,
+} from './rules.js';
+
+/** The module's host config (`modules.prebid.floors.config`). */
+export interface FloorsModuleConfig {
+  fetcher?: {
+    /** Floors URLs kept in memory at most (least recently used dropped first). */
+    maxEntries?: number;
+  };
+}
+
+/** An account's floors settings (`price_floors`), with Gavel's and Prebid Server's defaults. */
+export interface AccountFloors {
+  enabled: boolean;
+  enforceRate: number;
+  adjustForBidAdjustment: boolean;
+  enforceDealFloors: boolean;
+  maxRules: number;
+  maxSchemaDims: number;
+  /** Set when the account fetches its floors (`use_dynamic_data` and `fetch.enabled` with a URL). */
+  fetch?: FetchSettings;
+}
+
+/** Bids within a cent under the floor pass, as in Prebid Server. */
+const FLOOR_PRECISION = 0.01;
+
+const accountCache = new WeakMap<object, AccountFloors>();
+const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * The account's floors settings. Floors apply unless the account switches them off (reference-behaviour 13: Prebid
+ * Server's account default is off); the other defaults are Prebid Server's.
+ */
+export function accountFloors(account: Readonly<Record<string, unknown>>): AccountFloors {
+  // Kept per `price_floors` object: accounts share it with the host defaults they are merged over.
+  const raw = isJsonObject(account.price_floors) ? account.price_floors : NO_SETTINGS;
+  let settings = accountCache.get(raw);
+  if (settings) return settings;
+  const num = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+  const fetch = isJsonObject(raw.fetch) ? raw.fetch : {};
+  const url = typeof fetch.url === 'string' ? fetch.url : '';
+  const fetching = raw.use_dynamic_data === true && fetch.enabled === true && /^https?:\/\//i.test(url);
+  settings = {
+    enabled: raw.enabled !== false,
+    enforceRate: num(raw.enforce_floors_rate, 100),
+    adjustForBidAdjustment: raw.adjust_for_bid_adjustment !== false,
+    enforceDealFloors: raw.enforce_deal_floors === true,
+    maxRules: num(raw.max_rules, 100),
+    maxSchemaDims: num(raw.max_schema_dims, 3),
+    ...(fetching && {
+      fetch: {
+        url,
+        timeoutMs: num(fetch.timeout_ms, FETCH_DEFAULTS.timeoutMs) || FETCH_DEFAULTS.timeoutMs,
+        maxFileSizeKb: num(fetch.max_file_size_kb, FETCH_DEFAULTS.maxFileSizeKb) || FETCH_DEFAULTS.maxFileSizeKb,
+        maxRules: num(fetch.max_rules, FETCH_DEFAULTS.maxRules) || FETCH_DEFAULTS.maxRules,
+        maxAgeSec: num(fetch.max_age_sec, FETCH_DEFAULTS.maxAgeSec),
+        periodSec: num(fetch.period_sec, FETCH_DEFAULTS.periodSec),
+        maxSchemaDims: num(fetch.max_schema_dims, FETCH_DEFAULTS.maxSchemaDims),
+      },
+    }),
+  };
+  accountCache.set(raw, settings);
+  return settings;
+}
+
+/** What the module keeps for a request between its stages. */
+interface FloorsState {
+  rules: PriceFloorRules;
+  account: AccountFloors;
+  /** Bid adjustment factors by lower-case bidder, when the floors sent to a bidder must be divided by them. */
+  factors?: ReadonlyMap<string, number>;
+}
+
+const STATE = 'floors';
+
+/** The account's own rules (`hooks.modules.prebid.floors.rules`, same shape as `ext.prebid.floors`), read once per account. */
+const accountRulesCache = new WeakMap<object, { rules?: PriceFloorRules; errors: string[] }>();
+
+function accountRules(accountConfig: unknown): { rules?: PriceFloorRules; errors: string[] } {
+  if (!isJsonObject(accountConfig)) return { errors: [] };
+  let read = accountRulesCache.get(accountConfig);
+  if (!read) {
+    const errors: string[] = [];
+    read = { rules: readFloorRules(accountConfig.rules, 'account hooks.modules.prebid.floors.rules', errors), errors };
+    accountRulesCache.set(accountConfig, read);
+  }
+  return read;
+}
+
+/** Compiled model groups of data that outlives the request (fetched files, account rules). */
+const compiledGroups = new WeakMap<object, CompiledGroup>();
+
+function compiled(group: FloorData['modelgroups'][number], errors: string[], keep: boolean, known?: ReadonlyMap<object, CompiledGroup>): CompiledGroup {
+  const found = known?.get(group) ?? compiledGroups.get(group);
+  if (found) return found;
+  const made = compileGroup(group, errors);
+  if (keep) compiledGroups.set(group, made);
+  return made;
+}
+
+/** The hooks, around one fetcher; `random` draws the skip, model-group, enforce and fetch-use rates (tests fix it). */
+export function createFloorHooks(fetcher: FloorsFetcher, random: () => number = Math.random): ModuleHooks {
+  return {
+    'processed-auction-request': {
+      'resolve-floors': (payload, context) => resolveFloors(payload.request, context, fetcher, random),
+    },
+    'bidder-request': {
+      'adjust-floors': (payload, context) => adjustForBidder(payload, context),
+    },
+    'all-processed-bid-responses': {
+      'enforce-floors': (payload, context) => enforceFloors(payload, context, random),
+    },
+    'auction-response': {
+      'report-floors': (payload, context) => reportFloors(payload, context),
+    },
+  };
+}
+
+// ---- processed-auction-request ---------------------------------------------------------------------------------
+
+function namespaceExt(request: { ext?: unknown }, ns: string): JsonObject | undefined {
+  const ext = isJsonObject(request.ext) ? request.ext[ns] : undefined;
+  return isJsonObject(ext) ? ext : undefined;
+}
+
+function resolveFloors(request: BidRequest, context: HookContext, fetcher: FloorsFetcher, random: () => number): HookResult<RequestPayload> | undefined {
+  const ns = context.namespace;
+  const errors: string[] = [];
+  const requestRules = readFloorRules(namespaceExt(request, ns)?.floors, `ext.${ns}.floors`, errors);
+  const account = accountFloors(context.account);
+  if (!account.enabled || requestRules?.enabled === false) {
+    // Floors off: the request's rules are ignored (a debug answer says so).
+    if (context.debug && requestRules) context.warn(ns, { code: WarningCode.Unknown, message: 'Floors feature is disabled at account or in the request' });
+    return errors.length > 0 ? { errors: { [ns]: errors.map(unknownError) } } : undefined;
+  }
+
+  // Provider data (fetched, else the account's own rules) wins over the request's, which keeps its enforcement and floor minimum.
+  let fetchStatus: FetchStatus = 'none';
+  let provider: { rules: PriceFloorRules; location: string; known?: ReadonlyMap<object, CompiledGroup> } | undefined;
+  if (account.fetch) {
+    const fetched = fetcher.lookup(account.fetch, context.now());
+    fetchStatus = fetched.status;
+    const rate = fetched.floors?.data.usefetchdatarate;
+    if (fetched.floors && (rate === undefined || Math.floor(random() * 100) < rate)) {
+      provider = { rules: { data: fetched.floors.data }, location: 'fetch', known: fetched.floors.compiled };
+    }
+  }
+  if (!provider) {
+    const own = accountRules(context.accountConfig);
+    errors.push(...own.errors);
+    if (own.rules) provider = { rules: own.rules, location: 'account' };
+  }
+
+  const merged = provider ? mergeFloors(requestRules, provider.rules, context) : requestRules;
+  const location = provider ? provider.location : requestRules ? 'request' : 'noData';
+  const rules = floorsFrom(merged, location, fetchStatus, account, errors, random);
+
+  // The imps' floors.
+  const imps = rules.data ? imposeFloors(request, rules, context, errors, random, provider?.known, provider !== undefined) : undefined;
+  const factors = account.adjustForBidAdjustment ? adjustmentFactors(request, context) : undefined;
+  context.moduleContext[STATE] = { rules, account, factors } satisfies FloorsState;
+
+  const result: HookResult<RequestPayload> = {
+    action: 'update',
+    changes: [
+      (change) => {
+        const ext = isJsonObject(change.request.ext) ? change.request.ext : {};
+        const own = withFields(namespaceExt(change.request, ns) ?? {}, { floors: rules });
+        change.request = withFields(change.request, { ...(imps && { imp: imps }), ext: withFields(ext, { [ns]: own }) });
+      },
+    ],
+  };
+  if (errors.length > 0) result.errors = { [ns]: errors.map(unknownError) };
+  return result;
+}
+
+const unknownError = (message: string) => ({ code: 999, message });
+
+/** Prebid Server's `mergeFloors`: the provider's rules, with the request's enforcement, floor minimum and endpoint. */
+function mergeFloors(request: PriceFloorRules | undefined, provider: PriceFloorRules, context: AuctionContext): PriceFloorRules {
+  const merged: PriceFloorRules = withFields(provider, { enabled: (provider.enabled ?? true) && (request?.enabled ?? true) });
+  if (!request) return merged;
+  if (request.enforcement) merged.enforcement = { ...request.enforcement };
+  const min = floorMinOf(request, provider, context);
+  if (min.floormin > 0) {
+    merged.floormin = min.floormin;
+    merged.floormincur = min.floormincur;
+  }
+  if (request.floorendpoint?.url) merged.floorendpoint = { ...request.floorendpoint };
+  return merged;
+}
+
+/** Prebid Server's `resolveFloorMin`: the request's floor minimum first, the provider's converted to its currency. */
+function floorMinOf(request: PriceFloorRules, provider: PriceFloorRules, context: AuctionContext): { floormin: number; floormincur: string } {
+  const requestMin = request.floormin ?? 0;
+  const requestCur = request.floormincur || request.data?.currency || '';
+  const providerMin = provider.floormin ?? 0;
+  const providerCur = provider.floormincur || provider.data?.currency || '';
+  if (requestCur !== '') {
+    if (requestMin > 0) return { floormin: requestMin, floormincur: requestCur };
+    if (providerMin > 0) {
+      if (providerCur === requestCur || providerCur === '') return { floormin: providerMin, floormincur: requestCur };
+      const converted = context.convertCurrency(providerMin, providerCur, requestCur);
+      return { floormin: converted === undefined ? 0 : roundFloor(converted), floormincur: requestCur };
+    }
+  }
+  if (providerCur !== '') {
+    if (providerMin > 0) return { floormin: providerMin, floormincur: providerCur };
+    if (requestMin > 0) return { floormin: requestMin, floormincur: providerCur };
+  }
+  return { floormin: requestMin, floormincur: requestCur };
+}
+
+/** Prebid Server's `createFloorsFrom`: checked rules with one model group, where they came from and the fetch status. */
+function floorsFrom(floors: PriceFloorRules | undefined, location: string, fetchStatus: FetchStatus, account: AccountFloors, errors: string[], random: () => number): PriceFloorRules {
+  const base: PriceFloorRules = { fetchstatus: fetchStatus, location };
+  if (!floors) return base;
+  const invalid = floorParamsError(floors);
+  if (invalid) {
+    errors.push(invalid);
+    return base;
+  }
+  const enforced: PriceFloorRules = floors.enforcement ? { fetchstatus: fetchStatus, location, enforcement: floors.enforcement } : base;
+  if (!floors.data) return enforced;
+  const valid = validModelGroups(floors.data.modelgroups, { maxSchemaDims: account.maxSchemaDims, maxRules: account.maxRules }, errors);
+  if (valid.length === 0) return enforced;
+  return withFields(floors, { data: withFields(floors.data, { modelgroups: [pickModelGroup(valid, random)] }), location, fetchstatus: fetchStatus });
+}
+
+/** Prebid Server's `updateBidRequestWithFloors`: each imp's floor from the chosen group, unless floors are skipped. */
+function imposeFloors(
+  request: BidRequest,
+  rules: PriceFloorRules,
+  context: AuctionContext,
+  errors: string[],
+  random: () => number,
+  known: ReadonlyMap<object, CompiledGroup> | undefined,
+  lasting: boolean,
+): Imp[] | undefined {
+  const data = rules.data!;
+  const group = data.modelgroups[0]!;
+  rules.skipped = shouldSkip(group, data, rules, random);
+  if (rules.skipped) return undefined;
+  const lookup = compiled(group, errors, lasting, known);
+  // Prebid Server applies no floor (not even the default) when the group has no valid rule.
+  if (lookup.values.size === 0) return undefined;
+  const ns = context.namespace;
+  const currency = floorCurrency(group, data);
+  const fields = new RequestFields(request, ns);
+  let imps: Imp[] | undefined;
+  request.imp.forEach((imp, i) => {
+    const match = findRule(lookup, fields.values(lookup.fields, imp));
+    const ruleValue = match ? match.value : (group.default ?? 0);
+    if (ruleValue === 0) return;
+    const min = impFloorMin(rules, imp, ns, currency, context);
+    if (typeof min === 'string') {
+      errors.push(min);
+      return;
+    }
+    const value = roundFloor(ruleValue);
+    const bidfloor = min > 0 && value < min ? min : value;
+    const updated: Imp = withFields(imp, { bidfloor, bidfloorcur: currency });
+    if (match) {
+      const ext = isJsonObject(imp.ext) ? imp.ext : {};
+      const own = isJsonObject(ext[ns]) ? ext[ns] : {};
+      updated.ext = withFields(ext, { [ns]: withFields(own, { floors: { floorrule: match.rule, floorrulevalue: value, floorvalue: bidfloor } }) });
+    }
+    (imps ??= request.imp.slice())[i] = updated;
+  });
+  return imps;
+}
+
+/** Prebid Server's `getMinFloorValue`: the imp's floor minimum (else the rules'), in the floors' currency; a string is an error. */
+function impFloorMin(rules: PriceFloorRules, imp: Imp, ns: string, currency: string, context: AuctionContext): number | string {
+  let min = roundFloor(rules.floormin ?? 0);
+  let minCurrency = rules.floormincur ?? '';
+  const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
+  const impFloors = isJsonObject(own?.floors) ? own.floors : undefined;
+  if (impFloors) {
+    const impMin = impFloors.floormin ?? impFloors.floorMin;
+    const impCur = impFloors.floorminCur ?? impFloors.floormincur ?? impFloors.floorMinCur;
+    if (typeof impMin === 'number' && impMin > 0) min = impMin;
+    if (typeof impCur === 'string' && impCur !== '') minCurrency = impCur;
+  }
+  if (min > 0 && minCurrency !== '' && minCurrency !== currency) {
+    const converted = context.convertCurrency(min, minCurrency, currency);
+    if (converted === undefined) return `Error in getting FloorMin value : 'Currency conversion rate not found: '${minCurrency}' => '${currency}''`;
+    min = converted;
+  }
+  return roundFloor(min);
+}
+
+/** The request's bid adjustment factors by lower-case bidder (over the account's), when any differs from 1. */
+function adjustmentFactors(request: BidRequest, context: AuctionContext): ReadonlyMap<string, number> | undefined {
+  let factors: Map<string, number> | undefined;
+  const add = (source: unknown): void => {
+    if (!isJsonObject(source)) return;
+    for (const bidder in source) {
+      const factor = source[bidder];
+      if (Object.hasOwn(source, bidder) && typeof factor === 'number' && factor !== 0) (factors ??= new Map()).set(bidder.toLowerCase(), factor);
+    }
+  };
+  add(context.account.bidadjustmentfactors);
+  add(namespaceExt(request, context.namespace)?.bidadjustmentfactors);
+  if (factors) for (const [bidder, factor] of factors) if (factor === 1) factors.delete(bidder);
+  return factors && factors.size > 0 ? factors : undefined;
+}
+
+// ---- bidder-request --------------------------------------------------------------------------------------------
+
+/** Prebid Server's `applyBidAdjustmentToFloor`: the bidder's floors divided by its bid adjustment factor. */
+function adjustForBidder(payload: Readonly<BidderRequestPayload>, context: HookContext): HookResult<BidderRequestPayload> | undefined {
+  const state = context.moduleContext[STATE] as FloorsState | undefined;
+  const factor = state?.factors?.get(payload.bidder.toLowerCase());
+  if (factor === undefined || !payload.request.imp.some((imp) => (imp.bidfloor ?? 0) > 0)) return undefined;
+  return {
+    action: 'update',
+    changes: [
+      (share) => {
+        share.request = withFields(share.request, { imp: share.request.imp.map((imp) => ((imp.bidfloor ?? 0) > 0 ? withFields(imp, { bidfloor: imp.bidfloor! / factor }) : imp)) });
+      },
+    ],
+  };
+}
+
+// ---- all-processed-bid-responses -------------------------------------------------------------------------------
+
+/** `ext.<ns>.floors` of a bid, Prebid Server's `ExtBidPrebidFloors`. */
+interface BidFloors {
+  floorRule?: string;
+  floorRuleValue?: number;
+  floorValue: number;
+  floorCurrency: string;
+}
+
+/** An imp's floor as signalled: what its bids are held to and report. */
+interface ImpFloor {
+  floor: number;
+  currency: string;
+  report?: BidFloors;
+}
+
+function impFloors(request: BidRequest, ns: string): Map<string, ImpFloor> | undefined {
+  let any = false;
+  const floors = new Map<string, ImpFloor>();
+  for (const imp of request.imp) {
+    const floor = typeof imp.bidfloor === 'number' && imp.bidfloor > 0 ? imp.bidfloor : 0;
+    if (floor > 0) any = true;
+    const currency = imp.bidfloorcur || DEFAULT_CURRENCY;
+    const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
+    const applied = isJsonObject(own?.floors) ? own.floors : undefined;
+    let report: BidFloors | undefined;
+    if (applied && (applied.floorrule !== undefined || applied.floorvalue !== undefined)) {
+      report = { floorCurrency: imp.bidfloorcur ?? '', floorRule: applied.floorrule as string, floorRuleValue: applied.floorrulevalue as number, floorValue: applied.floorvalue as number };
+    } else if (floor > 0) {
+      report = { floorCurrency: imp.bidfloorcur ?? '', floorValue: floor };
+    }
+    floors.set(imp.id, { floor, currency, report });
+  }
+  return any ? floors : undefined;
+}
+
+function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, random: () => number): HookResult<AllBidsPayload> | undefined {
+  const state = context.moduleContext[STATE] as FloorsState | undefined;
+  if (!state || state.rules.skipped === true) return undefined;
+  const ns = context.namespace;
+  const floors = impFloors(payload.request, ns);
+  if (!floors) return undefined;
+
+  const { rules, account } = state;
+  // Prebid Server's `isSatisfiedByEnforceRate`: one draw (0..99) against the request's rate and the account's.
+  const draw = Math.floor(random() * 100);
+  const requestRate = rules.enforcement?.enforcerate ?? 0;
+  const enforce = (requestRate === 0 || draw < requestRate) && (account.enforceRate === 0 || draw < account.enforceRate);
+  const enforcePbs = enforce && (rules.enforcement?.enforcepbs ?? true);
+  if ((rules.enforcement?.enforcepbs ?? true) !== enforcePbs) rules.enforcement = { ...rules.enforcement, enforcepbs: enforcePbs };
+  const dealFloors = account.enforceDealFloors && rules.enforcement?.floordeals === true;
+
+  const reports: Array<[AuctionBid, BidFloors]> = [];
+  const dropped = new Set<AuctionBid>();
+  for (const seat of payload.seats) {
+    for (const bid of seat.bids) {
+      const floor = floors.get(bid.bid.impid);
+      if (!floor) continue;
+      if (floor.report) reports.push([bid, floor.report]);
+      if (!enforcePbs || (bid.bid.dealid && !dealFloors)) continue;
+      const price = context.convertCurrency(bid.bid.price, context.currency, floor.currency);
+      if (price === undefined) {
+        dropped.add(bid);
+        context.fail(ns, unknownError(`error in rate conversion from = ${context.currency} to ${floor.currency} with bidder ${seat.bidder} for impression id ${bid.bid.impid} and bid id ${bid.bid.id} error = Currency conversion rate not found: '${context.currency}' => '${floor.currency}'`));
+        continue;
+      }
+      if (price + FLOOR_PRECISION < floor.floor) {
+        dropped.add(bid);
+        const seatName = bid.seat ?? seat.bidder;
+        context.warn(ns, {
+          code: WarningCode.FloorBidRejection,
+          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${bid.bid.price.toFixed(4)} ${context.currency} is less than bid floor ${(floor.report?.floorValue ?? floor.floor).toFixed(4)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
+        });
+        context.rejectBid(bid, bid.bid.dealid ? NonBidReason.ResponseRejectedBelowDealFloor : NonBidReason.ResponseRejectedBelowFloor);
+      }
+    }
+  }
+  if (reports.length === 0 && dropped.size === 0) return undefined;
+  return {
+    action: 'update',
+    changes: [
+      (all) => {
+        // The bids are the auction's (the response is built from them in place): their ext is edited in place.
+        for (const [bid, report] of reports) {
+          let ext = bid.bid.ext;
+          if (!isJsonObject(ext)) bid.bid.ext = ext = {};
+          let own = ext[ns];
+          if (!isJsonObject(own)) ext[ns] = own = {};
+          (own as JsonObject).floors = report;
+        }
+        if (dropped.size > 0) for (const seat of all.seats) if (seat.bids.some((bid) => dropped.has(bid))) seat.bids = seat.bids.filter((bid) => !dropped.has(bid));
+      },
+    ],
+    messages: dropped.size > 0 ? [`${dropped.size} bid(s) under the floor dropped`] : undefined,
+  };
+}
+
+// ---- auction-response ------------------------------------------------------------------------------------------
+
+/** A debug answer's resolved request shows the floors as applied (Prebid Server resolves the request after them). */
+function reportFloors(payload: Readonly<AuctionResponsePayload>, context: HookContext): HookResult<AuctionResponsePayload> | undefined {
+  const state = context.moduleContext[STATE] as FloorsState | undefined;
+  const debug = payload.response.ext?.debug;
+  if (!state || !context.debug || !isJsonObject(debug) || !isJsonObject(debug.resolvedrequest)) return undefined;
+  const ns = context.namespace;
+  const applied = new Map(payload.request.imp.map((imp) => [imp.id, imp]));
+  return {
+    action: 'update',
+    changes: [
+      (answer) => {
+        const resolved = (answer.response.ext!.debug as JsonObject).resolvedrequest as JsonObject;
+        const ext = isJsonObject(resolved.ext) ? resolved.ext : {};
+        resolved.ext = { ...ext, [ns]: { ...(isJsonObject(ext[ns]) ? ext[ns] : {}), floors: state.rules } };
+        if (Array.isArray(resolved.imp)) {
+          resolved.imp = resolved.imp.map((imp: unknown) => {
+            const floor = isJsonObject(imp) && typeof imp.id === 'string' ? applied.get(imp.id) : undefined;
+            if (!floor || floor.bidfloor === undefined) return imp;
+            const impExt = isJsonObject((imp as JsonObject).ext) ? ((imp as JsonObject).ext as JsonObject) : {};
+            const floorsExt = isJsonObject(floor.ext?.[ns]) ? (floor.ext![ns] as JsonObject).floors : undefined;
+            return {
+              ...(imp as JsonObject),
+              bidfloor: floor.bidfloor,
+              bidfloorcur: floor.bidfloorcur,
+              ...(floorsExt !== undefined && { ext: { ...impExt, [ns]: { ...(isJsonObject(impExt[ns]) ? impExt[ns] : {}), floors: floorsExt } } }),
+            };
+          });
+        }
+      },
+    ],
+  };
+}

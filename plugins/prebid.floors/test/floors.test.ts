@@ -1,0 +1,248 @@
+import { expect } from 'chai';
+import type { AccountSettings, AllBidsPayload, BidRequest, HookResult, ModuleHooks, SeatResult } from '../../../core/api/index.js';
+import { silentLogger, testAuctionBid, testContext, type TestContext } from '../../../core/api/testing.js';
+import { FloorsFetcher } from '../fetcher.js';
+import { createFloorHooks } from '../floors.js';
+import { compileGroup, findRule } from '../rules.js';
+
+type Json = Record<string, any>;
+
+function hooks(random = () => 0): ModuleHooks {
+  return createFloorHooks(new FloorsFetcher({ maxEntries: 10, logger: silentLogger }), random);
+}
+
+function apply<P>(payload: P, result: HookResult<P> | undefined | Promise<unknown>): P {
+  for (const change of (result as HookResult<P> | undefined)?.changes ?? []) payload = (change(payload) as P | undefined) ?? payload;
+  return payload;
+}
+
+const RATES: Record<string, number> = { 'EUR>USD': 1.25, 'USD>EUR': 0.8 };
+
+function context(account: Partial<AccountSettings> = {}, fields: Json = {}): TestContext {
+  return testContext({
+    account: { id: 'acme', ...account },
+    convertCurrency: (amount, from, to) => (from === to ? amount : RATES[`${from}>${to}`] === undefined ? undefined : amount * RATES[`${from}>${to}`]!),
+    ...fields,
+  });
+}
+
+function request(floors: Json | undefined, imps: Json[] = [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] } }], extra: Json = {}): BidRequest {
+  return { id: 'r', imp: imps as BidRequest['imp'], site: { domain: 'www.site.com', page: 'https://www.site.com/a' }, ...extra, ext: { prebid: { ...(floors && { floors }), ...extra.ext?.prebid } } };
+}
+
+const GROUP = {
+  currency: 'USD',
+  schema: { fields: ['mediaType', 'size', 'domain'] },
+  values: { 'banner|300x250|www.site.com': 1.5, 'banner|*|www.site.com': 1.2, '*|300x250|*': 0.8, '*|*|*': 0.5 },
+  default: 0.1,
+};
+
+function resolve(req: BidRequest, ctx: TestContext, random?: () => number): BidRequest {
+  const hook = hooks(random)['processed-auction-request']!['resolve-floors']!;
+  return apply({ request: req }, hook({ request: req }, ctx)).request;
+}
+
+describe('prebid.floors: rules and signalling', () => {
+  it('looks keys up from the most specific, wildcards replacing right-most fields first', () => {
+    const group = compileGroup({ schema: { fields: ['mediaType', 'domain'], delimiter: '|' }, values: { 'BANNER|*': 2, '*|www.site.com': 3, '*|*': 1 } }, []);
+    expect(findRule(group, ['banner', 'www.site.com'])).to.deep.equal({ rule: 'banner|*', value: 2 });
+    expect(findRule(group, ['video', 'www.site.com'])).to.deep.equal({ rule: '*|www.site.com', value: 3 });
+    expect(findRule(group, ['video', 'other.com'])).to.deep.equal({ rule: '*|*', value: 1 });
+  });
+
+  it('sets imp.bidfloor, bidfloorcur and imp.ext.prebid.floors from the matched rule, and the resolved rules in ext.prebid.floors', () => {
+    const out = resolve(request({ data: { modelgroups: [GROUP] } }), context());
+    expect(out.imp[0]).to.include({ bidfloor: 1.5, bidfloorcur: 'USD' });
+    expect(out.imp[0]!.ext!.prebid).to.deep.equal({ floors: { floorrule: 'banner|300x250|www.site.com', floorrulevalue: 1.5, floorvalue: 1.5 } });
+    const floors = (out.ext!.prebid as Json).floors;
+    expect(floors).to.include({ location: 'request', fetchstatus: 'none', skipped: false });
+    expect(floors.data.modelgroups).to.have.length(1);
+  });
+
+  it('uses the group default when no rule matches, without a rule in imp.ext', () => {
+    const group = { schema: { fields: ['mediaType'] }, values: { video: 4 }, default: 0.7 };
+    const out = resolve(request({ data: { modelgroups: [group] } }), context());
+    expect(out.imp[0]).to.include({ bidfloor: 0.7, bidfloorcur: 'USD' });
+    expect(out.imp[0]!.ext).to.equal(undefined);
+  });
+
+  it('raises a floor to floormin, converting floormincur to the floors currency', () => {
+    const out = resolve(request({ floormin: 2, floormincur: 'EUR', data: { modelgroups: [GROUP] } }), context());
+    // 2 EUR = 2.5 USD, above the 1.5 rule.
+    expect(out.imp[0]).to.include({ bidfloor: 2.5, bidfloorcur: 'USD' });
+    expect((out.imp[0]!.ext!.prebid as Json).floors).to.deep.equal({ floorrule: 'banner|300x250|www.site.com', floorrulevalue: 1.5, floorvalue: 2.5 });
+  });
+
+  it('reports a floor minimum it cannot convert and leaves the imp alone', () => {
+    const ctx = context();
+    const out = resolve(request({ floormin: 2, floormincur: 'JPY', data: { modelgroups: [GROUP] } }), ctx);
+    expect(out.imp[0]!.bidfloor).to.equal(undefined);
+    const hook = hooks()['processed-auction-request']!['resolve-floors']!;
+    const result = hook({ request: request({ floormin: 2, floormincur: 'JPY', data: { modelgroups: [GROUP] } }) }, context()) as HookResult<unknown>;
+    expect(result.errors!.prebid![0]!.message).to.equal("Error in getting FloorMin value : 'Currency conversion rate not found: 'JPY' => 'USD''");
+  });
+
+  it('skips floors at skiprate 100: nothing signalled, skipped reported', () => {
+    const out = resolve(request({ skiprate: 100, data: { modelgroups: [GROUP] } }), context());
+    expect(out.imp[0]!.bidfloor).to.equal(undefined);
+    expect((out.ext!.prebid as Json).floors.skipped).to.equal(true);
+  });
+
+  it('picks a model group by weight', () => {
+    const light = { ...GROUP, modelversion: 'light', modelweight: 10, values: { '*|*|*': 1 } };
+    const heavy = { ...GROUP, modelversion: 'heavy', modelweight: 90, values: { '*|*|*': 9 } };
+    // Draws over 0..100: 10 or less is the lighter group, the rest the heavier.
+    expect(resolve(request({ data: { modelgroups: [heavy, light] } }), context(), () => 0.05).imp[0]!.bidfloor).to.equal(1);
+    expect(resolve(request({ data: { modelgroups: [heavy, light] } }), context(), () => 0.5).imp[0]!.bidfloor).to.equal(9);
+  });
+
+  it('reports invalid groups and rule keys with Prebid Server texts and uses what is valid', () => {
+    const bad = { modelversion: 'bad', schema: { fields: ['colour'] }, values: { red: 3 } };
+    const good = { modelversion: 'good', schema: { fields: ['mediaType', 'domain'] }, values: { 'banner|www.site.com': 2, banner: 9 } };
+    const hook = hooks()['processed-auction-request']!['resolve-floors']!;
+    const req = request({ data: { modelgroups: [bad, good] } });
+    const result = hook({ request: req }, context()) as HookResult<{ request: BidRequest }>;
+    expect(result.errors!.prebid!.map((e) => e.message)).to.deep.equal([
+      "Invalid schema dimension provided = 'colour' in Schema Fields = '[colour]'",
+      "Invalid Floor Rule = 'banner' for Schema Fields = '[mediaType domain]'",
+    ]);
+    expect(apply({ request: req }, result).request.imp[0]!.bidfloor).to.equal(2);
+  });
+
+  it('names a member of the wrong type', () => {
+    const hook = hooks()['processed-auction-request']!['resolve-floors']!;
+    const result = hook({ request: request({ data: { modelgroups: [{ schema: { fields: ['mediaType'] }, values: { banner: 'high' } }] } }) }, context()) as HookResult<unknown>;
+    expect(result.errors!.prebid!.map((e) => e.message)).to.include('ext.prebid.floors.data.modelgroups[0].values["banner"] must be a number');
+  });
+
+  it('does nothing when the account switches floors off, and warns a debug request', () => {
+    const ctx = context({ price_floors: { enabled: false } }, { debug: true });
+    const out = resolve(request({ data: { modelgroups: [GROUP] } }), ctx);
+    expect(out.imp[0]!.bidfloor).to.equal(undefined);
+    expect((out.ext!.prebid as Json).floors.location).to.equal(undefined);
+    expect(ctx.warnings.prebid![0]!.message).to.equal('Floors feature is disabled at account or in the request');
+  });
+
+  it('uses the account rules over the request rules, keeping the request enforcement', () => {
+    const accountRules = { data: { currency: 'EUR', modelgroups: [{ schema: { fields: ['mediaType'] }, values: { banner: 3 } }] } };
+    const ctx = context({}, { accountConfig: { rules: accountRules } });
+    const out = resolve(request({ enforcement: { enforcepbs: false }, data: { modelgroups: [GROUP] } }), ctx);
+    expect(out.imp[0]).to.include({ bidfloor: 3, bidfloorcur: 'EUR' });
+    const floors = (out.ext!.prebid as Json).floors;
+    expect(floors).to.include({ location: 'account' });
+    expect(floors.enforcement).to.deep.equal({ enforcepbs: false });
+  });
+
+  it('reads schema fields from the request: bundle, country, deviceType, channel, gptSlot, adUnitCode, pubDomain', () => {
+    const group = { schema: { fields: ['bundle', 'country', 'deviceType'] }, values: { 'com.app|usa|phone': 2 } };
+    const app = { app: { bundle: 'com.app' }, device: { geo: { country: 'USA' }, ua: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0)' } };
+    const req: BidRequest = { ...request({ data: { modelgroups: [group] } }), ...app, site: undefined } as BidRequest;
+    delete (req as Json).site;
+    expect(resolve(req, context()).imp[0]!.bidfloor).to.equal(2);
+    const slots = { schema: { fields: ['gptSlot', 'adUnitCode', 'channel', 'pubDomain'] }, values: { '/1/slot|gpid-1|web|pub.com': 4 } };
+    const imp = { id: 'imp-1', banner: {}, ext: { gpid: 'gpid-1', data: { adserver: { name: 'gam', adslot: '/1/slot' } } } };
+    const req2 = request({ data: { modelgroups: [slots] } }, [imp], { site: { publisher: { domain: 'pub.com' } }, ext: { prebid: { channel: { name: 'web' } } } });
+    // Four fields: over Prebid Server's default limit of 3 until the account raises it.
+    expect(resolve(req2, context()).imp[0]!.bidfloor).to.equal(undefined);
+    expect(resolve(req2, context({ price_floors: { max_schema_dims: 4 } })).imp[0]!.bidfloor).to.equal(4);
+  });
+});
+
+describe('prebid.floors: enforcement', () => {
+  function seats(...bids: Array<{ bidder: string; price: number; id: string; dealid?: string }>): SeatResult[] {
+    const by = new Map<string, SeatResult>();
+    for (const { bidder, price, id, dealid } of bids) {
+      if (!by.has(bidder)) by.set(bidder, { bidder, adapter: bidder, bids: [], errors: [], responseTimeMs: 1 });
+      by.get(bidder)!.bids.push(testAuctionBid(bidder, { id, impid: 'imp-1', price, ...(dealid && { dealid }) }));
+    }
+    return [...by.values()];
+  }
+
+  function run(floors: Json, all: SeatResult[], ctx: TestContext, random = () => 0): AllBidsPayload {
+    const h = hooks(random);
+    const resolved = apply({ request: request(floors) }, h['processed-auction-request']!['resolve-floors']!({ request: request(floors) }, ctx)).request;
+    const payload: AllBidsPayload = { request: resolved, seats: all };
+    return apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
+  }
+
+  const RULES = { data: { modelgroups: [{ currency: 'USD', schema: { fields: ['mediaType'] }, values: { banner: 2 } }] } };
+
+  it('drops bids under the floor with non-bid 301 and the warning, reports the floor on every bid', () => {
+    const ctx = context();
+    const out = run(RULES, seats({ bidder: 'alpha', price: 2.5, id: 'a' }, { bidder: 'beta', price: 1.5, id: 'b' }, { bidder: 'gamma', price: 1.995, id: 'c' }), ctx);
+    expect(out.seats.map((seat) => seat.bids.map((bid) => bid.bid.id))).to.deep.equal([['a'], [], ['c']]);
+    expect((out.seats[0]!.bids[0]!.bid.ext!.prebid as Json).floors).to.deep.equal({ floorCurrency: 'USD', floorRule: 'banner', floorRuleValue: 2, floorValue: 2 });
+    expect(ctx.rejected.map((entry) => [entry.bid.bid.id, entry.reason])).to.deep.equal([['b', 301]]);
+    expect(ctx.warnings.prebid).to.deep.equal([{ code: 10009, message: 'beta bid id b rejected - bid price 1.5000 USD is less than bid floor 2.0000 USD for imp imp-1' }]);
+  });
+
+  it('keeps every bid when enforcepbs is false, still reporting floors', () => {
+    const ctx = context();
+    const out = run({ ...RULES, enforcement: { enforcepbs: false } }, seats({ bidder: 'beta', price: 1, id: 'b' }), ctx);
+    expect(out.seats[0]!.bids).to.have.length(1);
+    expect((out.seats[0]!.bids[0]!.bid.ext!.prebid as Json).floors.floorValue).to.equal(2);
+    expect(ctx.rejected).to.deep.equal([]);
+  });
+
+  it('enforces at the enforce rate: a draw at or over the rate does not enforce', () => {
+    const enforced = context();
+    run({ ...RULES, enforcement: { enforcerate: 50 } }, seats({ bidder: 'beta', price: 1, id: 'b' }), enforced, () => 0.3);
+    expect(enforced.rejected).to.have.length(1);
+    const spared = context();
+    run({ ...RULES, enforcement: { enforcerate: 50 } }, seats({ bidder: 'beta', price: 1, id: 'b' }), spared, () => 0.7);
+    expect(spared.rejected).to.have.length(0);
+    const byAccount = context({ price_floors: { enforce_floors_rate: 20 } });
+    run(RULES, seats({ bidder: 'beta', price: 1, id: 'b' }), byAccount, () => 0.3);
+    expect(byAccount.rejected).to.have.length(0);
+  });
+
+  it('holds deals to floors only when the account and the request both say so (non-bid 304)', () => {
+    const requestOnly = context();
+    run({ ...RULES, enforcement: { floordeals: true } }, seats({ bidder: 'beta', price: 1, id: 'b', dealid: 'd1' }), requestOnly);
+    expect(requestOnly.rejected).to.have.length(0);
+    const both = context({ price_floors: { enforce_deal_floors: true } });
+    const out = run({ ...RULES, enforcement: { floordeals: true } }, seats({ bidder: 'beta', price: 1, id: 'b', dealid: 'd1' }, { bidder: 'beta', price: 0.5, id: 'open' }), both);
+    expect(both.rejected.map((entry) => [entry.bid.bid.id, entry.reason])).to.deep.equal([['b', 304], ['open', 301]]);
+    expect(out.seats[0]!.bids).to.have.length(0);
+  });
+
+  it('compares in the floor currency: a USD bid against a EUR floor', () => {
+    const eur = { data: { currency: 'EUR', modelgroups: [{ schema: { fields: ['mediaType'] }, values: { banner: 2 } }] } };
+    const ctx = context();
+    // 2.4 USD = 1.92 EUR: within the cent? no (1.93 < 2): rejected; 2.6 USD = 2.08 EUR kept.
+    const out = run(eur, seats({ bidder: 'alpha', price: 2.6, id: 'a' }, { bidder: 'beta', price: 2.4, id: 'b' }), ctx);
+    expect(out.seats.map((seat) => seat.bids.length)).to.deep.equal([1, 0]);
+    expect(ctx.warnings.prebid![0]!.message).to.equal('beta bid id b rejected - bid price 2.4000 USD is less than bid floor 2.0000 EUR for imp imp-1');
+  });
+
+  it('drops a bid it cannot convert to the floor currency, with an error naming both', () => {
+    const jpy = { data: { currency: 'JPY', modelgroups: [{ schema: { fields: ['mediaType'] }, values: { banner: 200 } }] } };
+    const ctx = context();
+    const out = run(jpy, seats({ bidder: 'alpha', price: 3, id: 'a' }), ctx);
+    expect(out.seats[0]!.bids).to.have.length(0);
+    expect(ctx.errors.prebid![0]!.message).to.contain("Currency conversion rate not found: 'USD' => 'JPY'");
+  });
+
+  it('enforces a plain imp.bidfloor without any rules', () => {
+    const ctx = context();
+    const h = hooks();
+    const req = request(undefined, [{ id: 'imp-1', banner: {}, bidfloor: 3, bidfloorcur: 'USD' }]);
+    const resolved = apply({ request: req }, h['processed-auction-request']!['resolve-floors']!({ request: req }, ctx)).request;
+    expect((resolved.ext!.prebid as Json).floors).to.deep.equal({ fetchstatus: 'none', location: 'noData' });
+    const payload = { request: resolved, seats: seats({ bidder: 'alpha', price: 2, id: 'a' }) };
+    const out = apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
+    expect(out.seats[0]!.bids).to.have.length(0);
+    expect(ctx.rejected[0]!.reason).to.equal(301);
+  });
+
+  it('sends a bidder with a bid adjustment factor its floors divided by it', () => {
+    const ctx = context();
+    const h = hooks();
+    const req = request(RULES, undefined, { ext: { prebid: { bidadjustmentfactors: { Beta: 0.8 } } } });
+    const resolved = apply({ request: req }, h['processed-auction-request']!['resolve-floors']!({ request: req }, ctx)).request;
+    const share = { bidder: 'beta', adapter: 'beta', request: { ...resolved, imp: resolved.imp.map((imp) => ({ ...imp })) } };
+    expect(apply(share, h['bidder-request']!['adjust-floors']!(share, ctx)).request.imp[0]!.bidfloor).to.equal(2.5);
+    const other = { bidder: 'alpha', adapter: 'alpha', request: resolved };
+    expect(h['bidder-request']!['adjust-floors']!(other, ctx)).to.equal(undefined);
+  });
+});
