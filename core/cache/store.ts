@@ -42,17 +42,28 @@ export interface MemoryCacheStoreOptions {
 }
 
 interface MemoryEntry extends StoredValue {
+  uuid: string;
   expiresAt: number;
   bytes: number;
 }
 
 const DEFAULT_MEMORY_BUDGET_BYTES = 64 * 1024 * 1024;
-/** Rough heap cost of the map slot, the uuid key and the entry object, beside the value's own characters. */
+/** Rough heap cost of the map slot, the uuid key, the entry object and its queue slot, beside the value's own characters. */
 const MEMORY_ENTRY_OVERHEAD_BYTES = 200;
+/** The eviction queue drops its consumed head once it is this long and more than half of the queue. */
+const QUEUE_COMPACT_AT = 1024;
 
-/** An in-process store for single-instance hosts and tests. */
+/**
+ * An in-process store for single-instance hosts and tests. Entries are kept in a Map by uuid and, in insertion
+ * order, in a queue that eviction and the expiry sweep consume from the head. The queue is its own array because a
+ * Map used as a queue is slow: V8 leaves a hole for each deleted entry until the table is rebuilt, and iterating
+ * from the start walks every hole, so with the store full each put walked tens of thousands of them.
+ */
 export class MemoryCacheStore implements CacheStore {
   private readonly entries = new Map<string, MemoryEntry>();
+  /** Every live entry in insertion order from `queueHead` on; also entries already removed by `get` (skipped). */
+  private queue: MemoryEntry[] = [];
+  private queueHead = 0;
   private readonly maxTotalBytes: number;
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -76,14 +87,16 @@ export class MemoryCacheStore implements CacheStore {
   async put(entries: CacheEntry[]): Promise<string[]> {
     const now = this.now();
     this.dropExpiredOldest(now);
-    return entries.map((entry) => this.insert(entry, now));
+    const uuids = new Array<string>(entries.length);
+    for (let index = 0; index < entries.length; index++) uuids[index] = this.insert(entries[index]!, now);
+    return uuids;
   }
 
   async get(uuid: string): Promise<StoredValue | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
-      this.remove(uuid, entry);
+      this.remove(entry);
       return undefined;
     }
     return { type: entry.type, value: entry.value };
@@ -91,6 +104,8 @@ export class MemoryCacheStore implements CacheStore {
 
   async close(): Promise<void> {
     this.entries.clear();
+    this.queue = [];
+    this.queueHead = 0;
     this.totalBytes = 0;
   }
 
@@ -104,30 +119,52 @@ export class MemoryCacheStore implements CacheStore {
     // A put never overwrites: a key already in use is skipped.
     let uuid = this.newId();
     while (this.entries.has(uuid)) uuid = this.newId();
-    this.entries.set(uuid, { type: entry.type, value: entry.value, expiresAt: now + entry.ttlSeconds * 1000, bytes });
+    const stored: MemoryEntry = { type: entry.type, value: entry.value, uuid, expiresAt: now + entry.ttlSeconds * 1000, bytes };
+    this.entries.set(uuid, stored);
+    this.queue.push(stored);
     this.totalBytes += bytes;
     return uuid;
   }
 
-  /** Map order is insertion order, so the head holds the oldest entries: evict from there until the value fits. */
+  /** The head of the queue holds the oldest entries: evict from there until the value fits. */
   private makeRoom(bytes: number): void {
-    for (const [uuid, entry] of this.entries) {
-      if (this.totalBytes + bytes <= this.maxTotalBytes) return;
-      this.remove(uuid, entry);
+    while (this.totalBytes + bytes > this.maxTotalBytes) {
+      const oldest = this.oldest();
+      if (!oldest) return;
+      this.remove(oldest);
     }
   }
 
   /** Cheap incremental sweep: expired entries at the head go; it stops at the first live one. */
   private dropExpiredOldest(now: number): void {
-    for (const [uuid, entry] of this.entries) {
-      if (entry.expiresAt > now) return;
-      this.remove(uuid, entry);
-    }
+    for (let oldest = this.oldest(); oldest && oldest.expiresAt <= now; oldest = this.oldest()) this.remove(oldest);
   }
 
-  private remove(uuid: string, entry: MemoryEntry): void {
-    this.entries.delete(uuid);
+  /** The oldest entry still stored, after dropping the queue's slots of entries `get` already removed. */
+  private oldest(): MemoryEntry | undefined {
+    const queue = this.queue;
+    while (this.queueHead < queue.length) {
+      const entry = queue[this.queueHead]!;
+      if (this.entries.get(entry.uuid) === entry) return entry;
+      this.consumeHead();
+    }
+    return undefined;
+  }
+
+  private remove(entry: MemoryEntry): void {
+    this.entries.delete(entry.uuid);
     this.totalBytes -= entry.bytes;
+    if (this.queue[this.queueHead] === entry) this.consumeHead();
+    // Removed out of order (expired on a get): its queue slot lives on until the head passes it, its value need not.
+    else entry.value = '';
+  }
+
+  private consumeHead(): void {
+    this.queue[this.queueHead++] = undefined as unknown as MemoryEntry;
+    if (this.queueHead >= QUEUE_COMPACT_AT && this.queueHead * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
   }
 }
 

@@ -5,7 +5,10 @@
  * no HTTP edge: a fast, steady figure for the pipeline and the modules while working on them; `npm run bench` is
  * the measure that counts.
  *
- *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--alloc] [--top N]
+ *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N]
+ *
+ * --production sends the production-shaped request (scenarios.ts), --without leaves one of its pieces out; the bid
+ * cache is the embedded memory store, as in `npm run bench`.
  */
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
@@ -20,7 +23,7 @@ import type { BidderTransport } from '../../core/bidders/transport.js';
 import { loadConfig } from '../../core/config/index.js';
 import { CachingFetcher, MemoryFetcher, type StoredDataService } from '../../core/stored/index.js';
 import { mockBidderBody } from './mock-bidders.js';
-import { answerProblem, auctionRequest, scenario } from './scenarios.js';
+import { answerProblem, auctionRequest, PIECES, scenario, type Piece } from './scenarios.js';
 import { gavelConfig } from './servers.js';
 
 const CONCURRENCY = 32;
@@ -67,7 +70,11 @@ function allocationSites(head: SampledNode): Map<string, number> {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const shape = scenario(option(args, '--bidders', 3), option(args, '--imps', 1));
+  const withoutIndex = args.indexOf('--without');
+  const without = withoutIndex >= 0 ? (args[withoutIndex + 1] as Piece) : undefined;
+  if (without !== undefined && !PIECES.includes(without)) throw new Error(`--without takes one of ${PIECES.join(', ')}`);
+  const production = args.includes('--production') || without !== undefined;
+  const shape = scenario(option(args, '--bidders', 3), option(args, '--imps', 1), production ? 'production' : 'bare', without);
   const base = gavelConfig(1, 0) as { logging: { level: string }; admin: unknown };
   const config = loadConfig({ overrides: { ...base, logging: { level: 'error' }, admin: { enabled: false } }, env: {} });
   const app = await bootGavel(config, {
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
   };
 
   await auctions(20_000);
-  const problem = answerProblem(shape, 200, lastAnswer);
+  const problem = answerProblem(shape, 200, lastAnswer, 'gavel');
   if (problem) throw new Error(`wrong answer: ${problem}`);
   const perAuction: number[] = [];
   for (let round = 0; round < 5; round++) {

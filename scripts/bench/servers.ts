@@ -2,7 +2,8 @@ import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path';
 import { MOCK_BIDDER_PORT } from './mock-bidders.js';
 import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
-import { bidderNames } from './scenarios.js';
+import { BidderEntrySchema } from '../../core/config/schema.js';
+import { BENCH_CACHE_CAP_MB, BENCH_GVL_IDS, bidderNames } from './scenarios.js';
 
 export const FLOOR_PORT = 9800;
 export const GAVEL_PORT = 9802;
@@ -54,15 +55,30 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * Validation and targeting are built-in modules, on by default.
  */
 export function gavelConfig(workers: number, port: number): Record<string, unknown> {
-  const bidders = Object.fromEntries(bidderNames(MAX_BIDDERS).map((name) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}` }]));
+  const gvlKey = bidderGvlKey();
+  const bidders = Object.fromEntries(
+    bidderNames(MAX_BIDDERS).map((name, index) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}`, ...(gvlKey && { [gvlKey]: BENCH_GVL_IDS[index] }) }]),
+  );
   return {
     server: { port, host: '127.0.0.1', workers, drainTimeoutMs: 1000 },
     logging: { level: 'warn' },
     // Metrics on, as in production; port 0 because the 1- and 2-worker servers run side by side.
     admin: { port: 0 },
     httpClient: { connectionsPerHost: 256 },
+    // The embedded memory store at its default cap, named so the RSS target (150 MB plus the cap) is plain.
+    cache: { memory: { maxBytes: BENCH_CACHE_CAP_MB * 1024 * 1024 } },
     bidders,
   };
+}
+
+/**
+ * The key of a bidder's GVL vendor id in the host config, if this build's schema has one: the production request's
+ * TCF string consents to BENCH_GVL_IDS, and the config gives them to b0..b4. The bidder config is closed (an unknown
+ * key is a boot error), so a build without the key simply gets none.
+ */
+export function bidderGvlKey(): string | undefined {
+  const properties = (BidderEntrySchema as { properties?: Record<string, unknown> }).properties ?? {};
+  return ['gvlVendorId', 'gvlId', 'gvlid', 'vendorId'].find((key) => key in properties);
 }
 
 export interface StartOptions {
