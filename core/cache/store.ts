@@ -45,6 +45,8 @@ interface MemoryEntry extends StoredValue {
   uuid: string;
   expiresAt: number;
   bytes: number;
+  /** False once removed: the queue then skips it without a lookup in the map. */
+  stored: boolean;
 }
 
 const DEFAULT_MEMORY_BUDGET_BYTES = 64 * 1024 * 1024;
@@ -103,6 +105,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async close(): Promise<void> {
+    for (const entry of this.entries.values()) entry.stored = false;
     this.entries.clear();
     this.queue = [];
     this.queueHead = 0;
@@ -119,7 +122,7 @@ export class MemoryCacheStore implements CacheStore {
     // A put never overwrites: a key already in use is skipped.
     let uuid = this.newId();
     while (this.entries.has(uuid)) uuid = this.newId();
-    const stored: MemoryEntry = { type: entry.type, value: entry.value, uuid, expiresAt: now + entry.ttlSeconds * 1000, bytes };
+    const stored: MemoryEntry = { type: entry.type, value: entry.value, uuid, expiresAt: now + entry.ttlSeconds * 1000, bytes, stored: true };
     this.entries.set(uuid, stored);
     this.queue.push(stored);
     this.totalBytes += bytes;
@@ -145,13 +148,14 @@ export class MemoryCacheStore implements CacheStore {
     const queue = this.queue;
     while (this.queueHead < queue.length) {
       const entry = queue[this.queueHead]!;
-      if (this.entries.get(entry.uuid) === entry) return entry;
+      if (entry.stored) return entry;
       this.consumeHead();
     }
     return undefined;
   }
 
   private remove(entry: MemoryEntry): void {
+    entry.stored = false;
     this.entries.delete(entry.uuid);
     this.totalBytes -= entry.bytes;
     if (this.queue[this.queueHead] === entry) this.consumeHead();

@@ -21,6 +21,7 @@ import { systemClock, Tokens } from '../../core/app/tokens.js';
 import type { ExecutionPlanner } from '../../core/hooks/plan.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 import { loadConfig } from '../../core/config/index.js';
+import { MemoryCacheStore, type CacheServices } from '../../core/cache/index.js';
 import { CachingFetcher, MemoryFetcher, type StoredDataService } from '../../core/stored/index.js';
 import { mockBidderBody } from './mock-bidders.js';
 import { answerProblem, auctionRequest, PIECES, scenario, type Piece } from './scenarios.js';
@@ -123,6 +124,13 @@ async function main(): Promise<void> {
   }
   perAuction.sort((a, b) => a - b);
   console.log(`${shape.id}: ${perAuction[2]!.toFixed(1)} us of CPU per auction (median of 5 rounds: ${perAuction.map((us) => us.toFixed(1)).join(', ')})`);
+  // With --expose-gc, live data only.
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
+  const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
+  const store = app.container.get<CacheServices>(Tokens.Cache).store;
+  const cached = store instanceof MemoryCacheStore ? `; the memory store holds ${store.entryCount} values, ${mb(store.sizeBytes)} MB accounted` : '';
+  console.log(`memory: RSS ${mb(memory.rss)} MB, heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB${cached}`);
 
   if (args.includes('--alloc')) {
     const session = new Session();
