@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import type { PluginLogger } from '../api/index.js';
+import { newCacheId } from './ids.js';
 
 export type CacheValueType = 'json' | 'xml';
 
@@ -37,7 +37,7 @@ export interface MemoryCacheStoreOptions {
   maxTotalBytes?: number;
   /** Clock in epoch milliseconds; tests pass their own to expire entries without sleeping. */
   now?: () => number;
-  /** Source of keys; default crypto.randomUUID. */
+  /** Source of keys; default newCacheId (random version 4 UUIDs). */
   newId?: () => string;
 }
 
@@ -74,7 +74,7 @@ export class MemoryCacheStore implements CacheStore {
   constructor(options: MemoryCacheStoreOptions = {}) {
     this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MEMORY_BUDGET_BYTES;
     this.now = options.now ?? Date.now;
-    this.newId = options.newId ?? randomUUID;
+    this.newId = options.newId ?? newCacheId;
   }
 
   /** Bytes the store accounts for right now (values plus per-entry overhead). */
@@ -187,7 +187,7 @@ export interface RedisCacheStoreOptions {
   commandTimeoutMs?: number;
   /** Where the client's connection errors go (one line per outage, one when it is back), instead of stderr. */
   logger?: Pick<PluginLogger, 'warn' | 'info'>;
-  /** Source of keys; default crypto.randomUUID. */
+  /** Source of keys; default newCacheId (random version 4 UUIDs). */
   newId?: () => string;
 }
 
@@ -207,7 +207,7 @@ export class RedisCacheStore implements CacheStore {
 
   constructor(options: RedisCacheStoreOptions) {
     this.keyPrefix = options.keyPrefix ?? 'gavel:cache:';
-    this.newId = options.newId ?? randomUUID;
+    this.newId = options.newId ?? newCacheId;
     if (options.client) {
       this.redis = options.client;
       this.ownsClient = false;
