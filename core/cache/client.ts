@@ -3,7 +3,7 @@ import { loadGot } from '../outbound/got.js';
 import type { PluginLogger } from '../api/index.js';
 import { checkPut, DEFAULT_CACHE_LIMITS, type CacheLimits, type CachePut } from './limits.js';
 import type { CircuitBreaker } from './breaker.js';
-import type { CacheEntry, CacheStore } from './store.js';
+import { MemoryCacheStore, type CacheEntry, type CacheStore } from './store.js';
 
 /**
  * Why values went uncached for the cache's sake (not their own, such as being too large): the cache was `skipped`
@@ -54,7 +54,8 @@ export class EmbeddedCacheClient implements CacheClient {
         return undefined;
       }
       try {
-        const uuids = await withTimeout(this.store.put(entries), msLeft);
+        // The memory store answers at once: a timer and a race per auction would be waste.
+        const uuids = await (this.store instanceof MemoryCacheStore ? this.store.put(entries) : withTimeout(this.store.put(entries), msLeft));
         this.breaker?.success();
         return uuids;
       } catch (error) {
@@ -136,21 +137,20 @@ async function putWithinLimits(
   limits: CacheLimits,
   store: (entries: CacheEntry[]) => Promise<Array<string | undefined> | undefined>,
 ): Promise<Array<string | undefined>> {
-  const uuids = new Array<string | undefined>(values.length).fill(undefined);
   const positions: number[] = [];
   const entries: CacheEntry[] = [];
-  values.forEach((value, position) => {
-    const checked = checkPut(value, limits);
+  for (let position = 0; position < values.length; position++) {
+    const checked = checkPut(values[position], limits);
     if (checked.ok) {
       positions.push(position);
       entries.push(checked.entry);
     }
-  });
-  if (entries.length === 0) return uuids;
-  const stored = await store(entries);
-  positions.forEach((position, index) => {
-    uuids[position] = stored?.[index];
-  });
+  }
+  const stored = entries.length === 0 ? undefined : await store(entries);
+  // Every value valid and stored: the store's answer is the answer.
+  if (stored && stored.length === values.length) return stored;
+  const uuids = new Array<string | undefined>(values.length).fill(undefined);
+  for (let index = 0; index < positions.length; index++) uuids[positions[index]!] = stored?.[index];
   return uuids;
 }
 

@@ -85,7 +85,8 @@ export function checkPut(put: unknown, limits: CacheLimits): PutCheck {
       reason: type === 'xml' ? `value must be a string of XML for type "xml", got ${describe(value)}` : 'value cannot be written as JSON',
     };
   }
-  const bytes = Buffer.byteLength(text, 'utf8');
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: a text short enough cannot pass the limit, whatever it holds.
+  const bytes = text.length * 3 <= limits.maxValueBytes ? 0 : Buffer.byteLength(text, 'utf8');
   if (bytes > limits.maxValueBytes) {
     return { ok: false, reason: `value is ${bytes} bytes, larger than the limit of ${limits.maxValueBytes} bytes` };
   }

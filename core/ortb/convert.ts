@@ -14,6 +14,11 @@ const PROMOTED: ReadonlyArray<readonly ['regs' | 'user' | 'source', string]> = [
   ['user', 'eids'],
 ];
 
+/** PROMOTED grouped by the object holding the fields, in the same order. */
+const PROMOTED_BY_HOLDER: ReadonlyArray<readonly ['regs' | 'user' | 'source', readonly string[]]> = (['source', 'regs', 'user'] as const).map(
+  (name) => [name, PROMOTED.filter(([holder]) => holder === name).map(([, field]) => field)] as const,
+);
+
 /** The 2.5 value a 2.6 field takes; anything else is left where it is for validation to name. */
 const WELL_TYPED: Readonly<Record<string, (value: unknown) => boolean>> = {
   schain: isJsonObject,
@@ -71,11 +76,16 @@ function rewardedUp(imp: Imp, namespace: string): void {
  */
 export function convertDownTo25(request: BidRequest, namespace: string): BidRequest {
   let converted: BidRequest | undefined;
-  for (const [name, field] of PROMOTED) {
-    const holder = (converted ?? request)[name];
-    if (!isJsonObject(holder) || holder[field] === undefined) continue;
-    const { [field]: value, ...rest } = holder;
-    rest.ext = { ...(isJsonObject(holder.ext) ? holder.ext : undefined), [field]: value };
+  // Each holder is copied once, however many of its fields move (a rest spread per field cost a copy each).
+  for (const [name, fields] of PROMOTED_BY_HOLDER) {
+    const holder = request[name];
+    if (!isJsonObject(holder)) continue;
+    let moved: Record<string, unknown> | undefined;
+    for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = holder[field];
+    if (!moved) continue;
+    const rest: Record<string, unknown> = {};
+    for (const key in holder) if (!(key in moved)) rest[key] = holder[key];
+    rest.ext = isJsonObject(holder.ext) ? { ...holder.ext, ...moved } : moved;
     (converted ??= { ...request })[name] = rest;
   }
   let imps: Imp[] | undefined;

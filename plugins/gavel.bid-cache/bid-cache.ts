@@ -71,6 +71,8 @@ interface PublicUrl {
  */
 export function createBidCache(config: BidCacheConfig, deps: CacheDeps): BidCacheService {
   const publicUrl: PublicUrl | undefined = deps.cachePublicUrl;
+  // Built once: each cached bid's URL is this plus its uuid.
+  const urlPrefix = publicUrl ? cacheUrlPrefix(publicUrl) : undefined;
 
   return {
     cache(auction: AuctionResult, context: AuctionContext): void | Promise<void> {
@@ -80,26 +82,27 @@ export function createBidCache(config: BidCacheConfig, deps: CacheDeps): BidCach
       const values = planPuts(targeted, options.kinds, auction.request, config, context);
       if (values.length === 0) return withoutCreatives(auction, options);
       return cacheQuietly(deps, values, context).then((uuids) => {
-        recordCached(targeted, uuids, publicUrl);
+        recordCached(targeted, uuids, urlPrefix);
         withoutCreatives(auction, options);
       });
     },
 
     async cacheVast(bids: AuctionBid[], request: BidRequest, context: AuctionContext): Promise<void> {
-      const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
+      const impsById = indexImps(request);
       const pending: Array<{ auctionBid: AuctionBid; value: CachePutValue }> = [];
       for (const auctionBid of bids) {
         if (auctionBid.cache?.vastXml) continue;
         const value = vastValue(auctionBid);
         if (!value) continue;
         const ttlseconds = ttlFor(auctionBid.bid, impsById.get(auctionBid.bid.impid), defaultTtl(auctionBid.type, config, context));
-        pending.push({ auctionBid, value: ttlseconds === undefined ? value : { ...value, ttlseconds } });
+        if (ttlseconds !== undefined) value.ttlseconds = ttlseconds;
+        pending.push({ auctionBid, value });
       }
       if (pending.length === 0) return;
       const uuids = await cacheQuietly(deps, pending.map(({ value }) => value), context);
       pending.forEach(({ auctionBid }, index) => {
         const uuid = uuids[index];
-        if (uuid !== undefined) (auctionBid.cache ??= {}).vastXml = cachedValue(uuid, publicUrl);
+        if (uuid !== undefined) (auctionBid.cache ??= {}).vastXml = cachedValue(uuid, urlPrefix);
       });
     },
   };
@@ -172,7 +175,7 @@ function findTargetedBids(auction: AuctionResult, options: CacheOptions): Target
 
 /** One value per targeted bid and kind, so a bid that is both winner and keyed bidder bid is cached once. */
 function planPuts(targeted: TargetedBid[], kinds: readonly CacheKind[], request: BidRequest, config: BidCacheConfig, context: AuctionContext): CachePutValue[] {
-  const impsById = new Map(request.imp.map((imp) => [imp.id, imp]));
+  const impsById = indexImps(request);
   const values: CachePutValue[] = [];
   for (const target of targeted) {
     const { bid, type } = target.auctionBid;
@@ -183,7 +186,8 @@ function planPuts(targeted: TargetedBid[], kinds: readonly CacheKind[], request:
       if (!value) continue;
       if (kind === 'bids') target.bidsPut = values.length;
       else target.vastPut = values.length;
-      values.push(ttlseconds === undefined ? value : { ...value, ttlseconds });
+      if (ttlseconds !== undefined) value.ttlseconds = ttlseconds;
+      values.push(value);
     }
   }
   return values;
@@ -212,20 +216,27 @@ function defaultTtl(type: MediaType, config: BidCacheConfig, context: AuctionCon
 
 /** The smaller positive of `imp.exp` and `bid.exp`, else the media type's default (0 means none). */
 function ttlFor(bid: Bid, imp: Imp | undefined, mediaTypeDefault: number | undefined): number | undefined {
-  const candidates = [imp?.exp, bid.exp].filter((exp): exp is number => typeof exp === 'number' && exp > 0);
-  if (candidates.length > 0) return Math.min(...candidates);
+  const impExp = typeof imp?.exp === 'number' && imp.exp > 0 ? imp.exp : undefined;
+  const bidExp = typeof bid.exp === 'number' && bid.exp > 0 ? bid.exp : undefined;
+  if (impExp !== undefined || bidExp !== undefined) return Math.min(impExp ?? Infinity, bidExp ?? Infinity);
   return mediaTypeDefault && mediaTypeDefault > 0 ? mediaTypeDefault : undefined;
 }
 
+function indexImps(request: BidRequest): Map<string, Imp> {
+  const impsById = new Map<string, Imp>();
+  for (const imp of request.imp) impsById.set(imp.id, imp);
+  return impsById;
+}
+
 /** Records where each targeted bid's values went (`AuctionBid.cache`); targeting keys them. */
-function recordCached(targeted: TargetedBid[], uuids: ReadonlyArray<string | undefined>, publicUrl: PublicUrl | undefined): void {
+function recordCached(targeted: TargetedBid[], uuids: ReadonlyArray<string | undefined>, urlPrefix: string | undefined): void {
   for (const target of targeted) {
     const bidsUuid = uuidAt(uuids, target.bidsPut);
     const vastUuid = uuidAt(uuids, target.vastPut);
     if (bidsUuid === undefined && vastUuid === undefined) continue;
     const cache = (target.auctionBid.cache ??= {});
-    if (bidsUuid !== undefined) cache.bids = cachedValue(bidsUuid, publicUrl);
-    if (vastUuid !== undefined) cache.vastXml = cachedValue(vastUuid, publicUrl);
+    if (bidsUuid !== undefined) cache.bids = cachedValue(bidsUuid, urlPrefix);
+    if (vastUuid !== undefined) cache.vastXml = cachedValue(vastUuid, urlPrefix);
   }
 }
 
@@ -245,12 +256,13 @@ function uuidAt(uuids: ReadonlyArray<string | undefined>, putIndex: number | und
   return putIndex === undefined ? undefined : uuids[putIndex];
 }
 
-function cachedValue(uuid: string, url: PublicUrl | undefined): CachedValue {
-  return url ? { url: cacheUrl(url, uuid), cacheId: uuid } : { cacheId: uuid };
+function cachedValue(uuid: string, urlPrefix: string | undefined): CachedValue {
+  return urlPrefix === undefined ? { cacheId: uuid } : { url: urlPrefix + encodeURIComponent(uuid), cacheId: uuid };
 }
 
-function cacheUrl({ scheme = 'https', host, path }: PublicUrl, uuid: string): string {
-  return `${scheme}://${host}${path}?uuid=${encodeURIComponent(uuid)}`;
+/** `<scheme>://<host><path>?uuid=`: a cached value's URL without its uuid. */
+function cacheUrlPrefix({ scheme = 'https', host, path }: PublicUrl): string {
+  return `${scheme}://${host}${path}?uuid=`;
 }
 
 function isRequested(value: unknown): boolean {

@@ -5,7 +5,10 @@
  * no HTTP edge: a fast, steady figure for the pipeline and the modules while working on them; `npm run bench` is
  * the measure that counts.
  *
- *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--alloc] [--top N] [--modules]
+ *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N] [--modules]
+ *
+ * --production sends the production-shaped request (scenarios.ts), --without leaves one of its pieces out; the bid
+ * cache is the embedded memory store, as in `npm run bench`. --modules runs Gavel with floors rules and ortb2 blocking.
  */
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
@@ -18,9 +21,10 @@ import { systemClock, Tokens } from '../../core/app/tokens.js';
 import type { ExecutionPlanner } from '../../core/hooks/plan.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 import { loadConfig } from '../../core/config/index.js';
+import { MemoryCacheStore, type CacheServices } from '../../core/cache/index.js';
 import { CachingFetcher, MemoryFetcher, type StoredDataService } from '../../core/stored/index.js';
 import { mockBidderBody } from './mock-bidders.js';
-import { answerProblem, auctionRequest, scenario } from './scenarios.js';
+import { answerProblem, auctionRequest, PIECES, scenario, type Piece } from './scenarios.js';
 import { gavelConfig } from './servers.js';
 
 const CONCURRENCY = 32;
@@ -67,7 +71,11 @@ function allocationSites(head: SampledNode): Map<string, number> {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const shape = scenario(option(args, '--bidders', 3), option(args, '--imps', 1));
+  const withoutIndex = args.indexOf('--without');
+  const without = withoutIndex >= 0 ? (args[withoutIndex + 1] as Piece) : undefined;
+  if (without !== undefined && !PIECES.includes(without)) throw new Error(`--without takes one of ${PIECES.join(', ')}`);
+  const production = args.includes('--production') || without !== undefined;
+  const shape = scenario(option(args, '--bidders', 3), option(args, '--imps', 1), production ? 'production' : 'bare', without);
   const base = gavelConfig(1, 0, args.includes('--modules')) as { logging: { level: string }; admin: unknown };
   const config = loadConfig({ overrides: { ...base, logging: { level: 'error' }, admin: { enabled: false } }, env: {} });
   const app = await bootGavel(config, {
@@ -105,7 +113,7 @@ async function main(): Promise<void> {
   };
 
   await auctions(20_000);
-  const problem = answerProblem(shape, 200, lastAnswer);
+  const problem = answerProblem(shape, 200, lastAnswer, 'gavel');
   if (problem) throw new Error(`wrong answer: ${problem}`);
   const perAuction: number[] = [];
   for (let round = 0; round < 5; round++) {
@@ -116,6 +124,13 @@ async function main(): Promise<void> {
   }
   perAuction.sort((a, b) => a - b);
   console.log(`${shape.id}: ${perAuction[2]!.toFixed(1)} us of CPU per auction (median of 5 rounds: ${perAuction.map((us) => us.toFixed(1)).join(', ')})`);
+  // With --expose-gc, live data only.
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
+  const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
+  const store = app.container.get<CacheServices>(Tokens.Cache).store;
+  const cached = store instanceof MemoryCacheStore ? `; the memory store holds ${store.entryCount} values, ${mb(store.sizeBytes)} MB accounted` : '';
+  console.log(`memory: RSS ${mb(memory.rss)} MB, heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB${cached}`);
 
   if (args.includes('--alloc')) {
     const session = new Session();

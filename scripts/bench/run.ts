@@ -10,17 +10,19 @@ import { BenchFailure, commandExists, ProcessGroup } from './processes.js';
 import { cpuTimeMicros, peakRssMb, processTree } from './proc-stats.js';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.js';
 import { chartRows, compareScenarios, failedRuns, markdownReport, type BenchMeta, type BenchReport, type Measurement } from './report.js';
-import { ALL_SCENARIOS, answerProblem, auctionRequest, REFERENCE_SCENARIO, scenario, type Scenario } from './scenarios.js';
+import { ALL_SCENARIOS, answerProblem, auctionRequest, parseScenarioId, REFERENCE_SCENARIO, scenario, type Scenario } from './scenarios.js';
 import { GAVEL_PORT, prepareFloor, SECOND_GAVEL_PORT, startFloor, startGavel, startMockBidders, type BenchContext, type MockBidders, type RunningServer } from './servers.js';
 
 const USAGE = `usage: npm run bench -- [options]
   --smoke            about 15 s: 2 scenarios, 1 round of 1 s, no warm-up (CI: fails unless every answer is a right 200)
-  --profile          also run Gavel and the floor under --cpu-prof on 3 bidders x 1 imp and summarise the profiles
+  --profile          also run Gavel and the floor under --cpu-prof on the production request at 3 bidders x 1 imp
   --rounds N         alternating measured rounds per server and scenario (default 3)
   --duration S       seconds per round (default 4)
   --warmup S         warm-up seconds per server and scenario (default 3)
   --connections N    concurrent connections of the load generator (default 32)
-  --scenarios LIST   only these scenarios, e.g. 3b-1i,5b-5i (default: 1, 3 and 5 bidders x 1 and 5 imps)
+  --scenarios LIST   only these scenarios, e.g. prod-3b-1i,3b-1i,prod-3b-1i-no-cache (default: the production request
+                     at 1, 3 and 5 bidders; the bare one at 1, 3 and 5 bidders x 1 and 5 imps; the production
+                     request at 3 bidders without each of its pieces: cache, privacy, floors, eids, schain)
   --no-wrk           use the Node load generator even if wrk is installed
   --no-nginx         use the Node mock bidders even if nginx is installed
   --modules          run Gavel with the price floors and ortb2 blocking modules on (servers.ts BENCH_MODULES)`;
@@ -39,16 +41,17 @@ interface Options {
   modules: boolean;
 }
 
-// The smoke run covers the reference scenario (also used by the worker comparison) and the heaviest one.
-const SMOKE_SCENARIOS = [REFERENCE_SCENARIO, scenario(5, 5)];
+// The smoke run covers the reference scenario (production-shaped, also used by the worker comparison), the bare
+// request at 3 bidders and the heaviest bare one.
+const SMOKE_SCENARIOS = [REFERENCE_SCENARIO, scenario(3, 1), scenario(5, 5)];
 
 function scenarioOption(args: string[]): Scenario[] | undefined {
   const index = args.indexOf('--scenarios');
   if (index < 0) return undefined;
   return (args[index + 1] ?? '').split(',').map((id) => {
-    const match = id.trim().match(/^(\d+)b-(\d+)i$/);
-    if (!match || Number(match[1]) < 1 || Number(match[1]) > 5 || Number(match[2]) < 1) throw new BenchFailure(`--scenarios takes ids like 3b-1i (1 to 5 bidders), got "${id}"\n${USAGE}`);
-    return scenario(Number(match[1]), Number(match[2]));
+    const parsed = parseScenarioId(id);
+    if (!parsed) throw new BenchFailure(`--scenarios takes ids like 3b-1i, prod-3b-1i or prod-3b-1i-no-cache (1 to 5 bidders), got "${id}"\n${USAGE}`);
+    return parsed;
   });
 }
 
@@ -145,7 +148,7 @@ class Bench {
     const server = await contender.start(cpuProfileDir);
     try {
       const probe = await postOnce(server.port, '/openrtb2/auction', readFileSync(this.bodyFile(s), 'utf8'));
-      const problem = answerProblem(s, probe.status, probe.text);
+      const problem = answerProblem(s, probe.status, probe.text, contender.server);
       if (problem) throw new BenchFailure(`${server.name} answered the ${s.id} auction wrongly: ${problem}\n${server.process.logTail()}`);
       return server;
     } catch (err) {
@@ -261,7 +264,8 @@ interface Setup {
 
 function setUp(options: Options): Setup {
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  const sharedBench = [resolve(repoRoot, '../shared/bench')].find((dir) => existsSync(dir));
+  // Beside the repository (/work/main and /work/shared), or beside the folder of worktrees (/work/wt/<branch>).
+  const sharedBench = [resolve(repoRoot, '../shared/bench'), resolve(repoRoot, '../../shared/bench')].find((dir) => existsSync(dir));
   const canPin = availableParallelism() >= 2 && commandExists('taskset');
   const workDir = mkdtempSync(join(tmpdir(), 'gavel-bench-'));
   const context: BenchContext = {

@@ -1,8 +1,9 @@
 import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MOCK_BIDDER_PORT } from './mock-bidders.js';
 import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
-import { bidderNames } from './scenarios.js';
+import { BENCH_CACHE_CAP_MB, BENCH_GVL_IDS, bidderNames } from './scenarios.js';
 
 export const FLOOR_PORT = 9800;
 export const GAVEL_PORT = 9802;
@@ -54,17 +55,26 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * Validation and targeting are built-in modules, on by default.
  */
 export function gavelConfig(workers: number, port: number, modules = false): Record<string, unknown> {
-  const bidders = Object.fromEntries(bidderNames(MAX_BIDDERS).map((name) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}` }]));
+  const names = bidderNames(MAX_BIDDERS);
+  const bidders = Object.fromEntries(names.map((name) => [name, { adapter: 'ortb', endpoint: `http://127.0.0.1:${MOCK_BIDDER_PORT}/${name}` }]));
+  // The production request's TCF string consents to BENCH_GVL_IDS under this vendor list: every bidder may bid.
+  const privacy = { gdpr: { vendorLists: [BENCH_VENDOR_LIST], bidderVendorIds: Object.fromEntries(names.map((name, index) => [name, BENCH_GVL_IDS[index]!])) } };
   return {
     server: { port, host: '127.0.0.1', workers, drainTimeoutMs: 1000 },
     logging: { level: 'warn' },
     // Metrics on, as in production; port 0 because the 1- and 2-worker servers run side by side.
     admin: { port: 0 },
     httpClient: { connectionsPerHost: 256 },
+    // The embedded memory store at its default cap, named so the RSS target (150 MB plus the cap) is plain.
+    cache: { memory: { maxBytes: BENCH_CACHE_CAP_MB * 1024 * 1024 } },
     bidders,
+    privacy,
     ...(modules && BENCH_MODULES),
   };
 }
+
+/** The vendor list (version 100) the production request's TCF string names; read from the source tree. */
+const BENCH_VENDOR_LIST = fileURLToPath(new URL('../../../scripts/bench/vendor-list-v100.json', import.meta.url));
 
 /**
  * `--modules`: price floors (account rules matched per imp, signalled to every bidder, enforced on every bid; low

@@ -56,13 +56,33 @@ describe('MemoryCacheStore', () => {
 
   it('stays within its memory budget by dropping the oldest entries', async () => {
     const store = new MemoryCacheStore({ maxTotalBytes: 3000 });
-    const value = `"${'x'.repeat(498)}"`; // 500 characters: about 1200 accounted bytes with the entry overhead
+    const value = `"${'x'.repeat(498)}"`; // 500 characters: about 1250 accounted bytes with the entry overhead
     const [first, second] = await store.put([json(value), json(value)]);
     const [third] = await store.put([json(value)]);
     expect(store.sizeBytes).to.be.at.most(3000);
     expect(await store.get(first!), 'oldest entry is dropped').to.equal(undefined);
     expect(await store.get(second!)).to.not.equal(undefined);
     expect(await store.get(third!)).to.not.equal(undefined);
+  });
+
+  it('evicts in insertion order across many puts, skipping entries already dropped as expired', async () => {
+    const clock = manualClock();
+    const store = new MemoryCacheStore({ now: clock.now, maxTotalBytes: 20 * 1260 });
+    const value = `"${'x'.repeat(498)}"`; // 1256 accounted bytes: 20 fit
+    const uuids: string[] = [];
+    for (let round = 0; round < 5; round++) uuids.push(...(await store.put([json(value, 60)])));
+    const shortLived = await store.put([json(value, 1)]);
+    for (let round = 0; round < 5; round++) uuids.push(await store.put([json(value, 60)]).then(([uuid]) => uuid!));
+    clock.advance(1000);
+    // Dropped by get, out of order (older live entries before it): its bytes are released at once.
+    expect(await store.get(shortLived[0]!)).to.equal(undefined);
+    expect(store.entryCount).to.equal(10);
+    for (let round = 0; round < 3000; round++) uuids.push(...(await store.put([json(value, 60)])));
+    expect(store.entryCount).to.equal(20);
+    expect(store.sizeBytes).to.equal(20 * 1256);
+    const live = uuids.slice(-20);
+    for (const uuid of live) expect(await store.get(uuid)).to.not.equal(undefined);
+    expect(await store.get(uuids[uuids.length - 21]!), 'the 21st newest is gone').to.equal(undefined);
   });
 
   it('refuses a value larger than its whole budget', async () => {

@@ -10,7 +10,8 @@ import { combineRounds, parseWrkOutput, type LoadResult } from '../load.js';
 import { createMockBidderServer } from '../mock-bidders.js';
 import { summariseProfile, type CpuProfile } from '../profile-summary.js';
 import { compareScenarios, failedRuns, markdownReport, type BenchReport, type Measurement } from '../report.js';
-import { answerProblem, auctionRequest, scenario } from '../scenarios.js';
+import { answerProblem, auctionRequest, BENCH_GVL_IDS, BENCH_TCF_CONSENT, parseScenarioId, PIECES, scenario } from '../scenarios.js';
+import { readTcfCore } from '../tcf-string.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -65,6 +66,62 @@ describe('bench: scenarios', () => {
     const request = auctionRequest(scenario(3, 5)) as { imp: Array<{ id: string; ext: Record<string, unknown> }> };
     expect(request.imp.map((imp) => imp.id)).to.deep.equal(['1', '2', '3', '4', '5']);
     for (const imp of request.imp) expect(Object.keys(imp.ext)).to.deep.equal(['b0', 'b1', 'b2']);
+  });
+
+  it('shapes the production request: cache, privacy, floors, eids and schain, each left out by its piece', () => {
+    type Json = Record<string, any>;
+    const full = auctionRequest(scenario(3, 1, 'production')) as Json;
+    expect(full.imp[0].video).to.include({ w: 300, h: 250 });
+    expect(full.imp[0].bidfloor).to.equal(0.3);
+    expect(full.ext.prebid.cache).to.deep.equal({ bids: {}, vastxml: {} });
+    expect(full.ext.prebid.targeting.includebidderkeys).to.equal(true);
+    expect(full.ext.prebid.floors.data.modelgroups[0].values['video|300x250']).to.equal(0.3);
+    expect(full.regs).to.deep.equal({ gdpr: 1, us_privacy: '1YNN' });
+    expect(full.user.consent).to.equal(BENCH_TCF_CONSENT);
+    expect(full.user.eids).to.have.length(2);
+    expect(full.source.schain.nodes).to.have.length(1);
+    const left = (piece: (typeof PIECES)[number]) => auctionRequest(scenario(3, 1, 'production', piece)) as Json;
+    expect(left('cache').ext.prebid.cache).to.equal(undefined);
+    expect(left('privacy').regs).to.equal(undefined);
+    expect(left('privacy').user.consent).to.equal(undefined);
+    expect(left('floors').ext.prebid.floors).to.equal(undefined);
+    expect(left('floors').imp[0].bidfloor).to.equal(undefined);
+    expect(left('eids').user.eids).to.equal(undefined);
+    expect(left('schain').source.schain).to.equal(undefined);
+    expect(left('schain').user.eids, 'only the piece named goes').to.have.length(2);
+  });
+
+  it('writes a TCF v2 string consenting to purposes 1-10 and every bench vendor', () => {
+    const core = readTcfCore(BENCH_TCF_CONSENT);
+    expect(core.version).to.equal(2);
+    expect(core.purposesConsent).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(core.vendorConsents).to.deep.equal([...BENCH_GVL_IDS].sort((a, b) => a - b));
+    expect(BENCH_TCF_CONSENT).to.match(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('reads scenario ids', () => {
+    expect(parseScenarioId('3b-1i')).to.deep.equal(scenario(3, 1));
+    expect(parseScenarioId('prod-5b-1i')).to.deep.equal(scenario(5, 1, 'production'));
+    expect(parseScenarioId('prod-3b-1i-no-floors')).to.deep.equal(scenario(3, 1, 'production', 'floors'));
+    for (const bad of ['6b-1i', '3b-0i', '3b-1i-no-cache', 'prod-3b-1i-no-such', '3b']) expect(parseScenarioId(bad), bad).to.equal(undefined);
+  });
+
+  it('asks Gavel, not the floor, for the production work: cached winner and bidder bids', () => {
+    const s = scenario(2, 1, 'production');
+    const bidWith = (targeting: Record<string, string>) => ({ impid: '1', ext: { prebid: { targeting } } });
+    const cached = JSON.stringify({
+      seatbid: [
+        { seat: 'b0', bid: [bidWith({ hb_pb: '1.00', hb_cache_id: 'x', hb_uuid: 'y', hb_cache_id_b0: 'x' })] },
+        { seat: 'b1', bid: [bidWith({ hb_cache_id_b1: 'z' })] },
+      ],
+      ext: { warnings: { general: [{ code: 10002, message: 'debug turned off for account' }] } },
+    });
+    expect(answerProblem(s, 200, cached, 'gavel')).to.equal(undefined);
+    const uncached = JSON.stringify({ seatbid: [{ seat: 'b0', bid: [bidWith({ hb_pb: '1.00' })] }, { seat: 'b1', bid: [bidWith({})] }] });
+    expect(answerProblem(s, 200, uncached, 'floor')).to.equal(undefined);
+    expect(answerProblem(s, 200, uncached, 'gavel')).to.match(/not cached/);
+    const warned = JSON.stringify({ ...JSON.parse(cached), ext: { warnings: { general: [{ code: 10900, message: 'bids were not cached' }] } } });
+    expect(answerProblem(s, 200, warned, 'gavel')).to.match(/10900/);
   });
 
   const answer = (seats: string[], targeted = true) =>
