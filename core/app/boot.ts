@@ -210,7 +210,11 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       )
       .inSingletonScope();
     bind<BidderTransport>(Tokens.BidderTransport)
-      .toResolvedValue(() => new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes))
+      .toResolvedValue(
+        (metrics: Metrics) =>
+          new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes, (reason) => metrics.shed(reason === 'queue-full' ? 'bidder-queue-full' : 'bidder-deadline')),
+        [Tokens.Metrics],
+      )
       .inSingletonScope();
     bind<StoredDataService>(Tokens.StoredData).toResolvedValue((logger: Logger) => storedData(config, logger), [Tokens.Logger]).inSingletonScope();
     bind<AccountLoader>(Tokens.Accounts)

@@ -15,7 +15,7 @@ import {
 import type { BidderEntry } from '../bidders/catalog.js';
 import type { AuctionObserver, BidderCallFact } from '../context/observer.js';
 import type { ConvertPrice } from '../currency/index.js';
-import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
+import { isTimeout, ResponseTooLargeError, HostQueueFullError, type AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 
 /** One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it. */
 export interface HttpCallRecord {
@@ -41,6 +41,7 @@ function serialiseBody(call: RequestData): string | undefined {
 }
 
 function describeFailure(err: unknown): BidderError {
+  if (err instanceof HostQueueFullError) return { code: BidderErrorCode.Timeout, message: `Timeout: the call was not made: ${err.message}` };
   if (isTimeout(err)) return { code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' };
   if (err instanceof ResponseTooLargeError) return { code: BidderErrorCode.BadServerResponse, message: `Bad server response: ${err.message}` };
   return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
@@ -60,6 +61,8 @@ export interface BidderCallOptions {
   warn?: (bidder: string, warning: Warning) => void;
   /** Told of each exchange when the auction is watched (debug log, inspector). */
   observer?: AuctionObserver;
+  /** The auction's calls, ended together when it stops waiting. */
+  calls?: AuctionCalls;
 }
 
 /**
@@ -136,7 +139,7 @@ async function exchange(
   if (record) result.httpCalls.push(record);
   let response: ResponseData;
   try {
-    response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), gzip: entry.info.endpointCompression === 'gzip' });
+    response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), deadline, calls: options.calls, gzip: entry.info.endpointCompression === 'gzip' });
   } catch (err) {
     result.errors.push(describeFailure(err));
     result.exchanges.push({ failure: isTimeout(err) ? 'timeout' : err instanceof ResponseTooLargeError ? 'too-large' : 'network' });

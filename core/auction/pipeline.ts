@@ -19,7 +19,7 @@ import {
 import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
-import type { BidderTransport } from '../bidders/transport.js';
+import { AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
 import type { RequestContext } from '../context/request-context.js';
 import { strictConversion, type CurrencyService } from '../currency/index.js';
@@ -137,7 +137,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls() },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
         });
 
@@ -193,6 +193,8 @@ export class AuctionPipeline {
       const settle = (): void => {
         done = true;
         clearTimeout(timer);
+        // The calls the auction no longer waits for end now, whatever their sockets are doing.
+        timing.call.calls?.end();
         for (let i = 0; i < shares.length; i++) {
           const share = shares[i]!;
           if (seats[i] === undefined) context.observer?.bidderAbandoned(share.bidder, context.now());

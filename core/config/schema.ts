@@ -156,6 +156,11 @@ export const configSchema = Type.Object(
     }),
     httpClient: Section({
       connectionsPerHost: Type.Integer({ minimum: 1, default: 128, description: 'Bidder connection pool size per origin' }),
+      maxPendingPerHost: Type.Integer({
+        minimum: 0,
+        default: 128,
+        description: 'Bidder calls that may wait for a free connection per origin; past it a call fails at once (a timeout, code 1) and counts in `gavel_shed_total`',
+      }),
       keepAliveTimeoutMs: Type.Integer({ minimum: 1, default: 30000, description: 'Idle time before a pooled bidder connection is closed' }),
       maxResponseBytes: Type.Integer({ minimum: 1024, default: 1048576, description: 'Largest bidder response read; a larger one is a bidder error' }),
     }),

@@ -7,6 +7,11 @@ import type { AddressInfo } from 'node:net';
  *   price=1.5     bid this CPM on every imp (default 1)
  *   delayMs=200   answer after this long
  *   hang=1        never answer
+ *   dripMs=100    answer 200 at once, then one byte of body every this many ms, never finishing
+ *   reset=1       close the connection without an answer
+ *   garbage=1     answer 200 with a body that is not JSON
+ *   bytes=10485760  answer 200 with a body this large
+ *   keep=0        do not keep the request body in `received` (soak and load runs)
  *   status=500    answer this status with no bid
  *   cur=EUR       answer in this currency
  *   dur=18&cat=IAB1-1&mtype=2   video bid facts
@@ -97,9 +102,35 @@ export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
         res.writeHead(400).end();
         return;
       }
-      received.push({ url: req.url ?? '/', body, headers: req.headers });
-      if (url.searchParams.get('hang') === '1') {
+      const query = url.searchParams;
+      if (query.get('keep') !== '0') received.push({ url: req.url ?? '/', body, headers: req.headers });
+      if (query.get('hang') === '1') {
         hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if (query.get('reset') === '1') {
+        req.socket.destroy();
+        return;
+      }
+      if (query.get('garbage') === '1') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
+        return;
+      }
+      if (query.get('bytes')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.alloc(Number(query.get('bytes')), 0x20));
+        return;
+      }
+      const drip = Number(query.get('dripMs') ?? 0);
+      if (drip > 0) {
+        hanging.add(res);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{');
+        const timer = setInterval(() => res.write(' '), drip);
+        res.on('close', () => {
+          clearInterval(timer);
+          hanging.delete(res);
+        });
         return;
       }
       const delay = Number(url.searchParams.get('delayMs') ?? 0);
