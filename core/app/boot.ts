@@ -420,10 +420,13 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       return server;
     },
     async close() {
+      // A hard drain: whatever is still open at drainTimeoutMs is dropped, bidder pools included.
+      const drainEnds = Date.now() + config.server.drainTimeoutMs;
       readiness.draining = true;
+      http.drain();
       if (server) await closeServer(server, config.server.drainTimeoutMs);
       currency.close();
-      await Promise.allSettled([transport.close(), cache.close(), stored.close()]);
+      await Promise.allSettled([transport.close(Math.max(0, drainEnds - Date.now())), cache.close(), stored.close()]);
     },
   };
 }

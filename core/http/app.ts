@@ -135,6 +135,8 @@ export interface HttpEdge {
   /** The compiled routing table the listener serves. */
   readonly routes: RouteTable;
   listen(port: number, host: string): Server;
+  /** From now on every answer says `Connection: close`: a keep-alive connection carries no request after it. */
+  drain(): void;
 }
 
 /**
@@ -175,6 +177,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
   }
 
   const accessLog = options.accessLog;
+  let draining = false;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
     const receivedAt = performance.timeOrigin + startedAt;
@@ -184,6 +187,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
     const requestId = requestIdOf(req);
     const exchange: Exchange = { requestId, logger: new RequestLogger(logger, requestId), access: accessLog?.settings.enabled ? {} : undefined };
     res.setHeader(REQUEST_ID_HEADER, requestId);
+    if (draining) res.setHeader('connection', 'close');
     applyCors(req, res);
     let label: string = OTHER;
     try {
@@ -199,12 +203,16 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
         const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
         // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
         const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
-        writeAnswer(res, await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body)));
+        const answer = await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body));
+        // A drain that began while the auction ran: this is the connection's last answer.
+        if (draining) res.setHeader('connection', 'close');
+        writeAnswer(res, answer);
       } else {
         if (path !== found.path) req.url = queryAt === -1 ? found.path : found.path + url.slice(queryAt);
         await viaKoa!(req, res);
       }
     } catch (err) {
+      if (draining) res.setHeader('connection', 'close');
       writeError(res, err, path, exchange.logger);
     }
     metrics?.httpRequest(label, res.statusCode);
@@ -216,6 +224,9 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
     listener,
     routes: table,
     listen: (port, host) => createServer(listener).listen(port, host),
+    drain: () => {
+      draining = true;
+    },
   };
 }
 
