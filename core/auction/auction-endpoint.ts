@@ -2,7 +2,7 @@ import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
 import { accountIdOf, applyAccountDefaults, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
 import type { Clock } from '../app/tokens.js';
 import type { GavelConfig } from '../config/index.js';
-import { RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
+import { isCrossOriginCredentialed, RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
 import type { ExecutionPlanner } from '../hooks/plan.js';
 import type { AuctionWatchers } from '../inspector/watch.js';
 import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
@@ -81,6 +81,7 @@ export async function enterRequest(
   const logger = input.logger ?? services.logger;
   const context = new RequestContext(endpoint, input.receivedAt, input.secure, logger, services.clock, services.planner, input.requestId);
   context.debugOverride = isDebugOverride(input, services.config.debug.overrideToken);
+  context.crossOriginCredentialed = isCrossOriginCredentialed(input.headers);
   context.observer = services.watchers?.begin(context, input);
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   context.traceAt(traceLevelOf(body, namespace));
