@@ -374,6 +374,8 @@ export async function startGavel(container: Container): Promise<GavelApp> {
   const accessLog = { logger: createAccessLogger(logger), settings: { ...config.logging.accessLog } };
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
+    maxJsonDepth: config.server.maxJsonDepth,
+    timeouts: { headersMs: config.server.headersTimeoutMs, requestMs: Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs) },
     allowedOrigins: config.cors.allowedOrigins,
     logger,
     metrics,

@@ -101,6 +101,9 @@ export const configSchema = Type.Object(
       port: Port({ default: 8000, description: 'Port of the public listener' }),
       host: Type.String({ default: '0.0.0.0', description: 'Address of the public listener' }),
       maxRequestBytes: Type.Integer({ minimum: 1024, default: 262144, description: 'Body limit, applied after decompression' }),
+      maxJsonDepth: Type.Integer({ minimum: 8, maximum: 1000, default: 64, description: 'Deepest nesting of arrays and objects a JSON body may have; deeper is a 400 naming the limit' }),
+      headersTimeoutMs: Type.Integer({ minimum: 100, default: 10000, description: 'Time a client has to send a request\'s headers before its connection is closed (408)' }),
+      requestTimeoutMs: Type.Integer({ minimum: 100, default: 30000, description: 'Time a client has to send a whole request, body included, before its connection is closed (408); at least `headersTimeoutMs`' }),
       workers: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'Worker processes on one port (node:cluster, shared nothing)' }),
       drainTimeoutMs: Type.Integer({ minimum: 0, default: 5000, description: 'On SIGTERM/SIGINT: stop accepting, finish in-flight auctions, exit within this' }),
       externalUrl: Type.String({

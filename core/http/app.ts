@@ -5,7 +5,7 @@ import { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import { OTHER, type Metrics } from '../metrics/index.js';
-import { HttpError, parseJsonObject, readBody } from './body.js';
+import { DEFAULT_MAX_JSON_DEPTH, HttpError, parseJsonObject, readBody } from './body.js';
 import { answerPreflight, corsHandler } from './cors.js';
 import { NOT_FOUND, RouteTable, type PathMatch, type Route } from './routes.js';
 import { REQUEST_ID_HEADER, RequestLogger, requestIdOf, writeAccessLine, type AccessLog, type AccessNote } from './request-log.js';
@@ -16,6 +16,10 @@ export { fastRoutes, RouteTable, type EndpointHandler, type FastRoute, type KoaR
 /** What one Gavel instance serves; the composition root fills it. */
 export interface HttpRoutes {
   maxRequestBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have (default 64). */
+  maxJsonDepth?: number;
+  /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 300 s). */
+  timeouts?: { headersMs: number; requestMs: number };
   allowedOrigins: string[];
   logger: PluginLogger;
   /** Counts every answer by route pattern and status. */
@@ -122,6 +126,9 @@ function writeError(res: ServerResponse, err: unknown, path: string, logger: Plu
     res.destroy();
     return;
   }
+  // An answer before the body was read (a 413, a bad encoding): the rest of the body would be read as the next
+  // request, or left unread with the connection hanging. The connection ends with this answer instead.
+  if (res.req && !res.req.readableEnded) res.setHeader('connection', 'close');
   res.statusCode = status;
   if (err instanceof HttpError && err.headers) for (const name in err.headers) res.setHeader(name, err.headers[name]!);
   res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -153,6 +160,7 @@ export interface HttpEdge {
  */
 export function createHttpApp(options: HttpRoutes): HttpEdge {
   const { logger, metrics, maxRequestBytes } = options;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const table = new RouteTable(options.routes);
   const applyCors = corsHandler(options.allowedOrigins);
   metrics?.declareRoutes(table.paths.map((path) => path.pattern));
@@ -202,7 +210,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
       } else if (route.lane === 'fast') {
         const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
         // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
-        const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
+        const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes), maxJsonDepth) : undefined;
         const answer = await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body));
         // A drain that began while the auction ran: this is the connection's last answer.
         if (draining) res.setHeader('connection', 'close');
@@ -223,7 +231,14 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
   return {
     listener,
     routes: table,
-    listen: (port, host) => createServer(listener).listen(port, host),
+    listen: (port, host) => {
+      const timeouts = options.timeouts;
+      const server = timeouts
+        ? // Node checks these timeouts on an interval (30 s by default): checked each second, a slow client is cut close to its limit.
+          createServer({ headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: 1000 }, listener)
+        : createServer(listener);
+      return server.listen(port, host);
+    },
     drain: () => {
       draining = true;
     },
