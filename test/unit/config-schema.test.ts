@@ -24,7 +24,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
 
   it('embeds exactly the defaults the server has always had', () => {
     expect(defaultConfig).to.deep.equal({
-      server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, workers: 1, drainTimeoutMs: 5000 },
+      server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, maxJsonDepth: 64, headersTimeoutMs: 10000, requestTimeoutMs: 30000, workers: 1, drainTimeoutMs: 5000 },
       logging: { level: 'info', accessLog: { enabled: true, sampleRate: 1 } },
       auction: {
         defaultTmaxMs: 1000,
@@ -39,7 +39,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
         bidValidations: { bannerCreativeMaxSize: 'skip', secureMarkup: 'skip', maxCreativeWidth: 0, maxCreativeHeight: 0 },
       },
       events: { timeoutMs: 1000, vtrackAllowUnknownBidder: true },
-      httpClient: { connectionsPerHost: 128, keepAliveTimeoutMs: 30000, maxResponseBytes: 1048576 },
+      httpClient: { connectionsPerHost: 128, maxPendingPerHost: 128, keepAliveTimeoutMs: 30000, maxResponseBytes: 1048576 },
       bidders: {},
       plugins: [],
       modules: {},
