@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
  *   adm=...       creative markup
  *   prices=2,1.5  several bids per imp, one per price (instead of price)
  *   seat=groupm   the seat the bids come under
+ *   bidid=b1      every bid gets this id (a bidder repeating ids)
  *   dealid=d1     a deal id on every bid
  *   nocrid=1      bids without a creative id
  *   w=300&h=250   the creative size (default: the imp's first size)
@@ -53,6 +54,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, 
       h: Number(query.get('h') ?? format.h ?? 250),
     };
     if (query.get('nocrid') === '1') delete bid.crid;
+    if (query.get('bidid')) bid.id = query.get('bidid');
     if (query.get('mtype')) bid.mtype = Number(query.get('mtype'));
     if (query.get('dur')) bid.dur = Number(query.get('dur'));
     if (query.get('cat')) bid.cat = [query.get('cat')];
