@@ -375,6 +375,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
     maxJsonDepth: config.server.maxJsonDepth,
+    shedding: config.server.shedding,
     timeouts: { headersMs: config.server.headersTimeoutMs, requestMs: Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs) },
     allowedOrigins: config.cors.allowedOrigins,
     logger,

@@ -105,6 +105,19 @@ export const configSchema = Type.Object(
       headersTimeoutMs: Type.Integer({ minimum: 100, default: 10000, description: 'Time a client has to send a request\'s headers before its connection is closed (408)' }),
       requestTimeoutMs: Type.Integer({ minimum: 100, default: 30000, description: 'Time a client has to send a whole request, body included, before its connection is closed (408); at least `headersTimeoutMs`' }),
       workers: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'Worker processes on one port (node:cluster, shared nothing)' }),
+      shedding: Section({
+        maxAuctionsInFlight: Type.Integer({
+          minimum: 0,
+          default: 1000,
+          description: 'Past this many auctions in flight (`/openrtb2/*`), an auction is answered 503 with Retry-After before its body is read; 0 switches it off',
+        }),
+        maxEventLoopDelayMs: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: "While the event loop's delay (the worst over the last two 500 ms windows) is above this, auctions are answered 503 with Retry-After; 0 (default) switches it off",
+        }),
+        retryAfterSeconds: Type.Integer({ minimum: 1, default: 1, description: 'The Retry-After of a shed auction' }),
+      }),
       drainTimeoutMs: Type.Integer({ minimum: 0, default: 5000, description: 'On SIGTERM/SIGINT: stop accepting, finish in-flight auctions, exit within this' }),
       externalUrl: Type.String({
         description: "Public address (the embedded cache's public URL, user sync redirects); `http://localhost:<server.port>` when not set",

@@ -7,6 +7,7 @@ import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-type
 import { OTHER, type Metrics } from '../metrics/index.js';
 import { DEFAULT_MAX_JSON_DEPTH, HttpError, parseJsonObject, readBody } from './body.js';
 import { answerPreflight, corsHandler } from './cors.js';
+import { LoadShedder, type LoadSheddingSettings } from './load-shedding.js';
 import { NOT_FOUND, RouteTable, type PathMatch, type Route } from './routes.js';
 import { REQUEST_ID_HEADER, RequestLogger, requestIdOf, writeAccessLine, type AccessLog, type AccessNote } from './request-log.js';
 
@@ -20,6 +21,8 @@ export interface HttpRoutes {
   maxJsonDepth?: number;
   /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 300 s). */
   timeouts?: { headersMs: number; requestMs: number };
+  /** Load shedding for the auction endpoints (`/openrtb2/*`); none when absent. */
+  shedding?: LoadSheddingSettings;
   allowedOrigins: string[];
   logger: PluginLogger;
   /** Counts every answer by route pattern and status. */
@@ -81,6 +84,9 @@ function toEndpointRequest(req: IncomingMessage, found: PathMatch, query: Record
     uidsCookie: uidsCookieOf(req.headers.cookie),
   };
 }
+
+/** The routes load shedding applies to: the auction endpoints. */
+const AUCTION_PREFIX = '/openrtb2/';
 
 /** Statuses that carry no body. */
 const EMPTY_STATUSES = new Set([204, 205, 304]);
@@ -186,6 +192,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
 
   const accessLog = options.accessLog;
   let draining = false;
+  const shedder = options.shedding ? new LoadShedder(options.shedding) : undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
     const receivedAt = performance.timeOrigin + startedAt;
@@ -198,6 +205,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
     if (draining) res.setHeader('connection', 'close');
     applyCors(req, res);
     let label: string = OTHER;
+    let admitted = false;
     try {
       const found = table.find(path);
       if (found === undefined) throw NOT_FOUND;
@@ -208,6 +216,15 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
         if (method !== 'OPTIONS') throw found.routes.notAllowed;
         answerPreflight(req, res, found.routes.allow);
       } else if (route.lane === 'fast') {
+        // Before anything is read or parsed: an overloaded process answers an auction at once, for nearly nothing.
+        if (shedder && found.routes.pattern.startsWith(AUCTION_PREFIX)) {
+          const refused = shedder.admit();
+          if (refused !== undefined) {
+            metrics?.shed(refused);
+            throw shedder.refusal;
+          }
+          admitted = true;
+        }
         const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
         // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
         const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes), maxJsonDepth) : undefined;
@@ -223,6 +240,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
       if (draining) res.setHeader('connection', 'close');
       writeError(res, err, path, exchange.logger);
     }
+    if (admitted) shedder!.done();
     metrics?.httpRequest(label, res.statusCode);
     if (exchange.access) writeAccessLine(accessLog!, req, res, { requestId, path, route: label, startedAt, note: exchange.access });
   };
@@ -241,6 +259,7 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
     },
     drain: () => {
       draining = true;
+      shedder?.stop();
     },
   };
 }
