@@ -23,7 +23,7 @@ import { AuctionPipeline } from '../auction/pipeline.js';
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
-import { cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
+import { CacheClientLimits, cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
 import { describeSchemaErrors, type GavelConfig } from '../config/index.js';
 import { createCurrencyConverter, type CurrencyConverter } from '../currency/index.js';
 import type { EventConsumer } from '../events/index.js';
@@ -369,7 +369,9 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       ...bidderInfoHandlers(bidders),
       ...contributions.get,
     }),
-    ...(cache.store ? cacheRoutes(cache.store, cache.limits, { logger }) : []),
+    ...(cache.store
+      ? cacheRoutes(cache.store, cache.limits, { logger, clientLimits: new CacheClientLimits(config.cache.clientLimits), onRefused: () => metrics.shed('cache-rate-limit') })
+      : []),
   ];
   const accessLog = { logger: createAccessLogger(logger), settings: { ...config.logging.accessLog } };
   const http = createHttpApp({

@@ -291,6 +291,15 @@ export const configSchema = Type.Object(
           closed,
         ),
       ),
+      clientLimits: Section({
+        putsPerSecond: Type.Integer({ minimum: 0, default: 100, description: '`POST /cache` requests per second one client (address) may make, past a burst; more get a 429 with Retry-After. 0 switches it off' }),
+        burst: Type.Integer({ minimum: 1, default: 200, description: '`POST /cache` requests one client may make at once before `putsPerSecond` applies' }),
+        maxClientBytes: Type.Integer({
+          minimum: 0,
+          default: 16 * 1024 * 1024,
+          description: "Bytes one client's live values may take in the embedded store; past it its puts get a 429, so its burst never pushes out others' entries. 0 switches it off",
+        }),
+      }),
       memory: Type.Optional(Section({ maxBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: 'Size bound of the embedded memory store' })) })),
       limits: Type.Optional(
         Section({

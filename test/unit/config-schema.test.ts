@@ -47,7 +47,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
       accounts: { required: false, defaults: { debug_allow: true } },
       debug: {},
       storedRequests: { filesystem: { dir: 'stored', watch: true }, cacheTtlSeconds: 300, cacheMaxEntries: 10000, missCacheMs: 1000 },
-      cache: { memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
+      cache: { clientLimits: { putsPerSecond: 100, burst: 200, maxClientBytes: 16 * 1024 * 1024 }, memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
       video: { categoryMappings: {}, requireStoredRequest: false, maxImpsPerRequest: 200 },
       amp: { defaultTimeoutMs: 1000, timeoutAdjustmentMs: 0 },
       currency: { rates: {}, refreshSeconds: 1800, staleAfterSeconds: 86400, timeoutMs: 5000 },
