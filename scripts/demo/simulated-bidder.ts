@@ -92,6 +92,7 @@ function nativeAnswer(imp: Record<string, any>): string {
 export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
   const received: MockBidder['received'] = [];
   const hanging = new Set<ServerResponse>();
+  const filler = new Map<number, Buffer>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -120,7 +121,10 @@ export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
         return;
       }
       if (query.get('bytes')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.alloc(Number(query.get('bytes')), 0x20));
+        const size = Number(query.get('bytes'));
+        // One buffer per size: a run of huge answers must not spend the bidder's time allocating.
+        const body = filler.get(size) ?? filler.set(size, Buffer.alloc(size, 0x20)).get(size)!;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
         return;
       }
       const drip = Number(query.get('dripMs') ?? 0);
