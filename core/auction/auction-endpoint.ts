@@ -64,8 +64,13 @@ export function storedDataUnavailable(err: unknown, logger: PluginLogger): Endpo
  */
 export function storedFetchDeadline(receivedAt: number, tmax: unknown, auction: GavelConfig['auction']): number {
   const asked = typeof tmax === 'number' && tmax > 0 ? tmax : auction.defaultTmaxMs;
-  return receivedAt + Math.min(asked, auction.maxTmaxMs);
+  // A tmax of a few ms (or 1e-58) is the client's to choose, but it must not make a healthy backend look down (a 503):
+  // the fetch always gets Prebid Server's default stored-request timeout.
+  return receivedAt + Math.min(Math.max(asked, MIN_STORED_FETCH_MS), auction.maxTmaxMs);
 }
+
+/** The least time a stored-data fetch is given, whatever the request's tmax (Prebid Server's `stored_requests_timeout_ms` default). */
+const MIN_STORED_FETCH_MS = 50;
 
 /**
  * Shared front half of every endpoint that runs an auction: the request context begins, the entrypoint stage runs,

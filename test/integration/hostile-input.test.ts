@@ -116,6 +116,12 @@ describe('hostile input never costs a 500 or a misleading 503 (faults round)', (
     });
   }
 
+  it('an auction naming a stored request with a tmax of 1e-58 is never a 503 blaming the stored-data backend', async () => {
+    const body = { id: 'r', tmax: 1e-58, imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { alpha: {} } }], site: { page: 'p' }, ext: { prebid: { storedrequest: { id: 'nope' } } } };
+    const { status, text } = await postJson(`${servers.gavel.url}/openrtb2/auction`, body);
+    expect(status, text).to.be.oneOf([200, 400]);
+  });
+
   it('/cookie_sync with a lone surrogate in us_privacy is a 4xx or a 200, never a 500', async () => {
     const { status, text } = await postJson(`${servers.gavel.url}/cookie_sync`, `{"bidders":["alpha"],"us_privacy":"1Y\\ud800N"}`);
     expect(status, text).to.be.within(200, 499);
