@@ -167,7 +167,7 @@ export const FUZZ_ENDPOINTS: Record<string, fc.Arbitrary<FuzzRequest>> = {
   '/setuid': query(setuidKeys).map((q) => ({ method: 'GET' as const, path: `/setuid?${q}` })),
   '/cache': fc.oneof(
     { weight: 3, arbitrary: jsonPost('/cache', cachePuts) },
-    { weight: 1, arbitrary: fc.oneof(text, fc.uuid()).map((uuid) => ({ method: 'GET' as const, path: `/cache?uuid=${encodeURIComponent(uuid)}` })) },
+    { weight: 1, arbitrary: fc.oneof(text, fc.uuid()).map((uuid) => ({ method: 'GET' as const, path: `/cache?uuid=${percentEncode(uuid)}` })) },
   ),
 };
 

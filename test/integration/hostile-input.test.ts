@@ -122,10 +122,12 @@ describe('hostile input never costs a 500 or a misleading 503 (faults round)', (
     expect(status, text).to.be.oneOf([200, 400]);
   });
 
-  it('/cookie_sync with a lone surrogate in us_privacy is a 4xx or a 200, never a 500', async () => {
-    const { status, text } = await postJson(`${servers.gavel.url}/cookie_sync`, `{"bidders":["alpha"],"us_privacy":"1Y\\ud800N"}`);
-    expect(status, text).to.be.within(200, 499);
-  });
+  for (const field of ['us_privacy', 'gpp', 'gpp_sid', 'gdpr_consent']) {
+    it(`/cookie_sync with a lone surrogate in ${field} is a 4xx or a 200, never a 500`, async () => {
+      const { status, text } = await postJson(`${servers.gavel.url}/cookie_sync`, `{"bidders":["appnexus","rubicon","alpha"],"gdpr":0,"${field}":"1Y\\udfffN"}`);
+      expect(status, text).to.be.within(200, 499);
+    });
+  }
 
   it('GET /info/bidders/% is a 400 naming the path', async () => {
     const { status, text } = await getJson(`${servers.gavel.url}/info/bidders/%`);
