@@ -3,7 +3,8 @@
  *
  *   npm run chaos                         the full run: 40 auctions per fault mode, 10,000 fuzzed requests per
  *                                         endpoint, a 10-minute soak at 200 auctions/s
- *   npm run chaos -- --smoke              a short run for CI (a few auctions per fault, 150 requests per endpoint, a 5 s soak)
+ *   npm run chaos -- --smoke              a short run for CI (a few auctions per fault, 150 requests per endpoint, a 5 s
+ *                                         soak; answers later than tmax + 50 ms are reported, not failed)
  *   --fuzz N  --soak-seconds S  --soak-rate R  --fault-auctions N  --seed N  --out report.json  --skip fault,fuzz,soak
  *
  * Gavel runs as a child process (`gavel serve`) against the simulated bidder, so a crash is seen as an exit and its
@@ -16,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { startMockBidder } from '../demo/simulated-bidder.js';
 import { FUZZ_ENDPOINTS, fuzzRequests, type FuzzRequest } from './fuzz-inputs.js';
 
 interface Options {
@@ -268,9 +268,31 @@ async function soak(gavel: Gavel, options: Options): Promise<SoakReport> {
   return report;
 }
 
+/** Starts the simulated bidder in its own process (scripts/chaos/bidder-process.ts). */
+async function startBidder(): Promise<{ url: string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bidder-process.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', () => reject(new Error(`the simulated bidder did not start: ${output}`)));
+  });
+  return {
+    url,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const bidder = await startMockBidder();
+  const bidder = await startBidder();
   const gavel = await startServer(bidder.url);
   const report: Record<string, unknown> = { options: { ...options, skip: [...options.skip] }, startedAt: new Date().toISOString() };
   const problems: string[] = [];
@@ -282,7 +304,8 @@ async function main(): Promise<void> {
       report.faults = faults;
       for (const row of faults) {
         if (row.statuses['200'] !== row.auctions) problems.push(`fault ${row.fault}: statuses ${JSON.stringify(row.statuses)}`);
-        if (row.late > 0) problems.push(`fault ${row.fault}: ${row.late} answers later than tmax + ${LATE_MS} ms (max ${row.maxMs} ms)`);
+        // Timing is a figure in a smoke run (CI machines are shared and loaded), a requirement in a full one.
+        if (row.late > 0 && !options.smoke) problems.push(`fault ${row.fault}: ${row.late} answers later than tmax + ${LATE_MS} ms (max ${row.maxMs} ms)`);
         if (row.coded !== row.auctions) problems.push(`fault ${row.fault}: ${row.auctions - row.coded} answers without a coded error`);
       }
     }
