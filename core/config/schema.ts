@@ -114,7 +114,7 @@ export const configSchema = Type.Object(
         maxEventLoopDelayMs: Type.Integer({
           minimum: 0,
           default: 0,
-          description: "While the event loop's delay (the worst over the last two 500 ms windows) is above this, auctions are answered 503 with Retry-After; 0 (default) switches it off",
+          description: "While the event loop's delay (the worst over the last second) is above this, auctions are answered 503 with Retry-After; 0 (default) switches it off",
         }),
         retryAfterSeconds: Type.Integer({ minimum: 1, default: 1, description: 'The Retry-After of a shed auction' }),
       }),

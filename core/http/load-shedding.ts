@@ -1,18 +1,19 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { ErrorCode } from '../api/index.js';
 import { HttpError } from './body.js';
 
 export interface LoadSheddingSettings {
   /** Auctions answered at once past this many in flight; 0 switches the check off. */
   maxAuctionsInFlight: number;
-  /** Auctions answered at once while the event loop's delay (the worst over the last two half-second windows) is above this; 0 switches it off. */
+  /** Auctions answered at once while the event loop's delay (the worst over the last second) is above this; 0 switches it off. */
   maxEventLoopDelayMs: number;
   /** What the 503's Retry-After says. */
   retryAfterSeconds: number;
 }
 
-/** How often the event loop's delay is read (and its histogram started afresh). */
-const DELAY_WINDOW_MS = 500;
+/** How often the event loop's delay is measured. */
+const LAG_TICK_MS = 100;
+/** How long the worst delay seen is remembered. */
+const LAG_HOLD_MS = 1000;
 
 /**
  * Load shedding for the auction endpoints: past a number of auctions in flight, or while the event loop lags, a
@@ -22,23 +23,26 @@ const DELAY_WINDOW_MS = 500;
 export class LoadShedder {
   private inFlight = 0;
   private delayMs = 0;
-  private readonly histogram: IntervalHistogram | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly overloaded: HttpError;
 
   constructor(private readonly settings: LoadSheddingSettings) {
     this.overloaded = new HttpError(503, 'Service unavailable: the server is overloaded; retry later', ErrorCode.Overloaded, { 'retry-after': String(settings.retryAfterSeconds) });
     if (settings.maxEventLoopDelayMs > 0) {
-      this.histogram = monitorEventLoopDelay({ resolution: 10 });
-      this.histogram.enable();
-      let previousWindow = 0;
+      // The loop's delay as a timer's lateness: a timer due every 100 ms that fires late by N ms saw the loop held
+      // for about N ms. Read in the timers phase, so a lag is known before the I/O that queued behind it is served.
+      let expected = performance.now() + LAG_TICK_MS;
+      let seenAt = 0;
       this.timer = setInterval(() => {
-        const thisWindow = this.histogram!.max / 1e6;
-        // The worst of two windows: a lag seen at the end of one window still counts through the next.
-        this.delayMs = Math.max(thisWindow, previousWindow);
-        previousWindow = thisWindow;
-        this.histogram!.reset();
-      }, DELAY_WINDOW_MS);
+        const now = performance.now();
+        const lag = Math.max(0, now - expected);
+        expected = now + LAG_TICK_MS;
+        // The worst lag of the last second counts: a process that just stalled is likely to stall again.
+        if (lag >= this.delayMs || now - seenAt > LAG_HOLD_MS) {
+          this.delayMs = lag;
+          seenAt = now;
+        }
+      }, LAG_TICK_MS);
       this.timer.unref();
     }
   }
@@ -67,6 +71,5 @@ export class LoadShedder {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    this.histogram?.disable();
   }
 }

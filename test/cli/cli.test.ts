@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 import { bannerRequest, postJson } from '../support/gavel.js';
+import { eventually } from '../support/eventually.js';
 
 const cli = fileURLToPath(new URL('../../core/app/cli.js', import.meta.url));
 
@@ -116,8 +117,12 @@ describe('gavel CLI', () => {
       );
       const { child, port, exited, output } = await serve(config);
       const adminPort = Number(/"admin":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(await output)![1]);
+      const healthyCalls = () => bidder.received.filter((call) => call.url.includes('name=healthy')).length;
+      const before = healthyCalls();
       const auctions = Array.from({ length: 8 }, () => postJson(`http://127.0.0.1:${port}/openrtb2/auction`, bannerRequest({ healthy: {}, dripping: {} }, { tmax: 1000 })));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Every auction is in flight (its bidders called) before the signal: a request still on the wire when the
+      // listener closes idle connections would be reset, as any draining server does.
+      await eventually('auctions in flight', healthyCalls, (count) => count >= before + 8, 5000);
       const signalledAt = performance.now();
       child.kill('SIGTERM');
       // The admin port is free while the auctions are still out: another process may bind it.
