@@ -70,7 +70,7 @@ export function storedFetchDeadline(receivedAt: number, tmax: unknown, auction: 
 }
 
 /** The least time a stored-data fetch is given, whatever the request's tmax (Prebid Server's `stored_requests_timeout_ms` default). */
-const MIN_STORED_FETCH_MS = 50;
+export const MIN_STORED_FETCH_MS = 50;
 
 /**
  * Shared front half of every endpoint that runs an auction: the request context begins, the entrypoint stage runs,

@@ -52,7 +52,7 @@ describe('hostile input never costs a 500', () => {
     });
   }
 
-  for (const query of ['', 'tag_id=', 'tag_id=../../x', 'tag_id=x&ms=1x1,abc', 'tag_id=x&w=-5&timeout=abc&targeting={bad', 'tag_id=x&debug=maybe']) {
+  for (const query of ['', 'tag_id=', 'tag_id=../../x', 'tag_id=x&timeout=1', 'tag_id=%E0%A4%A&timeout=0.0001', 'tag_id=x&ms=1x1,abc', 'tag_id=x&w=-5&timeout=abc&targeting={bad', 'tag_id=x&debug=maybe']) {
     it(`amp query "${query}"`, async () => {
       const { status } = await getJson(`${servers.gavel.url}/openrtb2/amp?${query}`);
       expect(status).to.be.within(400, 499);
