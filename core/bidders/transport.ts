@@ -147,9 +147,13 @@ class CollectedAnswer implements Dispatcher.DispatchHandler {
     private readonly reject: (err: Error) => void,
     private readonly maxResponseBytes: number,
     private readonly deadline: number,
-    private readonly release: () => void,
-    private readonly shed: (reason: ShedReason) => void,
+    private readonly origin: string,
+    private readonly transport: UndiciBidderTransport,
   ) {}
+
+  private shed(reason: ShedReason): void {
+    this.transport.onShed(reason);
+  }
 
   /**
    * Runs when undici writes the call to a socket (again if it retries on a fresh connection: whatever the failed
@@ -217,7 +221,7 @@ class CollectedAnswer implements Dispatcher.DispatchHandler {
   private done(): void {
     if (this.released) return;
     this.released = true;
-    this.release();
+    this.transport.release(this.origin);
   }
 }
 
@@ -234,7 +238,7 @@ export class UndiciBidderTransport implements BidderTransport {
   constructor(
     options: TransportLimits,
     maxResponseBytes: number,
-    private readonly onShed: (reason: ShedReason) => void = () => {},
+    readonly onShed: (reason: ShedReason) => void = () => {},
   ) {
     this.maxResponseBytes = maxResponseBytes;
     this.maxOpenPerOrigin = options.connectionsPerHost + (options.maxPendingPerHost ?? options.connectionsPerHost);
@@ -275,7 +279,7 @@ export class UndiciBidderTransport implements BidderTransport {
         return;
       }
       this.openPerOrigin.set(origin, open + 1);
-      const handler = new CollectedAnswer(resolve, reject, this.maxResponseBytes, deadline, () => this.release(origin), this.onShed);
+      const handler = new CollectedAnswer(resolve, reject, this.maxResponseBytes, deadline, origin, this);
       options.calls?.track(handler);
       try {
         this.dispatch(origin, path, call.method, headers, body, options.timeoutMs, handler);
@@ -301,7 +305,8 @@ export class UndiciBidderTransport implements BidderTransport {
       );
   }
 
-  private release(origin: string): void {
+  /** A call to `origin` ended, for undici too: its place in the origin's count is free. */
+  release(origin: string): void {
     const open = this.openPerOrigin.get(origin)!;
     if (open > 1) this.openPerOrigin.set(origin, open - 1);
     else {
