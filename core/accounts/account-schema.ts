@@ -57,6 +57,7 @@ export function accountSchema({ closed, executionPlan }: AccountSchemaOptions) {
       }),
     ),
     debug_allow: bool(),
+    debug_allow_cross_origin: bool(),
     default_integration: opt(Type.String()),
     cookie_sync: opt(
       Obj({

@@ -1,5 +1,5 @@
 import type { EndpointServices } from '../app/endpoints.js';
-import { enterRequest, finish, runAuction, settleContext, storedDataUnavailable } from '../auction/auction-endpoint.js';
+import { enterRequest, finish, MIN_STORED_FETCH_MS, runAuction, settleContext, storedDataUnavailable } from '../auction/auction-endpoint.js';
 import { StoredFetchError } from '../stored/index.js';
 import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { detectNamespace, unifyNamespaces } from '../auction/namespace.js';
@@ -48,7 +48,8 @@ async function handleAmp(input: EndpointRequest, services: EndpointServices): Pr
 function ampFetchDeadline(input: EndpointRequest, params: AmpParams, services: EndpointServices): number {
   const { amp, auction } = services.config;
   const asked = Math.min(amp.defaultTimeoutMs, params.timeoutMs ?? amp.defaultTimeoutMs) - (params.timeoutAdjustmentMs ?? amp.timeoutAdjustmentMs);
-  return input.receivedAt + Math.min(Math.max(1, asked), auction.maxTmaxMs);
+  // A tiny `timeout` is the client's choice, but must not make a healthy backend look down (a 503).
+  return input.receivedAt + Math.min(Math.max(MIN_STORED_FETCH_MS, asked), auction.maxTmaxMs);
 }
 
 async function runAmpAuction(input: EndpointRequest, params: AmpParams, services: EndpointServices): Promise<EndpointResponse> {

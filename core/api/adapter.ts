@@ -85,6 +85,11 @@ export interface RequestData {
   headers?: Record<string, string>;
   /** Ids of the imps this call carries. */
   impIds: string[];
+  /**
+   * Headers and query parameters that carry a secret (an API key, a host password): `ext.debug.httpcalls` shows
+   * them masked. `Authorization`, `Proxy-Authorization` and `Cookie` are always masked.
+   */
+  secret?: { headers?: readonly string[]; params?: readonly string[] };
 }
 
 /** A bidder's HTTP answer as the core received it. `body` is the raw text. */

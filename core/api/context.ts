@@ -103,6 +103,8 @@ export interface AccountSettings {
   };
   /** Whether requests of this account may ask for debug output (`test: 1`, `ext.<ns>.debug`). */
   debug_allow?: boolean;
+  /** Whether debug output may also answer a request another site's page sent with the visitor's cookies (default false). */
+  debug_allow_cross_origin?: boolean;
   default_integration?: string;
   cookie_sync?: {
     default_limit?: number;

@@ -18,6 +18,12 @@ export const ErrorCode = {
   EndpointUnsafe: 'GAVEL_E_ENDPOINT_UNSAFE',
   RequestTooLarge: 'GAVEL_E_REQUEST_TOO_LARGE',
   RequestMalformed: 'GAVEL_E_REQUEST_MALFORMED',
+  /** The request's JSON nests deeper than `server.maxJsonDepth`. */
+  RequestTooDeep: 'GAVEL_E_REQUEST_TOO_DEEP',
+  /** The server is shedding load (too many auctions in flight, event loop too slow): a 503 with Retry-After. */
+  Overloaded: 'GAVEL_E_OVERLOADED',
+  /** A client sent more bid cache puts than its rate allows: a 429. */
+  RateLimited: 'GAVEL_E_RATE_LIMITED',
   RouteNotFound: 'GAVEL_E_ROUTE_NOT_FOUND',
   MethodNotAllowed: 'GAVEL_E_METHOD_NOT_ALLOWED',
   StoredFetchFailed: 'GAVEL_E_STORED_FETCH_FAILED',

@@ -51,6 +51,13 @@ export function cloneJson<T>(value: T): T {
 export type JsonObject = Record<string, unknown>;
 
 /**
+ * What a bidder or seat name from a request or a bid (an alias, an alternate bidder code) may be: a letter or digit,
+ * then up to 63 letters, digits, `_`, `.` or `-`. Such names become object keys and targeting key suffixes: this
+ * keeps out `__proto__`, separators and markup.
+ */
+export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
  * Whether an object has any own enumerable key, without building the array of its keys. Hot-path code walks objects
  * with `for (const key in object)` and skips keys that are not `Object.hasOwn`: the keys of Object.keys/entries, in
  * the same order (`for...in` alone would also visit inherited enumerable keys).

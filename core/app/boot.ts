@@ -25,7 +25,7 @@ import { privacyAnalyticsGate, PrivacyService, VendorListFetcher, VendorLists } 
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
-import { cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
+import { CacheClientLimits, cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
 import { describeSchemaErrors, type GavelConfig } from '../config/index.js';
 import { createCurrencyConverter, type CurrencyConverter } from '../currency/index.js';
 import type { EventConsumer } from '../events/index.js';
@@ -218,7 +218,11 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       )
       .inSingletonScope();
     bind<BidderTransport>(Tokens.BidderTransport)
-      .toResolvedValue(() => new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes))
+      .toResolvedValue(
+        (metrics: Metrics) =>
+          new UndiciBidderTransport(config.httpClient, config.httpClient.maxResponseBytes, (reason) => metrics.shed(reason === 'queue-full' ? 'bidder-queue-full' : 'bidder-deadline')),
+        [Tokens.Metrics],
+      )
       .inSingletonScope();
     bind<StoredDataService>(Tokens.StoredData).toResolvedValue((logger: Logger) => storedData(config, logger), [Tokens.Logger]).inSingletonScope();
     bind<AccountLoader>(Tokens.Accounts)
@@ -398,11 +402,16 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       ...bidderInfoHandlers(bidders),
       ...contributions.get,
     }),
-    ...(cache.store ? cacheRoutes(cache.store, cache.limits, { logger }) : []),
+    ...(cache.store
+      ? cacheRoutes(cache.store, cache.limits, { logger, clientLimits: new CacheClientLimits(config.cache.clientLimits), onRefused: () => metrics.shed('cache-rate-limit') })
+      : []),
   ]);
   const accessLog = { logger: createAccessLogger(logger), settings: { ...config.logging.accessLog } };
   const http = createHttpApp({
     maxRequestBytes: config.server.maxRequestBytes,
+    maxJsonDepth: config.server.maxJsonDepth,
+    shedding: config.server.shedding,
+    timeouts: { headersMs: config.server.headersTimeoutMs, requestMs: Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs) },
     allowedOrigins: config.cors.allowedOrigins,
     logger,
     metrics,
@@ -450,11 +459,16 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       return server;
     },
     async close() {
+      // A hard drain: whatever is still open at drainTimeoutMs is dropped, bidder pools included.
+      const drainEnds = Date.now() + config.server.drainTimeoutMs;
       readiness.draining = true;
+      http.drain();
       if (server) await closeServer(server, config.server.drainTimeoutMs);
       currency.close();
-      // After the drain: the last transactions are reported, then each module flushes what it holds.
-      await Promise.allSettled([analytics.close(config.server.drainTimeoutMs), transport.close(), cache.close(), stored.close()]);
+      // After the drain: the last transactions are reported, then each module flushes what it holds, all within
+      // the drain time (the process exits 250 ms after it whatever is still open).
+      const left = Math.max(0, drainEnds - Date.now());
+      await Promise.allSettled([analytics.close(left), transport.close(left), cache.close(), stored.close()]);
     },
   };
 }

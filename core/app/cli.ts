@@ -179,6 +179,9 @@ function reportToPrimary(app: GavelApp): () => void {
   return send;
 }
 
+/** Past `server.drainTimeoutMs`, how long the pools and backends get to close before the process exits regardless. */
+const DRAIN_EXIT_MARGIN_MS = 250;
+
 async function serve(config: GavelConfig, file: string | undefined): Promise<void> {
   if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config, file);
   if (cluster.isWorker && config.admin.enabled) (await import('../metrics/index.js')).answerClusterScrapes();
@@ -200,11 +203,18 @@ async function serve(config: GavelConfig, file: string | undefined): Promise<voi
     if (closing) return;
     closing = true;
     app.logger.info({ signal, drainTimeoutMs: config.server.drainTimeoutMs }, 'draining and shutting down');
+    // The admin port is released at once, so a new process can take it while this one drains.
+    const adminClosed = admin?.close();
+    // The drain is hard: whatever still holds the process (a backend's close) does not past this.
+    setTimeout(() => {
+      app.logger.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain time over: exiting with work still open');
+      process.exit(0);
+    }, config.server.drainTimeoutMs + DRAIN_EXIT_MARGIN_MS).unref();
     const closed = app.close();
     report?.();
     closed.then(
       async () => {
-        await admin?.close();
+        await adminClosed;
         process.exit(0);
       },
       (err) => {

@@ -2,7 +2,7 @@ import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
 import { accountIdOf, applyAccountDefaults, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
 import type { Clock } from '../app/tokens.js';
 import type { GavelConfig } from '../config/index.js';
-import { RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
+import { isCrossOriginCredentialed, RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
 import type { ExecutionPlanner } from '../hooks/plan.js';
 import type { AuctionWatchers } from '../inspector/watch.js';
 import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
@@ -65,8 +65,13 @@ export function storedDataUnavailable(err: unknown, logger: PluginLogger): Endpo
  */
 export function storedFetchDeadline(receivedAt: number, tmax: unknown, auction: GavelConfig['auction']): number {
   const asked = typeof tmax === 'number' && tmax > 0 ? tmax : auction.defaultTmaxMs;
-  return receivedAt + Math.min(asked, auction.maxTmaxMs);
+  // A tmax of a few ms (or 1e-58) is the client's to choose, but it must not make a healthy backend look down (a 503):
+  // the fetch always gets Prebid Server's default stored-request timeout.
+  return receivedAt + Math.min(Math.max(asked, MIN_STORED_FETCH_MS), auction.maxTmaxMs);
 }
+
+/** The least time a stored-data fetch is given, whatever the request's tmax (Prebid Server's `stored_requests_timeout_ms` default). */
+export const MIN_STORED_FETCH_MS = 50;
 
 /**
  * Shared front half of every endpoint that runs an auction: the request context begins, the entrypoint stage runs,
@@ -82,6 +87,7 @@ export async function enterRequest(
   const logger = input.logger ?? services.logger;
   const context = new RequestContext(endpoint, input.receivedAt, input.secure, logger, services.clock, services.planner, input.requestId);
   context.debugOverride = isDebugOverride(input, services.config.debug.overrideToken);
+  context.crossOriginCredentialed = isCrossOriginCredentialed(input.headers);
   context.observer = services.watchers?.begin(context, input);
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   context.traceAt(traceLevelOf(body, namespace));

@@ -15,7 +15,7 @@ import {
 import type { BidderEntry } from '../bidders/catalog.js';
 import type { AuctionObserver, BidderCallFact } from '../context/observer.js';
 import type { ConvertPrice } from '../currency/index.js';
-import { isTimeout, ResponseTooLargeError, type BidderTransport } from '../bidders/transport.js';
+import { isTimeout, ResponseTooLargeError, HostQueueFullError, type AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 
 /** One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it. */
 export interface HttpCallRecord {
@@ -41,6 +41,7 @@ function serialiseBody(call: RequestData): string | undefined {
 }
 
 function describeFailure(err: unknown): BidderError {
+  if (err instanceof HostQueueFullError) return { code: BidderErrorCode.Timeout, message: `Timeout: the call was not made: ${err.message}` };
   if (isTimeout(err)) return { code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' };
   if (err instanceof ResponseTooLargeError) return { code: BidderErrorCode.BadServerResponse, message: `Bad server response: ${err.message}` };
   return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
@@ -60,6 +61,8 @@ export interface BidderCallOptions {
   warn?: (bidder: string, warning: Warning) => void;
   /** Told of each exchange when the auction is watched (debug log, inspector). */
   observer?: AuctionObserver;
+  /** The auction's calls, ended together when it stops waiting. */
+  calls?: AuctionCalls;
 }
 
 /**
@@ -132,11 +135,11 @@ async function exchange(
     return result;
   }
   const bodyText = serialiseBody(call);
-  const record: HttpCallRecord | undefined = options.recordCalls ? { uri: call.uri, requestbody: bodyText, requestheaders: headerLists(call.headers) } : undefined;
+  const record: HttpCallRecord | undefined = options.recordCalls ? { uri: maskedUri(call), requestbody: bodyText, requestheaders: headerLists(call) } : undefined;
   if (record) result.httpCalls.push(record);
   let response: ResponseData;
   try {
-    response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), gzip: entry.info.endpointCompression === 'gzip' });
+    response = await transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), deadline, calls: options.calls, gzip: entry.info.endpointCompression === 'gzip' });
   } catch (err) {
     result.errors.push(describeFailure(err));
     result.exchanges.push({ failure: isTimeout(err) ? 'timeout' : err instanceof ResponseTooLargeError ? 'too-large' : 'network' });
@@ -201,11 +204,36 @@ function recordWarnings(warnings: Warning[] | undefined, share: BidderRequest, o
   for (const warning of warnings) options.warn(share.bidder, warning);
 }
 
-function headerLists(headers: Record<string, string> | undefined): Record<string, string[]> | undefined {
+/** What `ext.debug.httpcalls` shows in place of a secret. */
+export const MASKED = '[masked]';
+/** Headers that carry credentials whatever the adapter: never shown in debug output. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+/** The call's headers as debug output shows them: each as a list, credentials and the adapter's secrets masked. */
+function headerLists(call: RequestData): Record<string, string[]> | undefined {
+  const headers = call.headers;
   if (!headers) return undefined;
+  const secret = call.secret?.headers?.map((name) => name.toLowerCase());
   const lists: Record<string, string[]> = {};
-  for (const name of Object.keys(headers)) lists[name] = [headers[name]!];
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    lists[name] = [SECRET_HEADERS.has(lower) || secret?.includes(lower) ? MASKED : headers[name]!];
+  }
   return lists;
+}
+
+/** The call's URL as debug output shows it: the query parameters the adapter marked secret masked. */
+function maskedUri(call: RequestData): string {
+  const params = call.secret?.params;
+  if (!params || params.length === 0) return call.uri;
+  let url: URL;
+  try {
+    url = new URL(call.uri);
+  } catch {
+    return call.uri;
+  }
+  for (const name of params) if (url.searchParams.has(name)) url.searchParams.set(name, MASKED);
+  return url.toString();
 }
 
 /** Steps the transport's timeout is rounded up to. */

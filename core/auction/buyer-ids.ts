@@ -16,7 +16,10 @@ export function applyCookieBuyerIds(shares: BidderRequest[], uids: CookieUids, b
     if (share.request.user?.buyeruid) continue;
     const entry = bidders.get(share.adapter);
     const key = entry ? syncerKey(entry) : share.bidder;
-    const uid = uids[key] ?? uids[share.bidder];
+    // The id kept under the request's own name for the bidder, unless that name is another host bidder's: a request
+    // alias that shadows a host bidder (spec 2.14 lets it) must not carry that bidder's id to the alias's adapter.
+    const ownName = share.bidder === share.adapter || bidders.get(share.bidder) === undefined;
+    const uid = Object.hasOwn(uids, key) ? uids[key] : ownName && Object.hasOwn(uids, share.bidder) ? uids[share.bidder] : undefined;
     if (uid) share.request.user = { ...share.request.user, buyeruid: uid };
   }
 }

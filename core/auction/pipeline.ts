@@ -1,5 +1,6 @@
 import {
   BidderErrorCode,
+  NonBidReason,
   hasOwnKeys,
   isJsonObject,
   requestOption,
@@ -20,7 +21,7 @@ import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-reque
 import type { BidderCatalog } from '../bidders/catalog.js';
 import { PrivacyEnforcer, type PrivacyService } from '../privacy/index.js';
 import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
-import type { BidderTransport } from '../bidders/transport.js';
+import { AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
 import type { RequestContext } from '../context/request-context.js';
 import { strictConversion, type CurrencyService } from '../currency/index.js';
@@ -67,6 +68,35 @@ interface BidderTiming {
 /** A bid the response can carry: a service or module may have set any price, but only a finite, non-negative one stays. */
 function isPriced(bid: AuctionBid): boolean {
   return Number.isFinite(bid.bid.price) && bid.bid.price >= 0;
+}
+
+/**
+ * The bidder's bids without those no answer may carry, each dropped one reported as a bad server response (code 3)
+ * and as a rejected bid: a price that is negative, infinite or not a number (a bidder's, or one an adjustment made),
+ * and a bid whose id the bidder already used in this auction. The usual seat (every bid sound) is returned as is.
+ */
+function soundBids(bids: AuctionBid[], seat: SeatResult, context: RequestContext): AuctionBid[] {
+  let kept: AuctionBid[] | undefined;
+  let ids: Set<unknown> | undefined;
+  for (let i = 0; i < bids.length; i++) {
+    const auctionBid = bids[i]!;
+    const bid = auctionBid.bid;
+    let problem: string | undefined;
+    if (!isPriced(auctionBid)) problem = `Bid "${String(bid.id)}" has price ${String(bid.price)}: a bid needs a finite, non-negative price; dropped`;
+    else if (bids.length > 1) {
+      ids ??= new Set();
+      if (ids.has(bid.id)) problem = `Bid "${String(bid.id)}" repeats the id of an earlier bid of this bidder; dropped`;
+      else ids.add(bid.id);
+    }
+    if (problem === undefined) {
+      kept?.push(auctionBid);
+      continue;
+    }
+    kept ??= bids.slice(0, i);
+    seat.errors.push({ code: BidderErrorCode.BadServerResponse, message: problem });
+    context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
+  }
+  return kept ?? bids;
 }
 
 /**
@@ -147,7 +177,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls() },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
         });
 
@@ -203,6 +233,8 @@ export class AuctionPipeline {
       const settle = (): void => {
         done = true;
         clearTimeout(timer);
+        // The calls the auction no longer waits for end now, whatever their sockets are doing.
+        timing.call.calls?.end();
         for (let i = 0; i < shares.length; i++) {
           const share = shares[i]!;
           if (seats[i] === undefined) context.observer?.bidderAbandoned(share.bidder, context.now());
@@ -287,7 +319,7 @@ export class AuctionPipeline {
       bids = raw.payload.bids;
     }
     if (bids.length > 0) services['bid-adjustment'].adjust(bids, share, context);
-    seat.bids = bids.every(isPriced) ? bids : bids.filter(isPriced);
+    seat.bids = soundBids(bids, seat, context);
     checkBids(seat, share, timing.bidRules, this.deps.bidChecks, context);
     return seat;
   }

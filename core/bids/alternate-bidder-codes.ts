@@ -1,4 +1,4 @@
-import { isJsonObject } from '../api/index.js';
+import { isJsonObject, SAFE_NAME } from '../api/index.js';
 
 /**
  * Alternate bidder codes (`ext.<ns>.alternatebiddercodes`, else the account's `alternatebiddercodes`): which other
@@ -18,6 +18,8 @@ export function readAlternateBidderCodes(fromRequest: unknown, fromAccount: unkn
 /** Why `bidder` may not bid under `seat`, or undefined when it may (its own name, in any case, always is). */
 export function alternateSeatError(codes: AlternateBidderCodes | undefined, bidder: string, seat: string): string | undefined {
   if (seat === '' || seat.toLowerCase() === bidder.toLowerCase()) return undefined;
+  // A seat becomes an object key and a targeting key suffix downstream: it must be a plain name, never `__proto__`.
+  if (!SAFE_NAME.test(seat)) return `invalid biddercode "${seat.slice(0, 64)}" sent by adapter "${bidder}": a seat name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit`;
   const disabled = `alternateBidderCodes disabled for "${bidder}", rejecting bids for "${seat}"`;
   const notDefined = `alternateBidderCodes not defined for adapter "${bidder}", rejecting bids for "${seat}"`;
   if (!codes?.enabled) return disabled;

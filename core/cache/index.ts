@@ -10,6 +10,7 @@ export * from './limits.js';
 export * from './client.js';
 export * from './routes.js';
 export * from './breaker.js';
+export * from './client-limits.js';
 
 /** Host config under `cache`. */
 export interface CacheConfig {

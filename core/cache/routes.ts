@@ -2,12 +2,23 @@ import type { IncomingMessage } from 'node:http';
 import type { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
 import type { KoaRoute } from '../http/routes.js';
+import type { CacheClientLimits, ClientRefusal } from './client-limits.js';
 import { checkPut, maxRequestBodyBytes, type CacheLimits } from './limits.js';
 import type { CacheEntry, CacheStore } from './store.js';
 
 export interface CacheRouteOptions {
   logger?: Pick<PluginLogger, 'error'>;
+  /** Rate and share limits per client of `POST /cache`; none when absent. */
+  clientLimits?: CacheClientLimits;
+  /** Told of each put refused by them (a metric). */
+  onRefused?: () => void;
 }
+
+/**
+ * Served with every value: it came from a client, so a browser must neither run it as a document of this origin
+ * (an XHTML value with a script, say) nor guess another type for it.
+ */
+const VALUE_HEADERS = { 'content-security-policy': 'sandbox', 'x-content-type-options': 'nosniff' } as const;
 
 const CONTENT_TYPES = { json: 'application/json', xml: 'application/xml' } as const;
 
@@ -19,6 +30,7 @@ interface HttpExchange {
   status: number;
   body: unknown;
   type: string;
+  set(field: string, value: string): void;
 }
 
 /**
@@ -40,11 +52,16 @@ export function registerCacheRoutes<S, C>(router: Router<S, C>, store: CacheStor
 }
 
 async function handlePut(ctx: HttpExchange, store: CacheStore, limits: CacheLimits, bodyLimit: number, options: CacheRouteOptions): Promise<void> {
+  const client = ctx.req.socket?.remoteAddress ?? '';
+  const limited = options.clientLimits?.admit(client);
+  if (limited) return refuse(ctx, limited, options);
   const body = await readJsonBody(ctx, bodyLimit);
   if (!body.ok) return sendText(ctx, body.status, body.message);
 
   const entries = checkPuts(body.value, limits);
   if (!entries.ok) return sendText(ctx, 400, entries.messages.join('\n'));
+  const overShare = options.clientLimits?.reserve(client, entries.entries);
+  if (overShare) return refuse(ctx, overShare, options);
 
   let uuids: string[];
   try {
@@ -58,6 +75,7 @@ async function handlePut(ctx: HttpExchange, store: CacheStore, limits: CacheLimi
 }
 
 async function handleGet(ctx: HttpExchange, store: CacheStore, options: CacheRouteOptions): Promise<void> {
+  for (const [name, value] of Object.entries(VALUE_HEADERS)) ctx.set(name, value);
   const uuid = ctx.query.uuid;
   if (Array.isArray(uuid)) return sendText(ctx, 400, 'give the query parameter uuid only once');
   if (!uuid) return sendText(ctx, 400, 'missing query parameter uuid: GET /cache?uuid=<id>');
@@ -73,6 +91,12 @@ async function handleGet(ctx: HttpExchange, store: CacheStore, options: CacheRou
   ctx.status = 200;
   ctx.body = stored.value;
   ctx.type = CONTENT_TYPES[stored.type];
+}
+
+function refuse(ctx: HttpExchange, refusal: ClientRefusal, options: CacheRouteOptions): void {
+  options.onRefused?.();
+  ctx.set('retry-after', String(refusal.retryAfterSeconds));
+  sendText(ctx, refusal.status, refusal.message);
 }
 
 type PutsCheck = { ok: true; entries: CacheEntry[] } | { ok: false; messages: string[] };

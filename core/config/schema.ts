@@ -183,7 +183,23 @@ export const configSchema = Type.Object(
       port: Port({ default: 8000, description: 'Port of the public listener' }),
       host: Type.String({ default: '0.0.0.0', description: 'Address of the public listener' }),
       maxRequestBytes: Type.Integer({ minimum: 1024, default: 262144, description: 'Body limit, applied after decompression' }),
+      maxJsonDepth: Type.Integer({ minimum: 8, maximum: 1000, default: 64, description: 'Deepest nesting of arrays and objects a JSON body may have; deeper is a 400 naming the limit' }),
+      headersTimeoutMs: Type.Integer({ minimum: 100, default: 10000, description: 'Time a client has to send a request\'s headers before its connection is closed (408)' }),
+      requestTimeoutMs: Type.Integer({ minimum: 100, default: 30000, description: 'Time a client has to send a whole request, body included, before its connection is closed (408); at least `headersTimeoutMs`' }),
       workers: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'Worker processes on one port (node:cluster, shared nothing)' }),
+      shedding: Section({
+        maxAuctionsInFlight: Type.Integer({
+          minimum: 0,
+          default: 1000,
+          description: 'Past this many auctions in flight (`/openrtb2/*`), an auction is answered 503 with Retry-After before its body is read; 0 switches it off',
+        }),
+        maxEventLoopDelayMs: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: "While the event loop's delay (the worst over the last second) is above this, auctions are answered 503 with Retry-After; 0 (default) switches it off",
+        }),
+        retryAfterSeconds: Type.Integer({ minimum: 1, default: 1, description: 'The Retry-After of a shed auction' }),
+      }),
       drainTimeoutMs: Type.Integer({ minimum: 0, default: 5000, description: 'On SIGTERM/SIGINT: stop accepting, finish in-flight auctions, exit within this' }),
       externalUrl: Type.String({
         description: "Public address (the embedded cache's public URL, user sync redirects); `http://localhost:<server.port>` when not set",
@@ -238,6 +254,11 @@ export const configSchema = Type.Object(
     }),
     httpClient: Section({
       connectionsPerHost: Type.Integer({ minimum: 1, default: 128, description: 'Bidder connection pool size per origin' }),
+      maxPendingPerHost: Type.Integer({
+        minimum: 0,
+        default: 128,
+        description: 'Bidder calls that may wait for a free connection per origin; past it a call fails at once (a timeout, code 1) and counts in `gavel_shed_total`',
+      }),
       keepAliveTimeoutMs: Type.Integer({ minimum: 1, default: 30000, description: 'Idle time before a pooled bidder connection is closed' }),
       maxResponseBytes: Type.Integer({ minimum: 1024, default: 1048576, description: 'Largest bidder response read; a larger one is a bidder error' }),
     }),
@@ -352,6 +373,15 @@ export const configSchema = Type.Object(
           closed,
         ),
       ),
+      clientLimits: Section({
+        putsPerSecond: Type.Integer({ minimum: 0, default: 100, description: '`POST /cache` requests per second one client (address) may make, past a burst; more get a 429 with Retry-After. 0 switches it off' }),
+        burst: Type.Integer({ minimum: 1, default: 200, description: '`POST /cache` requests one client may make at once before `putsPerSecond` applies' }),
+        maxClientBytes: Type.Integer({
+          minimum: 0,
+          default: 16 * 1024 * 1024,
+          description: "Bytes one client's live values may take in the embedded store; past it its puts get a 429, so its burst never pushes out others' entries. 0 switches it off",
+        }),
+      }),
       memory: Type.Optional(Section({ maxBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: 'Size bound of the embedded memory store' })) })),
       limits: Type.Optional(
         Section({

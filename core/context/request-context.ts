@@ -62,6 +62,11 @@ export class RequestContext implements AuctionContext {
   debug = false;
   /** The host's debug override header was sent with the right token: debug output whatever the request and account say. */
   debugOverride = false;
+  /**
+   * The request came from another site's page with the visitor's cookies: debug output (which echoes the request,
+   * uids included) is then off unless the account allows it (`debug_allow_cross_origin`).
+   */
+  crossOriginCredentialed = false;
   trace: TraceLevel | undefined = undefined;
   privacy: PrivacySignals = NO_PRIVACY;
   currency = 'USD';
@@ -232,11 +237,35 @@ const ACCOUNT_DEBUG_DISABLED: Warning = Object.freeze({ code: 10002, message: 'd
  * by the account (`debug_allow`), or forced by the host's override header whatever the account says. When the
  * account's debug is not in effect, the answer says so (`debug turned off for account`), as Prebid Server's does.
  */
-function decideDebug(context: RequestContext, requested: boolean, accountAllows: boolean): void {
-  const accountDebug = requested && accountAllows;
+function decideDebug(context: RequestContext, requested: boolean, account: AccountSettings): void {
+  const crossOriginRefused = context.crossOriginCredentialed && account.debug_allow_cross_origin !== true;
+  const accountDebug = requested && account.debug_allow === true && !crossOriginRefused;
   context.debug = accountDebug || context.debugOverride;
   if (!accountDebug && !context.debugOverride) {
-    context.warn('general', ACCOUNT_DEBUG_DISABLED);
+    context.warn('general', requested && crossOriginRefused && account.debug_allow === true ? CROSS_ORIGIN_DEBUG_DISABLED : ACCOUNT_DEBUG_DISABLED);
+  }
+}
+
+const CROSS_ORIGIN_DEBUG_DISABLED: Warning = Object.freeze({
+  code: 10002,
+  message: "debug turned off for a cross-origin request with cookies (the account's debug_allow_cross_origin allows it)",
+});
+
+/**
+ * A request another site's page sent with the visitor's cookies: it carries a Cookie header and an Origin (or a
+ * Sec-Fetch-Site) saying the page is not on this host.
+ */
+export function isCrossOriginCredentialed(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+  if (!headers.cookie) return false;
+  const site = headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = headers.origin;
+  if (typeof origin !== 'string' || origin === '' || origin === 'null') return origin === 'null';
+  const host = headers['x-forwarded-host'] ?? headers.host;
+  try {
+    return new URL(origin).host !== String(host).split(',')[0]!.trim();
+  } catch {
+    return true;
   }
 }
 
@@ -258,7 +287,7 @@ export function resolveAuctionContext(
   context.accountId = account.id;
   context.account = account;
   context.currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : (settings.currency ?? 'USD');
-  decideDebug(context, request.test === 1 || options?.debug === true, account.debug_allow === true);
+  decideDebug(context, request.test === 1 || options?.debug === true, account);
   context.traceAt(traceLevelOf(request, namespace));
   const hooks = account.hooks;
   const accountPlan = isJsonObject(hooks) && isJsonObject(hooks.execution_plan) ? (hooks.execution_plan as ExecutionPlanConfig) : undefined;

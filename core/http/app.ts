@@ -5,9 +5,10 @@ import { Router } from '@koa/router';
 import type { PluginLogger } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import { OTHER, type Metrics } from '../metrics/index.js';
-import { HttpError, parseJsonObject, readBody } from './body.js';
+import { DEFAULT_MAX_JSON_DEPTH, HttpError, parseJsonObject, readBody } from './body.js';
 import { answerPreflight, corsHandler } from './cors.js';
 import { responseCompressor, type CompressionSettings, type ResponseCompressor } from './compression.js';
+import { LoadShedder, type LoadSheddingSettings } from './load-shedding.js';
 import { NOT_FOUND, RouteTable, type PathMatch, type Route } from './routes.js';
 import { REQUEST_ID_HEADER, RequestLogger, requestIdOf, writeAccessLine, type AccessLog, type AccessNote } from './request-log.js';
 
@@ -17,6 +18,12 @@ export { fastRoutes, RouteTable, type EndpointHandler, type FastRoute, type KoaR
 /** What one Gavel instance serves; the composition root fills it. */
 export interface HttpRoutes {
   maxRequestBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have (default 64). */
+  maxJsonDepth?: number;
+  /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 300 s). */
+  timeouts?: { headersMs: number; requestMs: number };
+  /** Load shedding for the auction endpoints (`/openrtb2/*`); none when absent. */
+  shedding?: LoadSheddingSettings;
   allowedOrigins: string[];
   logger: PluginLogger;
   /** Counts every answer by route pattern and status. */
@@ -82,6 +89,9 @@ function toEndpointRequest(req: IncomingMessage, found: PathMatch, query: Record
   };
 }
 
+/** The routes load shedding applies to: the auction endpoints. */
+const AUCTION_PREFIX = '/openrtb2/';
+
 /** Statuses that carry no body. */
 const EMPTY_STATUSES = new Set([204, 205, 304]);
 
@@ -127,6 +137,9 @@ function writeError(res: ServerResponse, err: unknown, path: string, logger: Plu
     res.destroy();
     return;
   }
+  // An answer before the body was read (a 413, a bad encoding): the rest of the body would be read as the next
+  // request, or left unread with the connection hanging. The connection ends with this answer instead.
+  if (res.req && !res.req.readableEnded) res.setHeader('connection', 'close');
   res.statusCode = status;
   if (err instanceof HttpError && err.headers) for (const name in err.headers) res.setHeader(name, err.headers[name]!);
   res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -140,6 +153,8 @@ export interface HttpEdge {
   /** The compiled routing table the listener serves. */
   readonly routes: RouteTable;
   listen(port: number, host: string): Server;
+  /** From now on every answer says `Connection: close`: a keep-alive connection carries no request after it. */
+  drain(): void;
 }
 
 /**
@@ -156,6 +171,7 @@ export interface HttpEdge {
  */
 export function createHttpApp(options: HttpRoutes): HttpEdge {
   const { logger, metrics, maxRequestBytes } = options;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const table = new RouteTable(options.routes);
   const applyCors = corsHandler(options.allowedOrigins);
   const compress = responseCompressor(options.compression);
@@ -181,6 +197,8 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
   }
 
   const accessLog = options.accessLog;
+  let draining = false;
+  const shedder = options.shedding ? new LoadShedder(options.shedding) : undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
     const receivedAt = performance.timeOrigin + startedAt;
@@ -190,8 +208,10 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
     const requestId = requestIdOf(req);
     const exchange: Exchange = { requestId, logger: new RequestLogger(logger, requestId), access: accessLog?.settings.enabled ? {} : undefined };
     res.setHeader(REQUEST_ID_HEADER, requestId);
+    if (draining) res.setHeader('connection', 'close');
     applyCors(req, res);
     let label: string = OTHER;
+    let admitted = false;
     try {
       const found = table.find(path);
       if (found === undefined) throw NOT_FOUND;
@@ -202,17 +222,31 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
         if (method !== 'OPTIONS') throw found.routes.notAllowed;
         answerPreflight(req, res, found.routes.allow);
       } else if (route.lane === 'fast') {
+        // Before anything is read or parsed: an overloaded process answers an auction at once, for nearly nothing.
+        if (shedder && found.routes.pattern.startsWith(AUCTION_PREFIX)) {
+          const refused = shedder.admit();
+          if (refused !== undefined) {
+            metrics?.shed(refused);
+            throw shedder.refusal;
+          }
+          admitted = true;
+        }
         const query = queryParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
         // Prebid.js marks a gzip body with `?gzip=1` when it cannot set Content-Encoding.
-        const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes)) : undefined;
-        writeAnswer(res, await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body)), req, compress);
+        const body = route.method === 'POST' ? parseJsonObject(await readBody(req, query.gzip === '1', maxRequestBytes), maxJsonDepth) : undefined;
+        const answer = await route.handler(toEndpointRequest(req, found, query, receivedAt, exchange, body));
+        // A drain that began while the auction ran: this is the connection's last answer.
+        if (draining) res.setHeader('connection', 'close');
+        writeAnswer(res, answer, req, compress);
       } else {
         if (path !== found.path) req.url = queryAt === -1 ? found.path : found.path + url.slice(queryAt);
         await viaKoa!(req, res);
       }
     } catch (err) {
+      if (draining) res.setHeader('connection', 'close');
       writeError(res, err, path, exchange.logger);
     }
+    if (admitted) shedder!.done();
     metrics?.httpRequest(label, res.statusCode);
     if (exchange.access) writeAccessLine(accessLog!, req, res, { requestId, path, route: label, startedAt, note: exchange.access });
   };
@@ -221,7 +255,18 @@ export function createHttpApp(options: HttpRoutes): HttpEdge {
   return {
     listener,
     routes: table,
-    listen: (port, host) => createServer(listener).listen(port, host),
+    listen: (port, host) => {
+      const timeouts = options.timeouts;
+      const server = timeouts
+        ? // Node checks these timeouts on an interval (30 s by default): checked each second, a slow client is cut close to its limit.
+          createServer({ headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: 1000 }, listener)
+        : createServer(listener);
+      return server.listen(port, host);
+    },
+    drain: () => {
+      draining = true;
+      shedder?.stop();
+    },
   };
 }
 

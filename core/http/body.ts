@@ -70,14 +70,40 @@ export async function readBody(req: IncomingMessage, gzipParam: boolean, maxByte
   }
 }
 
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether the JSON text opens more than `maxDepth` arrays and objects inside each other: one pass over the text,
+ * before parsing, so a body nested thousands deep never reaches code that walks it recursively (a deep clone, a
+ * merge). Brackets inside strings do not count; the text need not be valid (the parser judges that next).
+ */
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 92 /* \\ */) i++;
+      else if (char === 34 /* " */) inString = false;
+    } else if (char === 34) inString = true;
+    else if (char === 123 /* { */ || char === 91 /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (char === 125 /* } */ || char === 93 /* ] */) depth--;
+  }
+  return false;
+}
+
 /**
  * Parses a JSON object body; anything else is a 400 that says what was wrong, in the decoder's words Prebid Server
  * clients match on (`expect { or n, but found [`) followed by where (offset, line, column) and how to fix it. A `null`
  * body decodes, as in Prebid Server, to a request without an id.
  */
-export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+export function parseJsonObject(raw: Buffer, maxDepth = DEFAULT_MAX_JSON_DEPTH): Record<string, unknown> {
   if (raw.length === 0) throw new HttpError(400, 'Invalid request: request body is empty; send an OpenRTB BidRequest as JSON', ErrorCode.RequestMalformed);
   const text = raw.toString('utf8');
+  if (nestsDeeperThan(text, maxDepth)) {
+    throw new HttpError(400, `Invalid request: JSON nests deeper than the ${maxDepth}-level limit (server.maxJsonDepth)`, ErrorCode.RequestTooDeep);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -8,6 +8,7 @@ export {
   NoopMetrics,
   OTHER,
   PrometheusMetrics,
+  SHED_REASONS,
   type AuctionOutcomeLabel,
   type BidderCallOutcome,
   type CachePutOutcome,
@@ -15,6 +16,7 @@ export {
   type Metrics,
   type MetricsExposition,
   type PrometheusMetricsOptions,
+  type ShedLabel,
 } from './metrics.js';
 export { startAdminServer, type AdminMount, type AdminServer, type AdminServerOptions, type InvalidationOrder } from './admin-server.js';
 export { BACKENDS, BackendStatus, Readiness, startProbe, type BackendName, type ReadinessReport } from './readiness.js';

@@ -12,6 +12,13 @@ export type HookStatus = (typeof HOOK_STATUSES)[number];
 export const CACHE_PUT_OUTCOMES = ['ok', 'error', 'skipped'] as const;
 export type CachePutOutcome = (typeof CACHE_PUT_OUTCOMES)[number];
 export const ENDPOINTS = ['auction', 'amp', 'video'] as const;
+/**
+ * Work refused or cut short to protect the process: a bidder call failed at once (its host's queue full) or aborted
+ * at its auction's deadline; a request answered 503 (too many auctions in flight, event loop too slow); a cache put
+ * over its client's rate.
+ */
+export const SHED_REASONS = ['bidder-queue-full', 'bidder-deadline', 'auctions-in-flight', 'event-loop-delay', 'cache-rate-limit'] as const;
+export type ShedLabel = (typeof SHED_REASONS)[number];
 
 /** The label value for anything outside a label's known list. */
 export const OTHER = 'other';
@@ -31,6 +38,7 @@ export const METRIC_NAMES = {
   workerRestarts: 'gavel_worker_restarts_total',
   workersListening: 'gavel_workers_listening',
   primaryMemory: 'gavel_primary_resident_memory_bytes',
+  shed: 'gavel_shed_total',
 } as const;
 
 /**
@@ -53,6 +61,8 @@ export interface Metrics {
   declareRoutes(routes: Iterable<string>): void;
   /** Shows a backend's state (up 1, down 0), read at each scrape. */
   watchBackend(status: BackendStatus): void;
+  /** Work refused or cut short to protect the process (SHED_REASONS). */
+  shed(reason: ShedLabel): void;
 }
 
 /** What the admin server serves on GET /metrics. */
@@ -71,6 +81,7 @@ export class NoopMetrics implements Metrics {
   httpRequest(): void {}
   declareRoutes(): void {}
   watchBackend(): void {}
+  shed(): void {}
 }
 
 /**
@@ -291,6 +302,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly cache: ChildrenByValue<CacheSeries>;
   private readonly http: ChildrenByValue<StatusCells>;
   private readonly backends = new Map<string, BackendStatus>();
+  private readonly shedding: ChildrenByValue<CounterCell>;
 
   constructor(options: PrometheusMetricsOptions) {
     const registry = this.registry;
@@ -333,6 +345,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
     const httpRequests = new CellCounter(METRIC_NAMES.httpRequests, 'Answers of the public HTTP listener, by route and status.', ['route', 'status'], registry);
     this.http = new ChildrenByValue(options.routes ?? [], (route) => new StatusCells(httpRequests, route));
+
+    const shed = new CellCounter(METRIC_NAMES.shed, 'Work refused or cut short to protect the process, by reason.', ['reason'], registry);
+    this.shedding = new ChildrenByValue(SHED_REASONS, (reason) => shed.cell([reason], reason !== OTHER));
 
     const backends = this.backends;
     new Gauge({
@@ -392,5 +407,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   watchBackend(status: BackendStatus): void {
     this.backends.set(status.name, status);
+  }
+
+  shed(reason: ShedLabel): void {
+    this.shedding.get(reason).value++;
   }
 }

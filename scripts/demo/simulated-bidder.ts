@@ -7,12 +7,18 @@ import type { AddressInfo } from 'node:net';
  *   price=1.5     bid this CPM on every imp (default 1)
  *   delayMs=200   answer after this long
  *   hang=1        never answer
+ *   dripMs=100    answer 200 at once, then one byte of body every this many ms, never finishing
+ *   reset=1       close the connection without an answer
+ *   garbage=1     answer 200 with a body that is not JSON
+ *   bytes=10485760  answer 200 with a body this large
+ *   keep=0        do not keep the request body in `received` (soak and load runs)
  *   status=500    answer this status with no bid
  *   cur=EUR       answer in this currency
  *   dur=18&cat=IAB1-1&mtype=2   video bid facts
  *   adm=...       creative markup
  *   prices=2,1.5  several bids per imp, one per price (instead of price)
  *   seat=groupm   the seat the bids come under
+ *   bidid=b1      every bid gets this id (a bidder repeating ids)
  *   dealid=d1     a deal id on every bid
  *   nocrid=1      bids without a creative id
  *   w=300&h=250   the creative size (default: the imp's first size)
@@ -54,6 +60,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, 
       h: Number(query.get('h') ?? format.h ?? 250),
     };
     if (query.get('nocrid') === '1') delete bid.crid;
+    if (query.get('bidid')) bid.id = query.get('bidid');
     if (query.get('mtype')) bid.mtype = Number(query.get('mtype'));
     if (query.get('dur')) bid.dur = Number(query.get('dur'));
     if (query.get('cat')) bid.cat = [query.get('cat')];
@@ -92,6 +99,7 @@ function nativeAnswer(imp: Record<string, any>, atRoot: boolean): string {
 export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
   const received: MockBidder['received'] = [];
   const hanging = new Set<ServerResponse>();
+  const filler = new Map<number, Buffer>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -104,9 +112,38 @@ export async function startMockBidder(listenPort = 0): Promise<MockBidder> {
         res.writeHead(400).end();
         return;
       }
-      received.push({ url: req.url ?? '/', body, headers: req.headers });
-      if (url.searchParams.get('hang') === '1') {
+      const query = url.searchParams;
+      if (query.get('keep') !== '0') received.push({ url: req.url ?? '/', body, headers: req.headers });
+      if (query.get('hang') === '1') {
         hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if (query.get('reset') === '1') {
+        req.socket.destroy();
+        return;
+      }
+      if (query.get('garbage') === '1') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
+        return;
+      }
+      if (query.get('bytes')) {
+        const size = Number(query.get('bytes'));
+        // One buffer per size: a run of huge answers must not spend the bidder's time allocating.
+        const body = filler.get(size) ?? filler.set(size, Buffer.alloc(size, 0x20)).get(size)!;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        return;
+      }
+      const drip = Number(query.get('dripMs') ?? 0);
+      if (drip > 0) {
+        hanging.add(res);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{');
+        const timer = setInterval(() => res.write(' '), drip);
+        res.on('close', () => {
+          clearInterval(timer);
+          hanging.delete(res);
+        });
         return;
       }
       const delay = Number(url.searchParams.get('delayMs') ?? 0);

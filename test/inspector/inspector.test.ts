@@ -97,10 +97,11 @@ describe('auction inspector', function () {
       record = await settledRecord(id);
     });
 
-    it('each bidder call from send to answer, the slow one ending past the bidders’ deadline', () => {
+    it('each bidder call from send to answer, the slow one ended at the bidders’ deadline (its call aborted)', () => {
       expect(record.calls.map((call) => call.bidder).sort()).to.deep.equal(['alpha', 'beta', 'slow']);
       const slow = record.calls.find((call) => call.bidder === 'slow')!;
-      expect(slow.answeredAt!).to.be.greaterThan(record.bidderDeadline);
+      // The auction's timer runs on whole milliseconds: it may fire up to 1 ms before the fractional deadline.
+      expect(slow.answeredAt!).to.be.at.least(record.bidderDeadline - 1);
       expect(slow.error?.code).to.equal(1);
       expect(record.abandoned).to.have.keys('slow');
       for (const call of record.calls.filter((entry) => entry.bidder !== 'slow')) {

@@ -143,6 +143,13 @@ describe('POST /openrtb2/auction rules', () => {
       expect(seats.fastlane.ext.prebid.meta.adaptercode).to.equal('beta');
     });
 
+    it('an alias named like a core bidder never carries that bidder\'s cookie id to its own adapter', async () => {
+      const future = new Date(Date.now() + 86_400_000).toISOString();
+      const cookie = Buffer.from(JSON.stringify({ tempUIDs: { alpha: { uid: 'alpha-only', expires: future } } })).toString('base64');
+      await postJson(auctionUrl, bannerRequest({ alpha: {} }, { ext: { prebid: { aliases: { alpha: 'beta' } } } }), { cookie: `uids=${cookie}` });
+      expect(lastCallTo('beta').body.user).to.equal(undefined);
+    });
+
     it('an alias named like a core bidder takes precedence', async () => {
       const request = bannerRequest({ alpha: {} }, { ext: { prebid: { aliases: { alpha: 'beta' } } } });
       const { json } = await postJson(auctionUrl, request);

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_KEY } from '../fixtures/adapters/keyed/index.js';
 import { bannerRequest, getJson, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 
@@ -76,5 +78,62 @@ describe('debug output', () => {
     expect(log.status).to.equal(200);
     expect(log.text).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<Log><Request>\{"podconfig"/);
     expect(log.text).to.contain('"x-test-header":"seen"').and.to.contain('<Response>{"responsetimemillis"');
+  });
+});
+
+describe('debug output without secrets', () => {
+  const keyed = fileURLToPath(new URL('../fixtures/adapters/keyed/', import.meta.url));
+  let bidder: MockBidder;
+  let gavel: RunningGavel;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gavel-debug-secrets-'));
+    mkdirSync(join(dir, 'accounts'));
+    writeFileSync(join(dir, 'accounts', 'open.json'), JSON.stringify({ debug_allow: true, debug_allow_cross_origin: true }));
+    bidder = await startMockBidder();
+    gavel = await startGavel({
+      plugins: [keyed],
+      bidders: {
+        keyed: { endpoint: `${bidder.url}/rtb?name=keyed&price=1` },
+        rubicon: { endpoint: `${bidder.url}/rtb?name=rubicon&price=1`, extra: { xapi: { username: 'host-user', password: 'host-password', tracker: 't' } } },
+      },
+      storedRequests: { filesystem: { dir } },
+    });
+  });
+  after(async () => {
+    await gavel?.close();
+    await bidder?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('masks Authorization, cookies and the headers and query parameters an adapter marks secret; shows the rest', async () => {
+    const request = bannerRequest({ keyed: {}, rubicon: { accountId: 1, siteId: 2, zoneId: 3 } }, { test: 1 });
+    const { json, text } = await postJson(`${gavel.url}/openrtb2/auction`, request);
+    expect(text).not.to.contain(API_KEY);
+    expect(text).not.to.contain(Buffer.from('host-user:host-password').toString('base64'));
+    const [call] = json.ext.debug.httpcalls.keyed;
+    expect(call.requestheaders).to.deep.include({ 'X-Api-Key': ['[masked]'], Authorization: ['[masked]'], Cookie: ['[masked]'], 'X-Plain': ['shown'] });
+    expect(new URL(call.uri).searchParams.get('apikey')).to.equal('[masked]');
+    expect(new URL(call.uri).searchParams.get('name')).to.equal('keyed');
+    expect(json.ext.debug.httpcalls.rubicon[0].requestheaders.Authorization).to.deep.equal(['[masked]']);
+    // What the bidder received is the real thing.
+    const sent = bidder.received.find((seen) => seen.url.includes('name=keyed'))!;
+    expect(sent.headers['x-api-key']).to.equal(API_KEY);
+    expect(sent.url).to.contain(`apikey=${API_KEY}`);
+  });
+
+  const crossSite = { origin: 'https://other-site.example', cookie: 'uids=abc' };
+
+  it('is off for a cross-origin request with cookies, saying why', async () => {
+    const { json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ keyed: {} }, { test: 1 }), crossSite);
+    expect(json.ext.debug).to.equal(undefined);
+    expect(json.ext.warnings.general[0].code).to.equal(10002);
+    expect(json.ext.warnings.general[0].message).to.contain('cross-origin');
+  });
+
+  it('stays on for a cross-origin request without cookies, and for a credentialed one when the account allows it', async () => {
+    expect((await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ keyed: {} }, { test: 1 }), { origin: 'https://other-site.example' })).json.ext.debug).to.be.an('object');
+    const allowed = bannerRequest({ keyed: {} }, { test: 1, site: { page: 'https://p.example/', publisher: { id: 'open' } } });
+    expect((await postJson(`${gavel.url}/openrtb2/auction`, allowed, crossSite)).json.ext.debug).to.be.an('object');
   });
 });

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import type { RequestData } from '../../core/api/index.js';
-import { isTimeout, ResponseTooLargeError, UndiciBidderTransport } from '../../core/bidders/transport.js';
+import { eventually } from '../support/eventually.js';
+import { AuctionCalls, CallDeadlineError, HostQueueFullError, isTimeout, ResponseTooLargeError, UndiciBidderTransport } from '../../core/bidders/transport.js';
 
 function call(method: 'GET' | 'POST', uri: string, headers?: Record<string, string>): RequestData {
   return { method, uri, headers, impIds: [] };
@@ -124,5 +125,121 @@ describe('UndiciBidderTransport', () => {
       (err: unknown) => err,
     );
     expect(malformed).to.be.instanceOf(Error);
+  });
+});
+
+describe('UndiciBidderTransport: every call bounded by its auction', () => {
+  /** A bidder that counts the requests it receives and answers each per its path: /drip, /hang, or /ok. */
+  let server: Server;
+  let url: string;
+  let received: string[];
+  const open = new Set<ServerResponse>();
+
+  before(async () => {
+    server = createServer((req, res) => {
+      received.push(req.url ?? '');
+      req.resume();
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      if (req.url === '/drip') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{');
+        const timer = setInterval(() => res.write(' '), 20);
+        res.on('close', () => clearInterval(timer));
+      } else if (req.url === '/ok') res.end('{}');
+      // /hang: never answers.
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => (received = []));
+  afterEach(() => {
+    for (const res of open) res.destroy();
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+
+  it('aborts a body that drips past the deadline (undici\'s idle timeout alone would wait), and frees the connection', async () => {
+    const sheds: string[] = [];
+    const transport = new UndiciBidderTransport({ connectionsPerHost: 1, keepAliveTimeoutMs: 1000, maxPendingPerHost: 1 }, 1 << 20, (reason) => sheds.push(reason));
+    try {
+      const failure = await failureOf(transport.send(call('GET', `${url}/drip`), undefined, { timeoutMs: 10_000, deadline: Date.now() + 150 }));
+      expect(failure).to.be.instanceOf(CallDeadlineError);
+      expect(isTimeout(failure)).to.equal(true);
+      expect(sheds).to.deep.equal(['deadline']);
+      expect(transport.openCalls(url)).to.equal(0);
+      // The only connection was closed with the aborted call: the next call gets a fresh one and its answer.
+      expect((await transport.send(call('GET', `${url}/ok`), undefined, { timeoutMs: 1000 })).body).to.equal('{}');
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('ends every call of an auction still out when the auction ends them', async () => {
+    const transport = new UndiciBidderTransport({ connectionsPerHost: 4, keepAliveTimeoutMs: 1000 }, 1 << 20);
+    try {
+      const calls = new AuctionCalls();
+      const pending = [failureOf(transport.send(call('GET', `${url}/hang`), undefined, { timeoutMs: 60_000, calls })), failureOf(transport.send(call('GET', `${url}/drip`), undefined, { timeoutMs: 60_000, calls }))];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      calls.end();
+      for (const failure of await Promise.all(pending)) expect(failure).to.be.instanceOf(CallDeadlineError);
+      expect(transport.openCalls(url)).to.equal(0);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('never sends a queued call whose deadline passed while it waited for a connection', async () => {
+    const transport = new UndiciBidderTransport({ connectionsPerHost: 1, keepAliveTimeoutMs: 1000, maxPendingPerHost: 4 }, 1 << 20);
+    try {
+      const first = new AuctionCalls();
+      const held = failureOf(transport.send(call('GET', `${url}/hang`), undefined, { timeoutMs: 60_000, calls: first }));
+      const second = new AuctionCalls();
+      const queued = failureOf(transport.send(call('GET', `${url}/ok?queued`), undefined, { timeoutMs: 60_000, calls: second }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The second auction stops waiting while its call is queued behind the first: it fails at once.
+      second.end();
+      expect(await queued).to.be.instanceOf(CallDeadlineError);
+      first.end();
+      await held;
+      // The connection the first call held is gone; the queued call was dropped at its turn, not sent on a new one.
+      await eventually('open calls', () => transport.openCalls(url), (open) => open === 0, 2000);
+      expect(received).to.deep.equal(['/hang']);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('fails a call at once when its host\'s pool and queue are full, and counts it', async () => {
+    const sheds: string[] = [];
+    const transport = new UndiciBidderTransport({ connectionsPerHost: 1, keepAliveTimeoutMs: 1000, maxPendingPerHost: 1 }, 1 << 20, (reason) => sheds.push(reason));
+    try {
+      const calls = new AuctionCalls();
+      const held = [transport.send(call('GET', `${url}/hang`), undefined, { timeoutMs: 60_000, calls }), transport.send(call('GET', `${url}/hang`), undefined, { timeoutMs: 60_000, calls })].map(failureOf);
+      const refused = await failureOf(transport.send(call('GET', `${url}/ok`), undefined, { timeoutMs: 60_000 }));
+      expect(refused).to.be.instanceOf(HostQueueFullError);
+      expect(isTimeout(refused)).to.equal(true);
+      expect((refused as Error).message).to.equal(`2 calls to ${url} are already open or waiting`);
+      expect(sheds).to.deep.equal(['queue-full']);
+      calls.end();
+      await Promise.all(held);
+      await eventually('open calls', () => transport.openCalls(url), (open) => open === 0, 2000);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('close() waits at most its grace for calls still out, then destroys the pool', async () => {
+    const transport = new UndiciBidderTransport({ connectionsPerHost: 1, keepAliveTimeoutMs: 1000 }, 1 << 20);
+    const out = failureOf(transport.send(call('GET', `${url}/drip`), undefined, { timeoutMs: 60_000 }));
+    const queued = failureOf(transport.send(call('GET', `${url}/hang`), undefined, { timeoutMs: 60_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await transport.close(100);
+    expect(await out).to.be.instanceOf(Error);
+    expect(await queued).to.be.instanceOf(Error);
   });
 });

@@ -26,7 +26,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
   it('embeds exactly the defaults the server has always had', () => {
     const PURPOSE = { enforcePurpose: true, enforceVendors: true, enforceAlgo: 'full', vendorExceptions: [] };
     expect(defaultConfig).to.deep.equal({
-      server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, workers: 1, drainTimeoutMs: 5000 },
+      server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, maxJsonDepth: 64, headersTimeoutMs: 10000, requestTimeoutMs: 30000, workers: 1, shedding: { maxAuctionsInFlight: 1000, maxEventLoopDelayMs: 0, retryAfterSeconds: 1 }, drainTimeoutMs: 5000 },
       logging: { level: 'info', accessLog: { enabled: true, sampleRate: 1 } },
       auction: {
         defaultTmaxMs: 1000,
@@ -41,7 +41,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
         bidValidations: { bannerCreativeMaxSize: 'skip', secureMarkup: 'skip', maxCreativeWidth: 0, maxCreativeHeight: 0 },
       },
       events: { timeoutMs: 1000, vtrackAllowUnknownBidder: true },
-      httpClient: { connectionsPerHost: 128, keepAliveTimeoutMs: 30000, maxResponseBytes: 1048576 },
+      httpClient: { connectionsPerHost: 128, maxPendingPerHost: 128, keepAliveTimeoutMs: 30000, maxResponseBytes: 1048576 },
       bidders: {},
       plugins: [],
       modules: {},
@@ -49,7 +49,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
       accounts: { required: false, defaults: { debug_allow: true } },
       debug: {},
       storedRequests: { filesystem: { dir: 'stored', watch: true }, cacheTtlSeconds: 300, cacheMaxEntries: 10000, missCacheMs: 1000 },
-      cache: { memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
+      cache: { clientLimits: { putsPerSecond: 100, burst: 200, maxClientBytes: 16 * 1024 * 1024 }, memory: { maxBytes: 64 * 1024 * 1024 }, limits: { maxValueBytes: 10240, maxPutsPerRequest: 10, maxTtlSeconds: 3600, defaultTtlSeconds: 3600 } },
       video: { categoryMappings: {}, requireStoredRequest: false, maxImpsPerRequest: 200 },
       amp: { defaultTimeoutMs: 1000, timeoutAdjustmentMs: 0 },
       currency: { rates: {}, refreshSeconds: 1800, staleAfterSeconds: 86400, timeoutMs: 5000 },

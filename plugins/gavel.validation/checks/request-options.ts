@@ -1,7 +1,7 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { isJsonObject, WarningCode } from '../../../core/api/index.js';
+import { isJsonObject, SAFE_NAME, WarningCode } from '../../../core/api/index.js';
 import { fieldKindError, isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 /**
@@ -20,6 +20,9 @@ export function checkAliases(options: JsonObject, scope: ValidationScope): void 
 }
 
 function resolveAlias(alias: string, target: unknown, path: string, bidders: BidderDirectory): { hostBidder: string } | { error: string } {
+  if (!SAFE_NAME.test(alias)) {
+    return { error: `${path.slice(0, path.length - alias.length)}${JSON.stringify(alias.slice(0, 64))} is not a valid alias name: use 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit` };
+  }
   if (!isNonEmptyString(target)) return { error: `${path} must be a string naming a known bidder` };
   if (alias.toLowerCase() === target.toLowerCase()) {
     return { error: `${path} defines a no-op alias. Choose a different alias, or remove this entry.` };
