@@ -73,7 +73,7 @@ function isPriced(bid: AuctionBid): boolean {
 /**
  * The bidder's bids without those no answer may carry, each dropped one reported as a bad server response (code 3)
  * and as a rejected bid: a price that is negative, infinite or not a number (a bidder's, or one an adjustment made),
- * and a bid whose id the bidder already used in this auction. The usual seat (every bid sound) is returned as is.
+ * and a bid whose id the bidder already used for the same imp in this auction. The usual seat (every bid sound) is returned as is.
  */
 function soundBids(bids: AuctionBid[], seat: SeatResult, context: RequestContext): AuctionBid[] {
   let kept: AuctionBid[] | undefined;
@@ -84,9 +84,11 @@ function soundBids(bids: AuctionBid[], seat: SeatResult, context: RequestContext
     let problem: string | undefined;
     if (!isPriced(auctionBid)) problem = `Bid "${String(bid.id)}" has price ${String(bid.price)}: a bid needs a finite, non-negative price; dropped`;
     else if (bids.length > 1) {
+      // The same id in another imp is a different bid (Prebid Server's exchange fixtures send such pairs).
       ids ??= new Set();
-      if (ids.has(bid.id)) problem = `Bid "${String(bid.id)}" repeats the id of an earlier bid of this bidder; dropped`;
-      else ids.add(bid.id);
+      const key = `${String(bid.impid)}\u0000${String(bid.id)}`;
+      if (ids.has(key)) problem = `Bid "${String(bid.id)}" repeats the id of an earlier bid of this bidder in imp "${String(bid.impid)}"; dropped`;
+      else ids.add(key);
     }
     if (problem === undefined) {
       kept?.push(auctionBid);

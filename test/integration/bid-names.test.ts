@@ -8,6 +8,7 @@ describe('bids and names', () => {
   const servers = useGavelWithBidders({
     negative: 'name=negative&price=-1',
     repeats: 'name=repeats&prices=2,1.5&bidid=same',
+    reused: 'name=reused&price=1&bidid=same',
     fine: 'name=fine&price=1',
   });
   const auction = (body: Record<string, unknown>) => postJson(`${servers.gavel.url}/openrtb2/auction`, body);
@@ -22,7 +23,16 @@ describe('bids and names', () => {
     const { json } = await auction(bannerRequest({ repeats: {} }));
     expect(json.seatbid[0].bid).to.have.length(1);
     expect(json.seatbid[0].bid[0].price).to.equal(2);
-    expect(json.ext.errors.repeats).to.deep.equal([{ code: 3, message: 'Bid "same" repeats the id of an earlier bid of this bidder; dropped' }]);
+    expect(json.ext.errors.repeats).to.deep.equal([{ code: 3, message: 'Bid "same" repeats the id of an earlier bid of this bidder in imp "imp-1"; dropped' }]);
+  });
+
+  it('keeps one id in two imps: two different bids, as Prebid Server does', async () => {
+    const request = bannerRequest({ reused: {} });
+    const imp = (request.imp as Array<Record<string, unknown>>)[0]!;
+    request.imp = [imp, { ...imp, id: 'imp-2' }];
+    const { json } = await auction(request);
+    expect(json.seatbid[0].bid.map((bid: { impid: string }) => bid.impid).sort()).to.deep.equal(['imp-1', 'imp-2']);
+    expect(json.ext.errors).to.equal(undefined);
   });
 
   for (const alias of ['__proto__', 'a b', '<script>', 'x'.repeat(65)]) {
