@@ -2,7 +2,7 @@
  * Prebid.js (the pinned npm package, bundled by support/prebid-bundle.ts) on a publisher's page in headless
  * Chromium, pointed at Gavel on another site over HTTPS, and an AMP page's RTC callouts. Pending when
  * /usr/bin/chromium is missing (.ci/run installs it). A failing scenario leaves a screenshot and the console under
- * ARTIFACTS_DIR (`artifacts/browser-suite`, or GAVEL_BROWSER_ARTIFACTS). docs/prebidjs.md describes the setup these
+ * ARTIFACTS_DIR (`artifacts/browser-suite`, or GAVEL_TEST_BROWSER_ARTIFACTS). docs/prebidjs.md describes the setup these
  * scenarios check.
  */
 import { expect } from 'chai';

@@ -10,8 +10,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Where failed scenarios leave their screenshot and console log: `GAVEL_BROWSER_ARTIFACTS`, else this folder. */
-export const ARTIFACTS_DIR = resolve(process.env.GAVEL_BROWSER_ARTIFACTS ?? 'artifacts/browser-suite');
+/** Where failed scenarios leave their screenshot and console log: `GAVEL_TEST_BROWSER_ARTIFACTS`, else this folder. */
+export const ARTIFACTS_DIR = resolve(process.env.GAVEL_TEST_BROWSER_ARTIFACTS ?? 'artifacts/browser-suite');
 
 /** Empties the artifacts folder at the start of a run, so that what it holds afterwards is this run's failures. */
 export function clearArtifacts(): void {
