@@ -211,7 +211,7 @@ export const configSchema = Type.Object(
       level: OneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, { default: 'info', description: 'pino level' }),
       accessLog: Section({
         enabled: Type.Boolean({ default: true, description: 'One `access` line per request (method, path, status, duration, account, bidders, bytes), whatever the level' }),
-        sampleRate: Type.Number({ minimum: 0, maximum: 1, default: 1, description: 'Share of requests given an access line (answers of 500 and above always are)' }),
+        sampleRate: Type.Number({ minimum: 0, maximum: 1, default: 0.01, description: 'Share of requests given an access line (answers of 500 and above always are); 1 logs every request, at about 40 µs of CPU each when stdout is a pipe' }),
       }),
     }),
     auction: Section({

@@ -45,7 +45,7 @@ describe('operating a served Gavel', function () {
 
   describe('request ids and the access log', () => {
     it('echoes a sent X-Request-Id, makes one otherwise, and writes one access line per request carrying it', async () => {
-      served = await serveGavel(config(storedFolder({ good: storedRequest(400) })));
+      served = await serveGavel(config(storedFolder({ good: storedRequest(400) })).replace('logging: { level: info }', 'logging: { level: info, accessLog: { sampleRate: 1 } }'));
       const sent = await postJson(`${served.url}/openrtb2/auction`, { id: 'a', ext: { prebid: { storedrequest: { id: 'good' } } } }, { 'x-request-id': 'edge-7f3a' });
       expect(sent.status).to.equal(200);
       expect(sent.headers.get('x-request-id')).to.equal('edge-7f3a');
@@ -85,7 +85,7 @@ describe('operating a served Gavel', function () {
 
   describe('SIGHUP', () => {
     it('reloads the file: applies what can change live, names what needs a restart, refuses an invalid file, never stops', async () => {
-      served = await serveGavel(config(storedFolder({})));
+      served = await serveGavel(config(storedFolder({})).replace('logging: { level: info }', 'logging: { level: info, accessLog: { sampleRate: 1 } }'));
       for (let i = 0; i < 3; i++) await getJson(`${served.url}/status`);
       await served.waitForLine((line) => line.msg === 'access' && line.path === '/status');
 

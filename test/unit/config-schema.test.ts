@@ -27,7 +27,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
     const PURPOSE = { enforcePurpose: true, enforceVendors: true, enforceAlgo: 'full', vendorExceptions: [] };
     expect(defaultConfig).to.deep.equal({
       server: { port: 8000, host: '0.0.0.0', maxRequestBytes: 262144, maxJsonDepth: 64, headersTimeoutMs: 10000, requestTimeoutMs: 30000, workers: 1, shedding: { maxAuctionsInFlight: 1000, maxEventLoopDelayMs: 0, retryAfterSeconds: 1 }, drainTimeoutMs: 5000 },
-      logging: { level: 'info', accessLog: { enabled: true, sampleRate: 1 } },
+      logging: { level: 'info', accessLog: { enabled: true, sampleRate: 0.01 } },
       auction: {
         defaultTmaxMs: 1000,
         maxTmaxMs: 3000,
