@@ -203,6 +203,10 @@ function resolveFloors(request: BidRequest, context: HookContext, fetcher: Floor
   const imps = rules.data ? imposeFloors(request, rules, context, errors, random, provider?.known, provider !== undefined) : undefined;
   const factors = account.adjustForBidAdjustment ? adjustmentFactors(request, context) : undefined;
   context.moduleContext[STATE] = { rules, account, factors } satisfies FloorsState;
+  // No rules from anywhere (most requests, floors being on by default): the request is left as it is. Prebid Server
+  // marks it `{fetchstatus: none, location: noData}`, which only a debug answer shows, so only a debug answer pays
+  // for the copy; a plain imp.bidfloor is still enforced from the state above.
+  if (!rules.data && errors.length === 0 && !context.debug) return undefined;
 
   const result: HookResult<RequestPayload> = {
     action: 'update',

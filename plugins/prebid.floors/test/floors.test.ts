@@ -223,12 +223,15 @@ describe('prebid.floors: enforcement', () => {
     expect(ctx.errors.prebid![0]!.message).to.contain("Currency conversion rate not found: 'USD' => 'JPY'");
   });
 
-  it('enforces a plain imp.bidfloor without any rules', () => {
+  it('enforces a plain imp.bidfloor without any rules, leaving the request as it is unless debug shows it', () => {
     const ctx = context();
     const h = hooks();
     const req = request(undefined, [{ id: 'imp-1', banner: {}, bidfloor: 3, bidfloorcur: 'USD' }]);
-    const resolved = apply({ request: req }, h['processed-auction-request']!['resolve-floors']!({ request: req }, ctx)).request;
-    expect((resolved.ext!.prebid as Json).floors).to.deep.equal({ fetchstatus: 'none', location: 'noData' });
+    expect(h['processed-auction-request']!['resolve-floors']!({ request: req }, ctx)).to.equal(undefined);
+    const debugged = context({}, { debug: true });
+    const shown = apply({ request: req }, h['processed-auction-request']!['resolve-floors']!({ request: req }, debugged)).request;
+    expect((shown.ext!.prebid as Json).floors).to.deep.equal({ fetchstatus: 'none', location: 'noData' });
+    const resolved = req;
     const payload = { request: resolved, seats: seats({ bidder: 'alpha', price: 2, id: 'a' }) };
     const out = apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
     expect(out.seats[0]!.bids).to.have.length(0);
