@@ -42,7 +42,7 @@ export interface BenchReport {
   /** The reference scenario with 1 worker (pinned) and 2 workers (not pinned). */
   workers: Measurement[];
   /** Gavel and the floor under --cpu-prof on the reference scenario, cut to the measured load. */
-  profile?: { files: string[]; gavel: ProfileSummary; floor?: ProfileSummary };
+  profile?: { scenario: Scenario; files: string[]; gavel: ProfileSummary; floor?: ProfileSummary };
 }
 
 /**
@@ -189,11 +189,15 @@ export function markdownReport(report: BenchReport, chartFile: string): string {
     ...(piecesTable(comparisons).length > 0
       ? ['## What each piece of the production request costs', '', ...piecesTable(comparisons), '', 'Costs are differences of two measurements under load: within their noise, small ones can come out negative.', '']
       : []),
-    `## Workers (${scenarioLabel(REFERENCE_SCENARIO)})`,
-    '',
-    ...workersTable(report.workers),
-    '',
-    'The 2-worker run is not pinned: its workers share both cores with the load generator and the mock bidders.',
+    ...(report.workers.length > 0
+      ? [
+          `## Workers (${scenarioLabel(REFERENCE_SCENARIO)})`,
+          '',
+          ...workersTable(report.workers),
+          '',
+          'The 2-worker run is not pinned: its workers share both cores with the load generator and the mock bidders.',
+        ]
+      : []),
   ];
   const failed = failedRuns(report);
   if (failed.length > 0) {
@@ -201,7 +205,7 @@ export function markdownReport(report: BenchReport, chartFile: string): string {
     for (const run of failed) lines.push(`- ${run.server} ${run.workers}w ${run.scenario.id}: ${run.load.requests} answers, ${run.load.non200} not 200, ${run.load.errors} errors`);
   }
   if (report.profile) {
-    lines.push('', `## CPU profile (${scenarioLabel(REFERENCE_SCENARIO)}; ${report.profile.files.join(', ')})`, '', 'Samples cut to the measured load (boot and warm-up left out).', '');
+    lines.push('', `## CPU profile (${scenarioLabel(report.profile.scenario)}; ${report.profile.files.join(', ')})`, '', 'Samples cut to the measured load (boot and warm-up left out).', '');
     lines.push(profileMarkdown(report.profile.gavel, report.profile.floor));
   }
   return lines.join('\n') + '\n';

@@ -16,9 +16,12 @@ import { GAVEL_PORT, prepareFloor, SECOND_GAVEL_PORT, startFloor, startGavel, st
 const USAGE = `usage: npm run bench -- [options]
   --smoke            about 15 s: 2 scenarios, 1 round of 1 s, no warm-up (CI: fails unless every answer is a right 200)
   --profile          also run Gavel and the floor under --cpu-prof on the production request at 3 bidders x 1 imp
+                     (with --scenarios: on the first scenario listed)
+  --no-workers       leave out the 1-worker against 2-worker comparison
   --rounds N         alternating measured rounds per server and scenario (default 3)
   --duration S       seconds per round (default 4)
-  --warmup S         warm-up seconds per server and scenario (default 3)
+  --warmup S         warm-up seconds per server and scenario (default 10: V8 is still optimising Gavel's code
+                     for about the first 10 s of load; see docs/performance.md)
   --connections N    concurrent connections of the load generator (default 32)
   --scenarios LIST   only these scenarios, e.g. prod-3b-1i,3b-1i,prod-3b-1i-no-cache (default: the production request
                      at 1, 3 and 5 bidders; the bare one at 1, 3 and 5 bidders x 1 and 5 imps; the production
@@ -27,7 +30,16 @@ const USAGE = `usage: npm run bench -- [options]
   --no-nginx         use the Node mock bidders even if nginx is installed
   --modules          run Gavel with the price floors and ortb2 blocking modules on (servers.ts BENCH_MODULES)`;
 
+/**
+ * Warm-up per server and scenario. Each scenario starts fresh processes, and V8 goes on optimising Gavel's functions
+ * (about 1,250 of them on the 3-bidder request) for roughly the first 10 s of load: measured from the 3rd second, a
+ * round still paid for compilation the floor (one small file) finishes at once. Both servers get the same warm-up.
+ */
+const DEFAULT_WARMUP_S = 10;
+
 interface Options {
+  workers: boolean;
+  scenariosGiven: boolean;
   mode: 'full' | 'smoke';
   profile: boolean;
   rounds: number;
@@ -64,7 +76,7 @@ function parseOptions(args: string[]): Options {
     if (!Number.isInteger(value) || value < 0) throw new BenchFailure(`${name} takes a whole number, got "${args[index + 1]}"\n${USAGE}`);
     return value;
   };
-  const known = new Set(['--smoke', '--profile', '--rounds', '--duration', '--warmup', '--connections', '--scenarios', '--no-wrk', '--no-nginx', '--modules']);
+  const known = new Set(['--smoke', '--profile', '--rounds', '--duration', '--warmup', '--connections', '--scenarios', '--no-wrk', '--no-nginx', '--modules', '--no-workers']);
   const unknown = args.filter((arg) => arg.startsWith('--') && !known.has(arg));
   if (unknown.length > 0 || args.includes('--help')) throw new BenchFailure(`${unknown.length > 0 ? `unknown option ${unknown.join(' ')}\n` : ''}${USAGE}`);
   return {
@@ -73,12 +85,14 @@ function parseOptions(args: string[]): Options {
     rounds: Math.max(1, numberOption('--rounds', smoke ? 1 : 3)),
     // wrk takes whole seconds; one is the shortest run that still gives percentiles.
     durationS: Math.max(1, numberOption('--duration', smoke ? 1 : 4)),
-    warmupS: numberOption('--warmup', smoke ? 0 : 3),
+    warmupS: numberOption('--warmup', smoke ? 0 : DEFAULT_WARMUP_S),
     connections: Math.max(1, numberOption('--connections', smoke ? 8 : 32)),
     scenarios: scenarioOption(args) ?? (smoke ? SMOKE_SCENARIOS : ALL_SCENARIOS),
     allowWrk: !args.includes('--no-wrk'),
     allowNginx: !args.includes('--no-nginx'),
     modules: args.includes('--modules'),
+    workers: !args.includes('--no-workers'),
+    scenariosGiven: args.includes('--scenarios'),
   };
 }
 
@@ -341,7 +355,7 @@ async function main(): Promise<number> {
     const runs: Measurement[] = [];
     for (const s of options.scenarios) runs.push(...(await bench.measureTogether(s, floor ? [floor, oneWorker] : [oneWorker])));
     // The 2-worker server is not pinned: pinned to one core, two workers could only take turns on it.
-    const workers = await bench.measureTogether(REFERENCE_SCENARIO, [oneWorker, gavel(2, SECOND_GAVEL_PORT, false)]);
+    const workers = options.workers ? await bench.measureTogether(REFERENCE_SCENARIO, [oneWorker, gavel(2, SECOND_GAVEL_PORT, false)]) : [];
 
     const outDir = join(repoRoot, 'bench-results');
     mkdirSync(outDir, { recursive: true });
@@ -349,10 +363,12 @@ async function main(): Promise<number> {
     let profile: BenchReport['profile'];
     if (options.profile) {
       const files = [`${stem}-gavel.cpuprofile`, `${stem}-floor.cpuprofile`];
+      const profiled = options.scenariosGiven ? options.scenarios[0]! : REFERENCE_SCENARIO;
       profile = {
+        scenario: profiled,
         files: files.slice(0, floor ? 2 : 1).map((file) => relative(repoRoot, file)),
-        gavel: await bench.profile(oneWorker, REFERENCE_SCENARIO, files[0]!),
-        floor: floor ? await bench.profile(floor, REFERENCE_SCENARIO, files[1]!) : undefined,
+        gavel: await bench.profile(oneWorker, profiled, files[0]!),
+        floor: floor ? await bench.profile(floor, profiled, files[1]!) : undefined,
       };
       setup.notes.push('the profiled runs are not in the tables: the profiler slows the servers down');
     }
