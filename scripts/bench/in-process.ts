@@ -5,13 +5,14 @@
  * no HTTP edge: a fast, steady figure for the pipeline and the modules while working on them; `npm run bench` is
  * the measure that counts.
  *
- *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N] [--modules]
+ *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N] [--modules] [--promises]
  *
  * --production sends the production-shaped request (scenarios.ts), --without leaves one of its pieces out; the bid
  * cache is the embedded memory store, as in `npm run bench`. --modules runs Gavel with floors rules and ortb2 blocking.
  */
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
+import { createHook } from 'node:async_hooks';
 import { Session } from 'node:inspector';
 import type { ResponseData } from '../../core/api/index.js';
 import { handleAuction } from '../../core/auction/auction-endpoint.js';
@@ -131,6 +132,26 @@ async function main(): Promise<void> {
   const store = app.container.get<CacheServices>(Tokens.Cache).store;
   const cached = store instanceof MemoryCacheStore ? `; the memory store holds ${store.entryCount} values, ${mb(store.sizeBytes)} MB accounted` : '';
   console.log(`memory: RSS ${mb(memory.rss)} MB, heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB${cached}`);
+
+  if (args.includes('--promises')) {
+    // Promises and other async resources made per auction: each await costs a promise and a microtask turn.
+    const counts = new Map<string, number>();
+    const sites = new Map<string, number>();
+    const hook = createHook({
+      init: (_id, type) => {
+        counts.set(type, (counts.get(type) ?? 0) + 1);
+        // The project function that made it: the first stack frame in dist/ other than this script.
+        const frame = new Error().stack?.split('\n').find((line) => line.includes('/dist/') && !line.includes('in-process.js'));
+        const site = frame?.trim().replace(/^at /, '').replace(/\(?file:\/\/.*\/dist\//, '(').replace(/:\d+\)?$/, ')') ?? '(outside the project)';
+        sites.set(site, (sites.get(site) ?? 0) + 1);
+      },
+    }).enable();
+    const sampled = 500;
+    await auctions(sampled);
+    hook.disable();
+    console.log(`async resources per auction: ${[...counts].map(([type, n]) => `${type} ${(n / sampled).toFixed(1)}`).join(', ')}; made by:`);
+    for (const [site, n] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, option(args, '--top', 25))) console.log(`  ${(n / sampled).toFixed(1).padStart(5)} ${site}`);
+  }
 
   if (args.includes('--alloc')) {
     const session = new Session();
