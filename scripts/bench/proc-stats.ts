@@ -87,3 +87,14 @@ export function peakRssMb(pids: number[]): number | undefined {
   }
   return kb / 1024;
 }
+
+/** Resident memory of the processes now, summed, in MB (VmRSS). */
+export function currentRssMb(pids: number[]): number | undefined {
+  let kb = 0;
+  for (const pid of pids) {
+    const value = statusKb(pid, 'VmRSS');
+    if (value === undefined) return undefined;
+    kb += value;
+  }
+  return kb / 1024;
+}

@@ -15,6 +15,10 @@ export interface Measurement {
   /** Summed over the process and its cluster workers. */
   peakRssMb?: number;
   cpuUsPerAuction?: number;
+  /** From the spawn to the listening port. */
+  bootMs?: number;
+  /** Resident memory once booted and after one auction, before any load, summed over the processes. */
+  bootRssMb?: number;
 }
 
 export interface BenchMeta {
@@ -30,6 +34,8 @@ export interface BenchMeta {
   connections: number;
   warmupS: number;
   rounds: number;
+  /** Bidders Gavel knows (`GET /info/bidders`): every adapter folder and the bench's own. */
+  gavelBidders?: number;
   durationS: number;
   loadAverageBefore: number[];
   loadAverageAfter: number[];
@@ -155,6 +161,21 @@ function piecesTable(comparisons: ScenarioComparison[]): string[] {
   return lines;
 }
 
+/** Boot time and resident memory before load, per server: medians over the scenarios' fresh starts. */
+function bootTable(runs: Measurement[], gavelBidders: number | undefined): string[] {
+  const lines = ['| Server | Starts | Boot ms (median, range) | RSS after boot MB (median, range) |', '|---|---:|---:|---:|'];
+  for (const server of ['gavel', 'floor'] as const) {
+    const starts = runs.filter((run) => run.server === server && run.workers === 1);
+    const boot = starts.flatMap((run) => (run.bootMs === undefined ? [] : [run.bootMs]));
+    const rss = starts.flatMap((run) => (run.bootRssMb === undefined ? [] : [run.bootRssMb]));
+    if (boot.length === 0) continue;
+    const range = (values: number[]) => `${num(median(values))} (${num(Math.min(...values))}-${num(Math.max(...values))})`;
+    const name = server === 'gavel' && gavelBidders !== undefined ? `gavel (${gavelBidders} bidders known: every adapter loaded)` : server;
+    lines.push(`| ${name} | ${starts.length} | ${range(boot)} | ${rss.length > 0 ? range(rss) : 'n/a'} |`);
+  }
+  return lines;
+}
+
 function workersTable(workers: Measurement[]): string[] {
   const lines = ['| Workers | Server pinned to one core | Auctions/s | p50 ms | p99 ms | Peak RSS MB (all processes) | CPU us/auction |', '|---:|---|---:|---:|---:|---:|---:|'];
   for (const run of workers) {
@@ -189,6 +210,10 @@ export function markdownReport(report: BenchReport, chartFile: string): string {
     ...(piecesTable(comparisons).length > 0
       ? ['## What each piece of the production request costs', '', ...piecesTable(comparisons), '', 'Costs are differences of two measurements under load: within their noise, small ones can come out negative.', '']
       : []),
+    '## Boot (every scenario starts fresh processes)',
+    '',
+    ...bootTable(report.runs, report.meta.gavelBidders),
+    '',
     ...(report.workers.length > 0
       ? [
           `## Workers (${scenarioLabel(REFERENCE_SCENARIO)})`,

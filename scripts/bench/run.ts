@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { renderChart } from './chart.js';
 import { combineRounds, runLoad, type LoadPlan, type LoadResult, type LoadTool } from './load.js';
 import { BenchFailure, commandExists, ProcessGroup } from './processes.js';
-import { cpuTimeMicros, peakRssMb, processTree } from './proc-stats.js';
+import { cpuTimeMicros, currentRssMb, peakRssMb, processTree } from './proc-stats.js';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.js';
 import { chartRows, compareScenarios, failedRuns, markdownReport, type BenchMeta, type BenchReport, type Measurement } from './report.js';
 import { ALL_SCENARIOS, answerProblem, auctionRequest, parseScenarioId, REFERENCE_SCENARIO, scenario, type Scenario } from './scenarios.js';
@@ -109,6 +109,26 @@ function postOnce(port: number, path: string, body: string): Promise<{ status: n
   });
 }
 
+/** The number of bidders a Gavel server lists at `GET /info/bidders`; undefined if it cannot be read. */
+function countBidders(port: number): Promise<number | undefined> {
+  return new Promise((resolveCount) => {
+    const call = request({ host: '127.0.0.1', port, path: '/info/bidders', agent: false, headers: { connection: 'close' } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.once('end', () => {
+        try {
+          const list: unknown = JSON.parse(text);
+          resolveCount(Array.isArray(list) ? list.length : undefined);
+        } catch {
+          resolveCount(undefined);
+        }
+      });
+    });
+    call.once('error', () => resolveCount(undefined));
+    call.end();
+  });
+}
+
 /** The measured stretch of a profiled run: monotonic microseconds, and the auctions served in it. */
 interface ProfileWindow {
   fromUs: number;
@@ -126,6 +146,8 @@ interface Contender {
 
 class Bench {
   private readonly bodyFiles = new Map<string, string>();
+  /** How many bidders Gavel knows (`GET /info/bidders`), read from the first Gavel started. */
+  gavelBidders: number | undefined;
 
   constructor(
     private readonly context: BenchContext,
@@ -183,6 +205,11 @@ class Bench {
     const servers: RunningServer[] = [];
     try {
       for (const contender of contenders) servers.push(await this.startChecked(contender, s));
+      // Read before any load: what the process holds once booted (and one auction answered).
+      const bootRss = servers.map((server) => currentRssMb(processTree(server.process.pid)));
+      for (const [index, contender] of contenders.entries()) {
+        if (contender.server === 'gavel' && this.gavelBidders === undefined) this.gavelBidders = await countBidders(servers[index]!.port);
+      }
       for (const server of servers) await this.warmUp(server, s);
       const rounds = contenders.map((): LoadResult[] => []);
       const cpuMicros = contenders.map((): number | undefined => 0);
@@ -209,6 +236,8 @@ class Bench {
           load,
           rounds: rounds[index]!,
           peakRssMb: peakRssMb(processTree(servers[index]!.process.pid)),
+          bootMs: servers[index]!.bootMs,
+          bootRssMb: bootRss[index],
           cpuUsPerAuction: cpu !== undefined && load.requests > 0 ? cpu / load.requests : undefined,
         };
         logMeasurement(measurement);
@@ -295,8 +324,9 @@ function setUp(options: Options): Setup {
   return { repoRoot, context, canPin, loadTool: wrkUsable ? 'wrk' : 'node', startedAt: new Date(), loadAverageBefore: loadavg(), notes };
 }
 
-function describeRun(options: Options, setup: Setup, mocks: MockBidders): BenchMeta {
+function describeRun(options: Options, setup: Setup, mocks: MockBidders, gavelBidders: number | undefined): BenchMeta {
   return {
+    gavelBidders,
     mode: options.mode,
     startedAt: setup.startedAt.toISOString(),
     node: process.version,
@@ -373,7 +403,7 @@ async function main(): Promise<number> {
       setup.notes.push('the profiled runs are not in the tables: the profiler slows the servers down');
     }
 
-    const report: BenchReport = { meta: describeRun(options, setup, mocks), runs, workers, profile };
+    const report: BenchReport = { meta: describeRun(options, setup, mocks, bench.gavelBidders), runs, workers, profile };
     writeOutputs(report, stem, repoRoot);
     const failed = failedRuns(report);
     if (failed.length > 0) {

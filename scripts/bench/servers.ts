@@ -27,11 +27,14 @@ export interface RunningServer {
   name: string;
   port: number;
   process: ManagedProcess;
+  /** From the spawn to the first accepted connection (polled every 50 ms). */
+  bootMs: number;
 }
 
 async function startListening(context: BenchContext, name: string, port: number, command: string, args: string[], env: NodeJS.ProcessEnv, cpus?: string): Promise<RunningServer> {
   await assertPortFree(port);
   const [pinned, pinnedArgs] = pinnedCommand(cpus, command, args);
+  const spawnedAt = performance.now();
   const started = context.processes.spawn(name, pinned, pinnedArgs, { env, cwd: context.repoRoot });
   try {
     await waitForPort(started, port);
@@ -39,7 +42,7 @@ async function startListening(context: BenchContext, name: string, port: number,
     await started.stop();
     throw err;
   }
-  return { name, port, process: started };
+  return { name, port, process: started, bootMs: performance.now() - spawnedAt };
 }
 
 /** The environment without GAVEL_* overrides, so the generated file alone configures the server under test. */

@@ -225,6 +225,23 @@ describe('bench: results', () => {
   });
 });
 
+describe('bench: boot', () => {
+  it('reports boot time and RSS before load per server, medians over the fresh starts, with the bidders Gavel knows', () => {
+    const started = (server: 'gavel' | 'floor', bootMs: number, bootRssMb: number) => ({ ...measurement(server, [load({})]), bootMs, bootRssMb });
+    const report: BenchReport = {
+      meta: {
+        mode: 'full', startedAt: 'now', node: 'v20', revision: 'x', cpuModel: 'cpu', cpus: 2, loadTool: 'wrk', mockBidders: 'nginx', pinning: 'none',
+        connections: 32, warmupS: 10, rounds: 3, durationS: 4, loadAverageBefore: [0, 0, 0], loadAverageAfter: [0, 0, 0], notes: [], gavelBidders: 41,
+      },
+      runs: [started('gavel', 900, 130), started('gavel', 1500, 140), started('gavel', 1100, 135), started('floor', 120, 55), started('floor', 100, 56)],
+      workers: [],
+    };
+    const markdown = markdownReport(report, 'chart.svg');
+    expect(markdown).to.contain('| gavel (41 bidders known: every adapter loaded) | 3 | 1,100 (900-1,500) | 135 (130-140) |');
+    expect(markdown).to.match(/\| floor \| 2 \| 1[12]0 \(100-120\) \| 5[56] \(55-56\) \|/);
+  });
+});
+
 describe('bench: CPU profile summary', () => {
   // root -> handle (core/http) -> parse (node_modules/undici); samples 10 ms apart from t = 1,000,000 us.
   const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
