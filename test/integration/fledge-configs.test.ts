@@ -11,6 +11,7 @@ import type { BidderTransport } from '../../core/bidders/transport.js';
 import { postJson, replacing, startGavel, type RunningGavel } from '../support/gavel.js';
 
 const FLEDGE_ADAPTER = fileURLToPath(new URL('./fledge-adapter', import.meta.url));
+const REJECTER = fileURLToPath(new URL('./fledge-rejecter', import.meta.url));
 const ALIAS_ENDPOINT = 'https://bid.fledger.example/alias';
 
 const sellerConfig = (seller: string) => ({ seller, interestGroupBuyers: ['https://buyer.example'], perBuyerSignals: { 'https://buyer.example': [1, 'two', {}] } });
@@ -90,5 +91,28 @@ describe('Protected Audience auction configs in the auction response', () => {
     const { json } = await postJson(`${gavel.url}/openrtb2/auction`, request(['fledger'], { namespace: 'none' }));
     expect(json.ext.prebid).to.equal(undefined);
     expect(json.ext.svc.fledge.auctionconfigs).to.deep.equal([{ impid: 'imp-1', bidder: 'fledger', adapter: 'fledger', config: { seller: 'https://seller.example' } }]);
+  });
+
+  describe('with a module that rejects one bidder\'s answer at raw-bidder-response', () => {
+    let guarded: RunningGavel;
+    before(async () => {
+      guarded = await startGavel(
+        {
+          plugins: [FLEDGE_ADAPTER, REJECTER],
+          modules: { 'acme.fledge-rejecter': { enabled: true } },
+          bidders: { fledger: {}, fledged: { adapter: 'fledger', endpoint: ALIAS_ENDPOINT } },
+        },
+        { configure: replacing({ transport }) },
+      );
+    });
+    after(() => guarded?.close());
+
+    it('drops the configs of the rejected answer with its bids, as Prebid Server does, and keeps the others', async () => {
+      answers.set('https://bid.fledger.example/openrtb2', { configs: [{ impId: 'imp-1', config: { seller: 'https://kept.example' } }] });
+      answers.set(ALIAS_ENDPOINT, { bids: [{ impid: 'imp-1', price: 2 }], configs: [{ impId: 'imp-1', config: { seller: 'https://dropped.example' } }] });
+      const { json } = await postJson(`${guarded.url}/openrtb2/auction`, request(['fledger', 'fledged']));
+      expect(json.seatbid ?? []).to.deep.equal([]);
+      expect(json.ext.prebid.fledge.auctionconfigs).to.deep.equal([{ impid: 'imp-1', bidder: 'fledger', adapter: 'fledger', config: { seller: 'https://kept.example' } }]);
+    });
   });
 });
