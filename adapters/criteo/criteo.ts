@@ -6,6 +6,7 @@
 import {
   badServerResponse,
   bidResponseCurrency,
+  fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
   readBidResponse,
@@ -15,6 +16,8 @@ import {
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type FledgeAuctionConfig,
+  type MakeBidsResult,
   type MediaType,
   type TypedBid,
 } from '../../core/api/index.js';
@@ -44,9 +47,11 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
         if (ext.networkName) typed.meta = { networkName: ext.networkName };
         bids.push(typed);
       }
-      // Protected Audience configs in `ext.igi` are not passed on: SDK v1 has no channel for them.
       const currency = bidResponseCurrency(read.body) ?? 'USD';
-      return errors.length > 0 ? { currency, bids, errors } : { currency, bids };
+      const result: MakeBidsResult = errors.length > 0 ? { currency, bids, errors } : { currency, bids };
+      const fledgeAuctionConfigs = auctionConfigs(read.body.ext, config.name);
+      if (fledgeAuctionConfigs) result.fledgeAuctionConfigs = fledgeAuctionConfigs;
+      return result;
     },
   };
 }
@@ -67,6 +72,29 @@ function readBidExt(bid: unknown): { type?: MediaType; networkName?: string } | 
     type: (MEDIA_TYPES as readonly unknown[]).includes(type) ? (type as MediaType) : undefined,
     networkName: typeof networkName === 'string' && networkName !== '' ? networkName : undefined,
   };
+}
+
+/**
+ * Protected Audience configs from `ext.igi[]` (`{impid, igs: [{config}]}`): the first interest-group seller's config
+ * of each imp, under Criteo's own name. An ext Go cannot decode into Criteo's `CriteoExt` gives none at all, and costs
+ * the bids nothing; so does an ext that holds no config.
+ */
+function auctionConfigs(ext: unknown, bidderName: string): FledgeAuctionConfig[] | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const igi = fieldIgnoringCase(ext, 'igi') ?? [];
+  if (!Array.isArray(igi)) return undefined;
+  const configs: FledgeAuctionConfig[] = [];
+  for (const entry of igi) {
+    if (entry === null) continue;
+    if (!isJsonObject(entry)) return undefined;
+    const impId = fieldIgnoringCase(entry, 'impid') ?? '';
+    const igs = fieldIgnoringCase(entry, 'igs') ?? [];
+    if (typeof impId !== 'string' || !Array.isArray(igs) || igs.some((seller) => seller !== null && !isJsonObject(seller))) return undefined;
+    // Go reads a `null` config as the raw text `null`, which is a config; only an absent one is none.
+    const config = isJsonObject(igs[0]) ? fieldIgnoringCase(igs[0], 'config') : undefined;
+    if (config !== undefined) configs.push({ impId, adapter: bidderName, config });
+  }
+  return configs.length > 0 ? configs : undefined;
 }
 
 function missingType(bid: unknown): BidderError {

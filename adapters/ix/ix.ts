@@ -14,6 +14,7 @@ import {
   type BidderConfig,
   type BidderError,
   type Ext,
+  type FledgeAuctionConfig,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -237,10 +238,36 @@ function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
       else bids.push(typed);
     }
   }
-  if (decoded.value.ext !== undefined && !isJsonObject(decoded.value.ext)) {
-    return { bids: [], errors: [...errors, unknownError(`cannot unmarshal ix.ixRespExt: expect { or n, but found ${JSON.stringify(decoded.value.ext)[0]}`)] };
+  const configs = auctionConfigs(decoded.value.ext);
+  if ('error' in configs) return { bids: [], errors: [...errors, unknownError(configs.error)] };
+  const result: MakeBidsResult = { currency: decoded.value.cur || 'USD', bids, errors };
+  if (configs.configs) result.fledgeAuctionConfigs = configs.configs;
+  return result;
+}
+
+/**
+ * Protected Audience configs in `ext.protectedAudienceAuctionConfigs` (`[{bidId, config}]`, `bidId` naming the imp);
+ * an entry without a config is skipped. An ext Go cannot decode into `ix.ixRespExt` fails the whole answer, bids
+ * included, as in Prebid Server.
+ */
+function auctionConfigs(ext: unknown): { configs?: FledgeAuctionConfig[] } | { error: string } {
+  if (ext === undefined || ext === null) return {};
+  const foundBefore = (value: unknown) => (JSON.stringify(value) ?? '')[0];
+  if (!isJsonObject(ext)) return { error: `cannot unmarshal ix.ixRespExt: expect { or n, but found ${foundBefore(ext)}` };
+  const list = fieldIgnoringCase(ext, 'protectedAudienceAuctionConfigs');
+  if (list === undefined || list === null) return {};
+  if (!Array.isArray(list)) return { error: `cannot unmarshal ix.ixRespExt.AuctionConfig: decode slice: expect [ or n, but found ${foundBefore(list)}` };
+  const configs: FledgeAuctionConfig[] = [];
+  for (const entry of list) {
+    if (entry === null) continue;
+    if (!isJsonObject(entry)) return { error: `cannot unmarshal ix.auctionConfig: expect { or n, but found ${foundBefore(entry)}` };
+    const bidId = fieldIgnoringCase(entry, 'bidId');
+    if (bidId !== undefined && bidId !== null && typeof bidId !== 'string') return { error: `cannot unmarshal ix.auctionConfig.BidId: expects " or n, but found ${foundBefore(bidId)}` };
+    // Go reads a `null` config as the raw text `null`, which is a config; only an absent one is none.
+    const config = fieldIgnoringCase(entry, 'config');
+    if (config !== undefined) configs.push({ impId: typeof bidId === 'string' ? bidId : '', config });
   }
-  return { currency: decoded.value.cur || 'USD', bids, errors };
+  return { configs };
 }
 
 /** Each imp's media type, banner over video over native over audio. */

@@ -2,6 +2,7 @@ import {
   badInput,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
   unknownError,
@@ -11,6 +12,7 @@ import {
   type BidderConfig,
   type BidderError,
   type Ext,
+  type FledgeAuctionConfig,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -70,9 +72,21 @@ export function createOpenxBidder(config: BidderConfig): Bidder {
       if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push(typeBid(bid, request.imp));
-      return { currency: decoded.value.cur || 'USD', bids };
+      const fledgeAuctionConfigs = auctionConfigs(decoded.value.ext, config.name);
+      return fledgeAuctionConfigs ? { currency: decoded.value.cur || 'USD', bids, fledgeAuctionConfigs } : { currency: decoded.value.cur || 'USD', bids };
     },
   };
+}
+
+/**
+ * Protected Audience configs, by imp id in `ext.fledge_auction_configs`, each under OpenX's own name. An ext Go cannot
+ * decode into its `{fledge_auction_configs: map}` gives none, and costs the bids nothing.
+ */
+function auctionConfigs(ext: unknown, bidderName: string): FledgeAuctionConfig[] | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const byImp = fieldIgnoringCase(ext, 'fledge_auction_configs');
+  if (!isJsonObject(byImp)) return undefined;
+  return Object.entries(byImp).map(([impId, config]) => ({ impId, adapter: bidderName, config }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

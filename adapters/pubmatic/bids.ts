@@ -4,11 +4,13 @@ import {
   BidderErrorCode,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
   unknownError,
   type Bid,
   type BidderError,
+  type FledgeAuctionConfig,
   type JsonObject,
   type MakeBidsResult,
   type ResponseData,
@@ -31,7 +33,19 @@ export function readPubmaticBids(response: ResponseData): MakeBidsResult {
       if (typed) bids.push(typed);
     }
   }
-  return { currency: decoded.value.cur || 'USD', bids, errors };
+  const fledgeAuctionConfigs = auctionConfigs(decoded.value.ext);
+  return fledgeAuctionConfigs ? { currency: decoded.value.cur || 'USD', bids, errors, fledgeAuctionConfigs } : { currency: decoded.value.cur || 'USD', bids, errors };
+}
+
+/**
+ * Protected Audience configs, by imp id in `ext.fledge_auction_configs`. An ext Go cannot decode into PubMatic's
+ * `respExt` gives none, and costs the bids nothing.
+ */
+function auctionConfigs(ext: unknown): FledgeAuctionConfig[] | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const byImp = fieldIgnoringCase(ext, 'fledge_auction_configs');
+  if (!isJsonObject(byImp)) return undefined;
+  return Object.entries(byImp).map(([impId, config]) => ({ impId, config }));
 }
 
 /**

@@ -150,6 +150,23 @@ export interface MakeRequestsResult {
   warnings?: Warning[];
 }
 
+/**
+ * A Protected Audience (FLEDGE) auction config a bidder answered with beside its bids, for the interest-group auction
+ * the browser runs on the device. The core does not read it: it goes to `response.ext.<ns>.fledge.auctionconfigs[]`
+ * as `{impid, bidder, adapter, config}`, `bidder` being the name the bidder ran under in the auction.
+ */
+export interface FledgeAuctionConfig {
+  /** The imp the config is for, as the bidder names it (not checked against the request, as in Prebid Server). */
+  impId: string;
+  /** The bidder's config: any JSON value, passed on as it is. */
+  config: unknown;
+  /**
+   * The response's `adapter` member: the name the adapter reports itself by (Prebid Server's adapters that set it
+   * give their bidder name, `BidderConfig.name`). Left out of the response when absent.
+   */
+  adapter?: string;
+}
+
 export interface MakeBidsResult {
   /** ISO currency of every bid in `bids`; defaults to USD. */
   currency?: string;
@@ -157,6 +174,11 @@ export interface MakeBidsResult {
   errors?: BidderError[];
   /** As `MakeRequestsResult.warnings`: reported in `ext.warnings.<bidder>`. */
   warnings?: Warning[];
+  /**
+   * Protected Audience auction configs found in the answer, kept apart from the bids: an answer may carry configs and
+   * no bid. Whether the imp asked for them (`imp.ext.ae`, `imp.ext.igs`) is not checked, as in Prebid Server.
+   */
+  fledgeAuctionConfigs?: FledgeAuctionConfig[];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BidderError } from './errors.js';
-import type { Capabilities, TypedBid } from './adapter.js';
+import type { Capabilities, FledgeAuctionConfig, TypedBid } from './adapter.js';
 import type { BidRequest, BidResponse } from './openrtb.js';
 import type { JsonSchema, PluginLogger } from './common.js';
 import type { AuctionContext, EntrypointContext, Warning } from './context.js';
@@ -83,6 +83,8 @@ export interface SeatResult {
   bids: AuctionBid[];
   errors: BidderError[];
   responseTimeMs: number;
+  /** The bidder's Protected Audience auction configs (`MakeBidsResult.fledgeAuctionConfigs`), when it gave any. */
+  fledgeAuctionConfigs?: FledgeAuctionConfig[];
 }
 
 export interface EntrypointPayload { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, string>; body: unknown }

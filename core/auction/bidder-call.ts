@@ -6,6 +6,7 @@ import {
   type BidderExchange,
   type BidderRequest,
   type BidRequest,
+  type FledgeAuctionConfig,
   type RequestData,
   type RequestInfo,
   type ResponseData,
@@ -33,6 +34,8 @@ export interface BidderCallResult {
   httpCalls: HttpCallRecord[];
   /** How each exchange ended on the wire, for the raw-bidder-response hooks. */
   exchanges: BidderExchange[];
+  /** Protected Audience configs from every answer, in the order the answers were read; absent when none gave any. */
+  fledgeAuctionConfigs?: FledgeAuctionConfig[];
 }
 
 function serialiseBody(call: RequestData): string | undefined {
@@ -179,6 +182,8 @@ export function readAnswer(
   }
   if (parsed.errors && parsed.errors.length > 0) result.errors.push(...parsed.errors);
   recordWarnings(parsed.warnings, share, options);
+  // Kept whatever becomes of the bids (unpriced, dropped later): they are the browser's auction, not this one.
+  if (parsed.fledgeAuctionConfigs && parsed.fledgeAuctionConfigs.length > 0) (result.fledgeAuctionConfigs ??= []).push(...parsed.fledgeAuctionConfigs);
   const currency = parsed.currency || 'USD';
   let unpriced = false;
   for (const typed of parsed.bids) {

@@ -10,6 +10,7 @@ import {
   type BidRequest,
   type BidResponse,
   type BidsPayload,
+  type FledgeAuctionConfig,
   type HookPointServices,
   type Namespace,
   type SeatBid,
@@ -323,6 +324,8 @@ export class AuctionPipeline {
     if (bids.length > 0) services['bid-adjustment'].adjust(bids, share, context);
     seat.bids = soundBids(bids, seat, context);
     checkBids(seat, share, timing.bidRules, this.deps.bidChecks, context);
+    // After the raw-bidder-response hooks: a rejected answer loses its configs with its bids, as in Prebid Server.
+    if (called.fledgeAuctionConfigs) seat.fledgeAuctionConfigs = called.fledgeAuctionConfigs;
     return seat;
   }
 
@@ -335,9 +338,11 @@ export class AuctionPipeline {
     // Most auctions have no errors: the errors object is made only for the first one.
     let errors: Record<string, BidderError[]> | undefined = journal.errors && hasOwnKeys(journal.errors) ? { ...journal.errors } : undefined;
     const impPassthrough = passthroughByImp(request, ns);
+    let fledge: FledgeResponseConfig[] | undefined;
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
       if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
+      if (seat.fledgeAuctionConfigs) (fledge ??= []).push(...seat.fledgeAuctionConfigs.map((config) => fledgeResponseConfig(config, seat.bidder)));
       for (const auctionBid of seat.bids) {
         const seatName = auctionBid.seat ?? seat.bidder;
         let group = bySeat.get(seatName);
@@ -363,9 +368,24 @@ export class AuctionPipeline {
     // The publisher's own data, handed back untouched (Prebid Server's ext.prebid.passthrough).
     const passthrough = requestOption(request, 'passthrough');
     if (passthrough !== undefined) ext[ns] = { ...(ext[ns] as object | undefined), passthrough };
+    // Collected apart from the seats: a bidder with configs and no bid has no seat in the response.
+    if (fledge && fledge.length > 0) ext[ns] = { ...(ext[ns] as object | undefined), fledge: { auctionconfigs: fledge } };
     const response: BidResponse = { id: String(request.id), seatbid, cur: currency, ext };
     return response;
   }
+}
+
+/** One entry of `response.ext.<ns>.fledge.auctionconfigs`, Prebid Server's shape. */
+interface FledgeResponseConfig {
+  impid: string;
+  bidder: string;
+  adapter?: string;
+  config: unknown;
+}
+
+function fledgeResponseConfig(config: FledgeAuctionConfig, bidder: string): FledgeResponseConfig {
+  // Prebid Server's member order; an adapter that names itself is shown as `adapter`.
+  return config.adapter ? { impid: config.impId, bidder, adapter: config.adapter, config: config.config } : { impid: config.impId, bidder, config: config.config };
 }
 
 /** `imp.ext.<ns>.passthrough` by imp id, for the bids of that imp; undefined when no imp has one (the usual case). */

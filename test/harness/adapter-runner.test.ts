@@ -191,6 +191,54 @@ describe('adapter fixture runner', () => {
     expect(check(honest, edited).join('\n')).to.contain('makeBids: expected 0 errors, got 1');
   });
 
+  describe('Protected Audience configs (fledgeauctionconfigs)', () => {
+    /** The honest bidder, also returning the configs listed in the answer's `ext.configs`, under the name `tiny`. */
+    const configuring = manifestFor({
+      makeRequests: honestBidder.makeRequests,
+      makeBids(req, sent, response) {
+        const result = honestBidder.makeBids(req, sent, response);
+        const configs = (JSON.parse(response.body || '{}') as { ext?: { configs?: Array<{ impid: string; config: unknown }> } }).ext?.configs;
+        return configs ? { ...result, fledgeAuctionConfigs: configs.map(({ impid, config }) => ({ impId: impid, adapter: 'tiny', config })) } : result;
+      },
+    });
+    const configs = [
+      { impid: 'imp-a', config: { seller: 'https://a.example' } },
+      { impid: 'imp-b', config: [1, 'two'] },
+    ];
+    /** The fixture, its second call answering with no bid but two configs. */
+    function withConfigs(): Record<string, any> {
+      const edited = fixture();
+      edited.httpCalls[1].mockResponse.body = { id: 'req-1', ext: { configs } };
+      edited.expectedBidResponses[1] = { bids: [], fledgeauctionconfigs: [...configs].reverse().map((config) => ({ ...config, bidder: 'tiny' })) };
+      return edited;
+    }
+
+    it('compares them as a set, and keeps an answer with configs and no bid as a response of its own', () => {
+      expect(check(configuring, withConfigs())).to.deep.equal([]);
+    });
+
+    it('reports a config that differs, one missing and one not expected', () => {
+      const edited = withConfigs();
+      edited.expectedBidResponses[1].fledgeauctionconfigs[0].config = [1, 'three'];
+      const text = check(configuring, edited).join('\n');
+      expect(text).to.contain('bidResponses[1].fledgeauctionconfigs: expected {"impid":"imp-b","bidder":"tiny","config":[1,"three"]}, not returned');
+      expect(text).to.contain('bidResponses[1].fledgeauctionconfigs: unexpected {"impid":"imp-b","bidder":"tiny","config":[1,"two"]}');
+      const unexpected = withConfigs();
+      delete unexpected.expectedBidResponses[1].fledgeauctionconfigs[0].bidder;
+      expect(check(configuring, unexpected).join('\n')).to.contain('expected {"impid":"imp-b","config":[1,"two"]}, not returned');
+    });
+
+    it('fails an adapter that returns no config where the fixture expects some', () => {
+      const diffs = check(honest, withConfigs());
+      expect(diffs.join('\n')).to.contain('expected 2 bid responses with bids, got 1');
+      const withBid = withConfigs();
+      withBid.httpCalls[1].mockResponse = call(0, 1.25).mockResponse;
+      withBid.expectedBidResponses[1].currency = 'EUR';
+      withBid.expectedBidResponses[1].bids = fixture().expectedBidResponses[1].bids;
+      expect(check(honest, withBid).join('\n')).to.contain('bidResponses[1].fledgeauctionconfigs: expected {"impid":"imp-b"');
+    });
+  });
+
   it('catches an adapter that mutates the request it was given', () => {
     const mutating = manifestFor({
       makeRequests(req, info) {

@@ -13,15 +13,15 @@
  *   an adapter's `warnings` are compared with the expected errors too, ahead of its errors.
  * - each `mockResponse` fed to makeBids gives, across all calls and in order, `expectedBidResponses`: `currency`
  *   when listed, each bid's `bid` JSON-equal, `type` exact, `seat` exact (an absent seat means the bidder's name on
- *   both sides), `video` and `dealPriority` when listed. A makeBids result without bids is a no-bid, so empty
- *   responses on either side are left out of that list (Prebid Server returns nothing for a 204, our SDK an empty
- *   result: both mean the same).
+ *   both sides), `video` and `dealPriority` when listed, and `fledgeauctionconfigs` (Protected Audience configs) as
+ *   a set, as Prebid Server's harness compares them (its adapters read them from a Go map, in no set order): each
+ *   `{impid, bidder, config}` JSON-equal to one the adapter returned as `{impId, adapter, config}`, none left over
+ *   on either side. A makeBids result with neither bids nor configs is a no-bid, so empty responses on either side
+ *   are left out of that list (Prebid Server returns nothing for a 204, our SDK an empty result: both mean the
+ *   same).
  * - makeBids errors (warnings first, as for makeRequests), collected across calls, equal `expectedMakeBidsErrors`, in
  *   order.
  * - the adapter left `mockBidRequest` untouched, and never threw.
- *
- * Not compared: `fledgeauctionconfigs` (Protected Audience configs). SDK v1 has no channel for them, so an adapter
- * cannot return them and the core would not use them.
  *
  * Prebid Server decodes fixtures with Go's case-insensitive field matching (some fixtures say `httpcalls`), so the
  * fixture's own field names are looked up ignoring case; the OpenRTB data inside them is compared exactly.
@@ -33,6 +33,7 @@ import type {
   BidRequest,
   Bidder,
   BidderError,
+  FledgeAuctionConfig,
   HostInfo,
   MakeBidsResult,
   PluginLogger,
@@ -317,7 +318,7 @@ function collectBids(
     const result = guard(`makeBids for httpCalls[${i}]`, () => bidder.makeBids(request, sent, toResponseData(call.mockResponse)), diffs);
     if (!result) return;
     errors.push(...(result.warnings ?? []), ...(result.errors ?? []));
-    if (result.bids.length > 0) responses.push(result);
+    if (result.bids.length > 0 || (result.fledgeAuctionConfigs?.length ?? 0) > 0) responses.push(result);
   });
   return { responses, errors };
 }
@@ -344,7 +345,7 @@ function toResponseData(mock: JsonObject): ResponseData {
 }
 
 function diffBidResponses(expected: JsonObject[], actual: MakeBidsResult[], bidderName: string): string[] {
-  const wanted = expected.filter((response) => asArray(field(response, 'bids') ?? [], 'bids').length > 0);
+  const wanted = expected.filter((response) => asArray(field(response, 'bids') ?? [], 'bids').length > 0 || expectedConfigs(response).length > 0);
   const diffs: string[] = [];
   if (wanted.length !== actual.length) {
     diffs.push(`expected ${wanted.length} bid responses with bids, got ${actual.length} (bid counts: ${actual.map((r) => r.bids.length).join(', ') || 'none'})`);
@@ -364,7 +365,33 @@ function diffBidResponse(expected: JsonObject, actual: MakeBidsResult, bidderNam
   if (bids.length !== actual.bids.length) diffs.push(`${path}.bids: expected ${bids.length} bids, got ${actual.bids.length}`);
   const n = Math.min(bids.length, actual.bids.length);
   for (let i = 0; i < n; i++) diffs.push(...diffTypedBid(bids[i]!, actual.bids[i]!, bidderName, `${path}.bids[${i}]`));
+  diffs.push(...diffAuctionConfigs(expectedConfigs(expected), actual.fledgeAuctionConfigs ?? [], `${path}.fledgeauctionconfigs`));
   return diffs;
+}
+
+function expectedConfigs(response: JsonObject): JsonObject[] {
+  return asArray(field(response, 'fledgeAuctionConfigs') ?? [], 'fledgeauctionconfigs').map((config, i) => asObject(config, `fledgeauctionconfigs[${i}]`));
+}
+
+/** The configs as a set: each expected one pairs with an equal returned one; what is left on either side differs. */
+function diffAuctionConfigs(expected: JsonObject[], actual: FledgeAuctionConfig[], path: string): string[] {
+  // Prebid Server's adapters name themselves in `bidder`, which the SDK calls `adapter` (the core's `bidder` is the
+  // name the bidder ran under); both leave it out when absent.
+  const wire = (config: FledgeAuctionConfig): JsonObject => withoutUndefined({ impid: config.impId, bidder: config.adapter || undefined, config: config.config });
+  const want = expected.map((config) => withoutUndefined({ impid: field(config, 'impid'), bidder: field(config, 'bidder') || undefined, config: field(config, 'config') }));
+  const left = actual.map(wire);
+  const diffs: string[] = [];
+  for (const config of want) {
+    const index = left.findIndex((got) => diffJson(config, got, '').length === 0);
+    if (index >= 0) left.splice(index, 1);
+    else diffs.push(`${path}: expected ${JSON.stringify(config)}, not returned`);
+  }
+  for (const config of left) diffs.push(`${path}: unexpected ${JSON.stringify(config)}`);
+  return diffs;
+}
+
+function withoutUndefined(object: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 }
 
 function diffTypedBid(expected: JsonObject, actual: TypedBid, bidderName: string, path: string): string[] {

@@ -25,7 +25,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
-import { HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
+import { HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
 import type { AccountLoader } from '../../core/accounts/index.js';
@@ -59,6 +59,8 @@ interface BidderSpec {
 interface MockSeatBid {
   seat?: string;
   pbsBids?: Array<{ ortbBid: Bid; bidType: MediaType; bidMeta?: Json; bidVideo?: { duration?: number; PrimaryCategory?: string } }>;
+  /** What the adapter returned beside its bids (Prebid Server's `FledgeAuctionConfig`: `bidder` is the adapter's own name). */
+  fledgeAuctionConfigs?: Array<{ impid: string; bidder?: string; config: unknown }>;
 }
 
 /** Prebid Server's fixture cache host (`hb_cache_host` / `hb_cache_path` in expected targeting). */
@@ -142,6 +144,8 @@ const SWITCHES: Record<string, (value: unknown, fixture: ExchangeFixture) => Map
   requestType: () => [],
   // Set on the bid-checking service where it exists (replaceBidChecks).
   start_time_ms: () => [],
+  // Prebid Server has no setting that turns Protected Audience on or off: every config a bidder returns is passed on,
+  // whether or not the imp asked (`imp.ext.ae`). The switch is left over from its harness and changes nothing there.
   fledge_enabled: () => [],
 };
 
@@ -260,9 +264,13 @@ export function fixtureSettings(fixture: ExchangeFixture, installed: Installed):
 /** What the mocks saw: the request each bidder's adapter was handed, by bidder name as the auction ran it. */
 type Received = Map<string, Json[]>;
 
-function typedBids(spec: BidderSpec | undefined): { bids: TypedBid[]; errors: BidderError[] } {
+function typedBids(spec: BidderSpec | undefined): { bids: TypedBid[]; errors: BidderError[]; fledgeAuctionConfigs?: FledgeAuctionConfig[] } {
   const bids: TypedBid[] = [];
+  let fledgeAuctionConfigs: FledgeAuctionConfig[] | undefined;
   for (const seat of spec?.mockResponse?.pbsSeatBids ?? []) {
+    for (const { impid, bidder, config } of seat.fledgeAuctionConfigs ?? []) {
+      (fledgeAuctionConfigs ??= []).push({ impId: impid, config: structuredClone(config), ...(bidder && { adapter: bidder }) });
+    }
     for (const mock of seat.pbsBids ?? []) {
       const typed: TypedBid = { bid: structuredClone(mock.ortbBid), type: mock.bidType };
       if (seat.seat) typed.seat = seat.seat;
@@ -273,7 +281,7 @@ function typedBids(spec: BidderSpec | undefined): { bids: TypedBid[]; errors: Bi
   }
   // Prebid Server's harness returns plain Go errors: code 999 in the response.
   const errors = (spec?.mockResponse?.errors ?? []).map((message) => ({ code: 999, message }));
-  return { bids, errors };
+  return { bids, errors, fledgeAuctionConfigs };
 }
 
 /** A mock adapter: records the request it is handed, makes one call, answers with the fixture's seat bids. */
@@ -287,8 +295,8 @@ function mockBidder(specs: Record<string, BidderSpec>, received: Received, endpo
     },
     makeBids(_request, sent) {
       const bidder = new URL(sent.uri).searchParams.get('bidder') ?? '';
-      const { bids, errors } = typedBids(specFor(bidder));
-      return { bids, errors, currency: 'USD' };
+      const { bids, errors, fledgeAuctionConfigs } = typedBids(specFor(bidder));
+      return { bids, errors, currency: 'USD', ...(fledgeAuctionConfigs && { fledgeAuctionConfigs }) };
     },
   };
 }
