@@ -58,6 +58,14 @@ function mediaTypeOf(bid: Json): MediaType | undefined {
  * (`[{seat, bid: [...]}]`); every bid is set to that imp (`impid`) and kept as it is, in the auction currency, under
  * its seat. No bidder is called. A bid whose media type cannot be told is left out with an error on its seat.
  */
+/** `seatbid[].ext.prebid.fledge.auctionconfigs` of a stored seat bid, or nothing. */
+function storedFledgeConfigs(seatBid: Json): unknown[] {
+  const prebid = isJsonObject(seatBid.ext) ? seatBid.ext.prebid : undefined;
+  const fledge = isJsonObject(prebid) ? prebid.fledge : undefined;
+  const configs = isJsonObject(fledge) ? fledge.auctionconfigs : undefined;
+  return Array.isArray(configs) ? configs : [];
+}
+
 export function storedAuctionSeats(auction: ReadonlyMap<string, unknown>, currency: string): SeatResult[] {
   const seats = new Map<string, SeatResult>();
   const seatOf = (name: string): SeatResult => {
@@ -83,6 +91,10 @@ export function storedAuctionSeats(auction: ReadonlyMap<string, unknown>, curren
         }
         const price = typeof bid.price === 'number' ? bid.price : 0;
         seat.bids.push({ bid, type, bidder: seat.bidder, adapter: seat.adapter, originalPrice: price, originalCurrency: currency, targeting: {}, winner: false, bidderBest: false });
+      }
+      // Protected Audience configs stored beside the bids, given the request's imp id as Prebid Server does.
+      for (const stored of storedFledgeConfigs(seatBid)) {
+        (seat.fledgeAuctionConfigs ??= []).push({ impId, adapter: seat.bidder, config: isJsonObject(stored) ? stored.config : undefined });
       }
     }
   }

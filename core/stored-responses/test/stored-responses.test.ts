@@ -78,4 +78,16 @@ describe("stored responses, with Prebid Server's rules", () => {
     ]);
     expect(seats[0]!.errors).to.deep.equal([{ code: 3, message: 'Failed to parse bid mediatype for impression "i1"' }]);
   });
+
+  it('carries the Protected Audience configs stored beside a seat, on the request\'s imp, with the seat as adapter', () => {
+    const seats = storedAuctionSeats(
+      new Map([
+        ['i1', [{ seat: 'openx', bid: [{ id: 'a', impid: 'old', price: 1, mtype: 1 }], ext: { prebid: { fledge: { auctionconfigs: [{ impid: 'old', bidder: 'x', config: { seller: 'https://s.example' } }] } } } }]],
+        ['i2', [{ seat: 'rubicon', bid: [{ id: 'b', price: 2, mtype: 1 }], ext: { prebid: { fledge: {} } } }]],
+      ]),
+      'USD',
+    );
+    expect(seats[0]!.fledgeAuctionConfigs).to.deep.equal([{ impId: 'i1', adapter: 'openx', config: { seller: 'https://s.example' } }]);
+    expect(seats[1]!.fledgeAuctionConfigs).to.equal(undefined);
+  });
 });
