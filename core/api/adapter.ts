@@ -43,6 +43,11 @@ export interface BidderInfo {
   geoscope?: string[];
   /** Whether the host may insert tracking into the bidder's VAST (`/vtrack`, video events). */
   modifyingVastXmlAllowed?: boolean;
+  /**
+   * Prebid Server's `debug.allow` (default true): false keeps the bidder's calls out of `ext.debug.httpcalls`
+   * (a bidder whose requests carry what a publisher must not see) unless the host's debug override header is sent.
+   */
+  debug?: { allow: boolean };
 }
 
 /** Host configuration for one configured bidder, as the adapter's `create` receives it. */

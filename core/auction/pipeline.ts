@@ -4,6 +4,7 @@ import {
   hasOwnKeys,
   isJsonObject,
   requestOption,
+  WarningCode,
   type AuctionBid,
   type BidderError,
   type BidderRequest,
@@ -17,6 +18,7 @@ import {
   type SeatResult,
   type Stage,
   type StagePayloads,
+  type Warning,
 } from '../api/index.js';
 import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
@@ -54,6 +56,9 @@ export interface AuctionDeps {
   /** Reads each request's privacy signals once (core/privacy). */
   privacy: PrivacyService;
 }
+
+/** Prebid Server's warning for a call of a bidder whose `debug.allow` is false, with its text. */
+const BIDDER_DEBUG_DISABLED: Warning = Object.freeze({ code: WarningCode.BidderLevelDebugDisabled, message: 'debug turned off for bidder' });
 
 /** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
 interface BidderTiming {
@@ -311,7 +316,12 @@ export class AuctionPipeline {
     context.observer?.bidsReceived(share.bidder, called.bids);
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
     if (called.errors.length > 0) seat.errors.push(...called.errors);
-    if (timing.httpCalls) timing.httpCalls.set(share.bidder, called.httpCalls);
+    if (timing.httpCalls) {
+      // Prebid Server's bidder `debug.allow`: the override header shows every bidder's calls; the account's debug
+      // only those of bidders that allow it, and says, for each call left out, that the bidder's debug is off.
+      if (entry.debugAllow || context.debugOverride) timing.httpCalls.set(share.bidder, called.httpCalls);
+      else for (let i = 0; i < called.httpCalls.length; i++) context.warn(share.bidder, BIDDER_DEBUG_DISABLED);
+    }
     seat.responseTimeMs = Math.round(context.now() - started);
     let bids = called.bids;
     if (this.hooked(context, 'raw-bidder-response')) {

@@ -28,6 +28,8 @@ export interface BidderEntry {
   endpoint?: EndpointTemplate;
   /** The OpenRTB version the bidder is sent: `bidders.<name>.ortbVersion`, else its manifest's, else 2.5. */
   ortbVersion: '2.5' | '2.6';
+  /** Whether its calls may show in `ext.debug.httpcalls` without the override header: `debug.allow`, true when unset. */
+  debugAllow: boolean;
   bidder?: Bidder;
   validateParams?: ValidateFunction;
   paramsSchema?: object;
@@ -57,8 +59,8 @@ function targetOf(adapter: LoadedAdapter, catalog: PluginCatalog): LoadedAdapter
 /**
  * Builds the bidder catalog: every installed adapter is a bidder under its own name, and every `bidders.<name>`
  * entry in config adds or adjusts one (`adapter:` or `aliasOf:` names the adapter whose code and schema it uses;
- * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed`, `userSync` override). A bidder without an endpoint
- * is disabled.
+ * `endpoint`, `enabled`, `extra`, `ortbVersion`, `modifyingVastXmlAllowed`, `userSync`, `debug` override). A bidder
+ * without an endpoint is disabled.
  */
 export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, logger: PluginLogger): BidderCatalog {
   const entries = new Map<string, BidderEntry>();
@@ -82,6 +84,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
     };
     if (settings.modifyingVastXmlAllowed !== undefined) info.modifyingVastXmlAllowed = settings.modifyingVastXmlAllowed;
     if (settings.userSync) info.userSync = configuredUserSync(name, settings.userSync);
+    if (settings.debug) info.debug = { allow: settings.debug.allow };
     const endpointText = settings.endpoint ?? own.manifest.info.endpoint ?? code.manifest.info.endpoint;
     const entry: BidderEntry = {
       name,
@@ -93,6 +96,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
       validateParams: code.validateParams,
       paramsSchema: code.manifest.paramsSchema,
       ortbVersion: settings.ortbVersion ?? info.ortbVersion ?? '2.5',
+      debugAllow: info.debug?.allow ?? true,
     };
     if (!entry.enabled) {
       entry.disabledReason = settings.enabled === false ? 'disabled by config' : `needs host setup: set bidders.${name}.endpoint (see the adapter's README)`;

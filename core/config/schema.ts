@@ -173,6 +173,20 @@ export const BidderEntrySchema = Type.Object(
     extra: Type.Optional(FreeObject({ description: 'Host settings the adapter reads' })),
     modifyingVastXmlAllowed: Type.Optional(Type.Boolean({ description: "Whether event tracking may be inserted into the bidder's VAST (replaces the adapter's own setting)" })),
     userSync: Type.Optional(BidderUserSyncSchema),
+    debug: Type.Optional(
+      Type.Object(
+        {
+          allow: Type.Boolean({
+            description: "false: the bidder's calls are left out of `ext.debug.httpcalls` (with warning 10003) unless the host's debug override header is sent",
+          }),
+        },
+        {
+          ...closed,
+          description:
+            "Prebid Server's bidder-info `debug`: `{allow: false}` leaves the bidder's calls out of `ext.debug.httpcalls` (warning 10003) unless the debug override header is sent; replaces the adapter's own",
+        },
+      ),
+    ),
   },
   closed,
 );

@@ -34,6 +34,17 @@ export function accepts(header: string | undefined, coding: string): boolean {
 }
 
 /**
+ * Adds `field` to the answer's `Vary`, keeping what is there: CORS has set `Vary: Origin` on every answer, and a
+ * shared cache that lost it would hand one origin's `Access-Control-Allow-Origin` to another.
+ */
+function addVary(res: ServerResponse, field: string): void {
+  const current = res.getHeader('vary');
+  const fields = current === undefined ? [] : String(current).split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (fields.some((name) => name === '*' || name.toLowerCase() === field.toLowerCase())) return;
+  res.setHeader('vary', [...fields, field].join(', '));
+}
+
+/**
  * The edge's response compression, as Prebid Server's `enable_gzip` does it, made once at boot; undefined when both
  * encodings are off (the edge then does nothing per answer). An answer is compressed when the client accepts the
  * encoding, its type is text-like, it is at least `minBytes`, and the handler did not encode it already. Compression
@@ -46,7 +57,7 @@ export function responseCompressor(settings: CompressionSettings | undefined): R
     if (Buffer.byteLength(body) < minBytes || res.hasHeader('content-encoding')) return body;
     const type = res.getHeader('content-type');
     if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return body;
-    res.setHeader('vary', 'Accept-Encoding');
+    addVary(res, 'Accept-Encoding');
     const header = req.headers['accept-encoding'];
     if (enableBrotli && accepts(header, 'br')) {
       res.setHeader('content-encoding', 'br');

@@ -47,6 +47,7 @@ export const adapterManifestSchema = {
         },
         geoscope: { type: 'array', items: { type: 'string' } },
         modifyingVastXmlAllowed: { type: 'boolean' },
+        debug: { type: 'object', required: ['allow'], additionalProperties: false, properties: { allow: { type: 'boolean' } } },
       },
     },
   },

@@ -59,7 +59,8 @@ describe('response compression (compression.response)', function () {
     const answer = await auction(running, 'gzip, deflate');
     expect(answer.status).to.equal(200);
     expect(answer.headers['content-encoding']).to.equal('gzip');
-    expect(answer.headers.vary).to.equal('Accept-Encoding');
+    // Added to the Vary: Origin of CORS, not in its place.
+    expect(answer.headers.vary).to.equal('Origin, Accept-Encoding');
     expect(Number(answer.headers['content-length'])).to.equal(answer.body.length);
     const json = JSON.parse(gunzipSync(answer.body).toString('utf8'));
     expect(json.seatbid[0].bid).to.have.length(10);
@@ -92,6 +93,77 @@ describe('response compression (compression.response)', function () {
     const status = await raw(`${running.url}/status`, { headers: { 'accept-encoding': 'gzip' } });
     expect(status.headers['content-encoding']).to.equal(undefined);
     expect(JSON.parse(status.body.toString('utf8'))).to.deep.equal({ status: 'ok' });
+  });
+
+  describe('on the Koa lane (the embedded bid cache)', () => {
+    // A VAST document of about 6 KB, and a small JSON value.
+    const vast = `<VAST version="3.0">${'<Ad><InLine><AdSystem>gavel</AdSystem><Impression><![CDATA[https://t.example/i]]></Impression></InLine></Ad>'.repeat(60)}</VAST>`;
+    const put = async (running: RunningGavel, puts: unknown[]): Promise<string[]> => {
+      const answer = await raw(`${running.url}/cache`, { method: 'POST', body: JSON.stringify({ puts }), headers: { 'content-type': 'application/json' } });
+      expect(answer.status).to.equal(200);
+      return (JSON.parse(answer.body.toString('utf8')) as { responses: { uuid: string }[] }).responses.map((entry) => entry.uuid);
+    };
+    const get = (running: RunningGavel, uuid: string, acceptEncoding?: string) =>
+      raw(`${running.url}/cache?uuid=${uuid}`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+
+    it('gzips or brotlis a large cached value, as the fast lane does, keeping its type and headers', async () => {
+      const running = await boot({ enableGzip: true, enableBrotli: true });
+      const [uuid] = await put(running, [{ type: 'xml', value: vast }]);
+
+      const gzipped = await get(running, uuid!, 'gzip');
+      expect(gzipped.status).to.equal(200);
+      expect(gzipped.headers['content-encoding']).to.equal('gzip');
+      expect(gzipped.headers.vary).to.equal('Origin, Accept-Encoding');
+      expect(gzipped.headers['content-type']).to.equal('application/xml');
+      expect(gzipped.headers['content-security-policy']).to.equal('sandbox');
+      expect(Number(gzipped.headers['content-length'])).to.equal(gzipped.body.length);
+      expect(gzipped.body.length).to.be.below(Buffer.byteLength(vast));
+      expect(gunzipSync(gzipped.body).toString('utf8')).to.equal(vast);
+
+      const brotli = await get(running, uuid!, 'gzip, deflate, br');
+      expect(brotli.headers['content-encoding']).to.equal('br');
+      expect(Number(brotli.headers['content-length'])).to.equal(brotli.body.length);
+      expect(brotliDecompressSync(brotli.body).toString('utf8')).to.equal(vast);
+    });
+
+    it('leaves a small value plain, and any value for a client that accepts no encoding', async () => {
+      const running = await boot({ enableGzip: true, enableBrotli: true, minBytes: 1024 });
+      const [small, large] = await put(running, [{ type: 'json', value: { price: 1.5 } }, { type: 'xml', value: vast }]);
+
+      const plain = await get(running, small!, 'gzip, br');
+      expect(plain.headers['content-encoding']).to.equal(undefined);
+      expect(JSON.parse(plain.body.toString('utf8'))).to.deep.equal({ price: 1.5 });
+
+      for (const header of [undefined, 'identity', 'gzip;q=0, br;q=0']) {
+        const answer = await get(running, large!, header);
+        expect(answer.headers['content-encoding'], String(header)).to.equal(undefined);
+        // Whether the answer varies by Accept-Encoding does not depend on this client's header.
+        expect(answer.headers.vary, String(header)).to.equal('Origin, Accept-Encoding');
+        expect(answer.body.toString('utf8'), String(header)).to.equal(vast);
+      }
+    });
+
+    it('compresses the JSON answer of POST /cache too (a handler body Koa would serialise)', async () => {
+      const running = await boot({ enableGzip: true, minBytes: 100 });
+      const answer = await raw(`${running.url}/cache`, {
+        method: 'POST',
+        body: JSON.stringify({ puts: Array.from({ length: 5 }, (_, index) => ({ type: 'json', value: { index } })) }),
+        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+      });
+      expect(answer.status).to.equal(200);
+      expect(answer.headers['content-encoding']).to.equal('gzip');
+      expect(answer.headers['content-type']).to.contain('application/json');
+      expect(JSON.parse(gunzipSync(answer.body).toString('utf8')).responses).to.have.length(5);
+    });
+
+    it('does not compress a cache answer when compression is off', async () => {
+      const running = await boot({});
+      const [uuid] = await put(running, [{ type: 'xml', value: vast }]);
+      const answer = await get(running, uuid!, 'gzip, br');
+      expect(answer.headers['content-encoding']).to.equal(undefined);
+      expect(answer.headers.vary).to.equal('Origin');
+      expect(answer.body.toString('utf8')).to.equal(vast);
+    });
   });
 
   it('reads Accept-Encoding as RFC 9110 does', () => {

@@ -137,3 +137,61 @@ describe('debug output without secrets', () => {
     expect((await postJson(`${gavel.url}/openrtb2/auction`, allowed, crossSite)).json.ext.debug).to.be.an('object');
   });
 });
+
+/** Prebid Server's bidder `debug.allow`: a bidder may keep its calls out of debug output, except under the override. */
+describe("debug output of a bidder whose debug.allow is false", () => {
+  const TOKEN = 'host-secret-token';
+  let dir: string;
+  let bidder: MockBidder;
+  let gavel: RunningGavel;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gavel-debug-bidder-'));
+    mkdirSync(join(dir, 'accounts'));
+    writeFileSync(join(dir, 'accounts', 'no-debug.json'), JSON.stringify({ debug_allow: false }));
+    bidder = await startMockBidder();
+    gavel = await startGavel({
+      bidders: {
+        open: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=open&price=1` },
+        closed: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=closed&price=2`, debug: { allow: false } },
+      },
+      storedRequests: { filesystem: { dir } },
+      debug: { overrideToken: TOKEN },
+    });
+  });
+  after(async () => {
+    await gavel?.close();
+    await bidder?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const auction = (extra: Record<string, unknown>, headers: Record<string, string> = {}) => postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ open: {}, closed: {} }, extra), headers);
+
+  it("leaves its calls out of ext.debug.httpcalls, with Prebid Server's warning 10003; other bidders' show", async () => {
+    const { json } = await auction({ ext: { prebid: { debug: true } } });
+    expect(Object.keys(json.ext.debug.httpcalls)).to.deep.equal(['open']);
+    expect(json.ext.debug.httpcalls.open).to.have.length(1);
+    expect(json.ext.warnings).to.deep.equal({ closed: [{ code: 10003, message: 'debug turned off for bidder' }] });
+    // The bidder was called, and bid, all the same.
+    expect(json.seatbid.map((seat: { seat: string }) => seat.seat).sort()).to.deep.equal(['closed', 'open']);
+  });
+
+  it('shows its calls under the debug override header, without the warning', async () => {
+    const { json } = await auction({ ext: { prebid: { debug: true } } }, { 'x-pbs-debug-override': TOKEN });
+    expect(json.ext.debug.httpcalls.closed).to.have.length(1);
+    expect(json.ext.debug.httpcalls.open).to.have.length(1);
+    expect(json.ext.warnings).to.equal(undefined);
+    // The override alone, for an account without debug, shows them too.
+    const forced = await auction({ site: { page: 'https://p.example', publisher: { id: 'no-debug' } } }, { 'x-pbs-debug-override': TOKEN });
+    expect(forced.json.ext.debug.httpcalls.closed).to.have.length(1);
+    expect(forced.json.ext.warnings).to.equal(undefined);
+  });
+
+  it('adds no bidder warning when there is no debug output at all', async () => {
+    const { json } = await auction({});
+    expect(json.ext.debug).to.equal(undefined);
+    expect(json.ext.warnings).to.deep.equal({ general: [{ code: 10002, message: 'debug turned off for account' }] });
+    const denied = await auction({ test: 1, site: { page: 'https://p.example', publisher: { id: 'no-debug' } } });
+    expect(denied.json.ext.debug).to.equal(undefined);
+    expect(denied.json.ext.warnings.closed).to.equal(undefined);
+  });
+});

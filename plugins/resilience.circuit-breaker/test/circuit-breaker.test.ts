@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CircuitBreaker, callFailed, CIRCUIT_OPEN_ERROR_CODE, BREAKER_DEFAULTS } from '../index.js';
 import type { PrometheusMetrics } from '../../../core/metrics/index.js';
 import { eventually } from '../../../test/support/eventually.js';
@@ -161,6 +164,87 @@ describe('resilience.circuit-breaker', () => {
       const metrics = await (gavel.app.metrics as PrometheusMetrics).render();
       expect(metrics).to.match(/^gavel_circuit_breaker_open\{bidder="flaky"\} 0$/m);
       expect(metrics).to.match(/^gavel_circuit_breaker_transitions_total\{bidder="flaky",state="closed"\} 1$/m);
+    });
+  });
+
+  describe('per account: its own thresholds over the host\'s, and breaking switched off', function () {
+    this.timeout(20_000);
+    let failing: Server;
+    let calls = 0;
+    let gavel: RunningGavel;
+    let dir: string;
+
+    before(async () => {
+      // Answers 503 at once: each call fails within its auction, so a breaker's count is known when the answer comes.
+      failing = createServer((req, res) => {
+        calls++;
+        req.resume();
+        req.on('end', () => res.writeHead(503).end());
+      });
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      dir = mkdtempSync(join(tmpdir(), 'gavel-breaker-'));
+      mkdirSync(join(dir, 'accounts'));
+      const accounts: Record<string, unknown> = {
+        strict: { id: 'strict', hooks: { modules: { resilience: { 'circuit-breaker': { openingThreshold: 1 } } } } },
+        relaxed: { id: 'relaxed', hooks: { modules: { resilience: { 'circuit-breaker': { bidders: { failing: { enabled: false } } } } } } },
+        lax: { id: 'lax', hooks: { modules: { resilience: { 'circuit-breaker': { bidders: { failing: { openingThreshold: 100 } } } } } } },
+        // Values a host's config would refuse: ignored, so the host's settings apply.
+        careless: { id: 'careless', hooks: { modules: { resilience: { 'circuit-breaker': { openingThreshold: 0, enabled: 'no' } } } } },
+        plain: { id: 'plain' },
+      };
+      for (const [id, account] of Object.entries(accounts)) writeFileSync(join(dir, 'accounts', `${id}.json`), JSON.stringify(account));
+      gavel = await startGavel({
+        admin: { enabled: true },
+        storedRequests: { filesystem: { dir } },
+        bidders: { failing: { adapter: 'ortb', endpoint: `http://127.0.0.1:${(failing.address() as AddressInfo).port}/rtb` } },
+        modules: { 'resilience.circuit-breaker': { enabled: true, config: { closingIntervalMs: 60_000, bidders: { failing: { openingThreshold: 3 } } } } },
+      });
+    });
+    after(async () => {
+      await gavel?.close();
+      failing.closeAllConnections();
+      failing.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const auction = async (account?: string) => {
+      const request = bannerRequest({ failing: {} }, { tmax: 500, ...(account && { site: { page: 'https://publisher.example/a', publisher: { id: account } } }) });
+      const answer = await postJson(`${gavel.url}/openrtb2/auction`, request);
+      expect(answer.status, answer.text).to.equal(200);
+      return ((answer.json.ext?.errors?.failing ?? []) as Array<{ code: number }>).map((error) => error.code);
+    };
+    const skippedWith16 = (codes: number[]) => codes.length === 1 && codes[0] === CIRCUIT_OPEN_ERROR_CODE;
+
+    it('an account with a stricter threshold skips the bidder after its own count; other accounts keep the host\'s', async () => {
+      expect(skippedWith16(await auction('strict'))).to.equal(false);
+      expect(calls).to.equal(1);
+      // One failure opens the breaker for the strict account's auctions ...
+      expect(await auction('strict')).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(calls).to.equal(1);
+      // ... not for the others: the host's threshold is 3, and that one failure counts towards it too.
+      expect(skippedWith16(await auction())).to.equal(false);
+      expect(skippedWith16(await auction('plain'))).to.equal(false);
+      expect(calls).to.equal(3);
+      const metrics = await (gavel.app.metrics as PrometheusMetrics).render();
+      expect(metrics).to.match(/^gavel_circuit_breaker_open\{bidder="failing"\} 1$/m);
+      // The third failure opened the host's breaker: accounts without settings of their own now skip the bidder.
+      expect(await auction()).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(await auction('plain')).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(await auction('careless')).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(calls).to.equal(3);
+      // A laxer account keeps calling it: its own breaker is far from its 100 failures.
+      expect(skippedWith16(await auction('lax'))).to.equal(false);
+      expect(calls).to.equal(4);
+    });
+
+    it('an account that switches breaking off for the bidder still calls it while its breaker is open', async () => {
+      const before = calls;
+      for (let i = 0; i < 3; i++) expect(skippedWith16(await auction('relaxed'))).to.equal(false);
+      expect(calls).to.equal(before + 3);
+      // Its calls kept failing; the host's breaker, still open, keeps skipping the bidder for everyone else.
+      expect(await auction('plain')).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(await auction('strict')).to.deep.equal([CIRCUIT_OPEN_ERROR_CODE]);
+      expect(calls).to.equal(before + 3);
     });
   });
 });
