@@ -5,7 +5,7 @@
  * no HTTP edge: a fast, steady figure for the pipeline and the modules while working on them; `npm run bench` is
  * the measure that counts.
  *
- *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N] [--modules] [--promises]
+ *   node dist/scripts/bench/in-process.js [--bidders N] [--imps N] [--production [--without PIECE]] [--alloc] [--top N] [--modules] [--promises] [--network]
  *
  * --production sends the production-shaped request (scenarios.ts), --without leaves one of its pieces out; the bid
  * cache is the embedded memory store, as in `npm run bench`. --modules runs Gavel with floors rules and ortb2 blocking.
@@ -81,7 +81,8 @@ async function main(): Promise<void> {
   const config = loadConfig({ overrides: { ...base, logging: { level: 'error' }, admin: { enabled: false } }, env: {} });
   const app = await bootGavel(config, {
     configure: (container) => {
-      container.rebind(Tokens.BidderTransport).toConstantValue(memoryTransport);
+      // --network: the real undici transport, to the mock bidders on 127.0.0.1:9801 (nginx or mock-bidders.js, started by hand).
+      if (!args.includes('--network')) container.rebind(Tokens.BidderTransport).toConstantValue(memoryTransport);
       // No disk either (stored data in memory, behind the usual cache): the auctions here never leave the microtask
       // queue, so one file read (the request's account, looked up again when its cached miss expires) would wait
       // behind every other auction of the run.
