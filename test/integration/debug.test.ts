@@ -1,34 +1,52 @@
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY } from '../fixtures/adapters/keyed/index.js';
 import { bannerRequest, getJson, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 
-/** Debug output as Prebid Server gives it: asked for by the request, allowed by the account, forced by the host. */
-describe('debug output', () => {
-  const TOKEN = 'host-secret-token';
+/**
+ * A Gavel beside a mock bidder, reading stored data from a fresh folder holding `files` (path to JSON), for the
+ * enclosing describe block; `config` receives the mock bidder's URL. Both are closed, and the folder removed, after it.
+ */
+function gavelWithStoredFiles(files: Record<string, unknown>, config: (bidderUrl: string) => Parameters<typeof startGavel>[0]): { gavel(): RunningGavel; bidder(): MockBidder } {
   let dir: string;
   let bidder: MockBidder;
   let gavel: RunningGavel;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gavel-debug-'));
-    for (const folder of ['accounts', 'imps']) mkdirSync(join(dir, folder));
-    writeFileSync(join(dir, 'accounts', 'no-debug.json'), JSON.stringify({ debug_allow: false }));
-    writeFileSync(join(dir, 'imps', 'pod.json'), JSON.stringify({ ext: { prebid: { bidder: { alpha: {} } } } }));
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, dirname(path)), { recursive: true });
+      writeFileSync(join(dir, path), JSON.stringify(content));
+    }
     bidder = await startMockBidder();
-    gavel = await startGavel({
-      bidders: { alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=2&mtype=2&adm=${encodeURIComponent('<VAST version="3.0"></VAST>')}` } },
-      storedRequests: { filesystem: { dir } },
-      debug: { overrideToken: TOKEN },
-    });
+    gavel = await startGavel({ ...config(bidder.url), storedRequests: { filesystem: { dir } } });
   });
   after(async () => {
     await gavel?.close();
     await bidder?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+  return { gavel: () => gavel, bidder: () => bidder };
+}
+
+/** Debug output as Prebid Server gives it: asked for by the request, allowed by the account, forced by the host. */
+describe('debug output', () => {
+  const TOKEN = 'host-secret-token';
+  const setup = gavelWithStoredFiles(
+    { 'accounts/no-debug.json': { debug_allow: false }, 'imps/pod.json': { ext: { prebid: { bidder: { alpha: {} } } } } },
+    (url) => ({
+      bidders: { alpha: { adapter: 'ortb', endpoint: `${url}/rtb?name=alpha&price=2&mtype=2&adm=${encodeURIComponent('<VAST version="3.0"></VAST>')}` } },
+      debug: { overrideToken: TOKEN },
+    }),
+  );
+  let gavel: RunningGavel;
+  let bidder: MockBidder;
+  beforeEach(() => {
+    gavel = setup.gavel();
+    bidder = setup.bidder();
   });
 
   const auction = (extra: Record<string, unknown>, headers: Record<string, string> = {}) => postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, extra), headers);
@@ -83,27 +101,18 @@ describe('debug output', () => {
 
 describe('debug output without secrets', () => {
   const keyed = fileURLToPath(new URL('../fixtures/adapters/keyed/', import.meta.url));
-  let bidder: MockBidder;
+  const setup = gavelWithStoredFiles({ 'accounts/open.json': { debug_allow: true, debug_allow_cross_origin: true } }, (url) => ({
+    plugins: [keyed],
+    bidders: {
+      keyed: { endpoint: `${url}/rtb?name=keyed&price=1` },
+      rubicon: { endpoint: `${url}/rtb?name=rubicon&price=1`, extra: { xapi: { username: 'host-user', password: 'host-password', tracker: 't' } } },
+    },
+  }));
   let gavel: RunningGavel;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gavel-debug-secrets-'));
-    mkdirSync(join(dir, 'accounts'));
-    writeFileSync(join(dir, 'accounts', 'open.json'), JSON.stringify({ debug_allow: true, debug_allow_cross_origin: true }));
-    bidder = await startMockBidder();
-    gavel = await startGavel({
-      plugins: [keyed],
-      bidders: {
-        keyed: { endpoint: `${bidder.url}/rtb?name=keyed&price=1` },
-        rubicon: { endpoint: `${bidder.url}/rtb?name=rubicon&price=1`, extra: { xapi: { username: 'host-user', password: 'host-password', tracker: 't' } } },
-      },
-      storedRequests: { filesystem: { dir } },
-    });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-    rmSync(dir, { recursive: true, force: true });
+  let bidder: MockBidder;
+  beforeEach(() => {
+    gavel = setup.gavel();
+    bidder = setup.bidder();
   });
 
   it('masks Authorization, cookies and the headers and query parameters an adapter marks secret; shows the rest', async () => {
@@ -141,27 +150,16 @@ describe('debug output without secrets', () => {
 /** Prebid Server's bidder `debug.allow`: a bidder may keep its calls out of debug output, except under the override. */
 describe("debug output of a bidder whose debug.allow is false", () => {
   const TOKEN = 'host-secret-token';
-  let dir: string;
-  let bidder: MockBidder;
+  const setup = gavelWithStoredFiles({ 'accounts/no-debug.json': { debug_allow: false } }, (url) => ({
+    bidders: {
+      open: { adapter: 'ortb', endpoint: `${url}/rtb?name=open&price=1` },
+      closed: { adapter: 'ortb', endpoint: `${url}/rtb?name=closed&price=2`, debug: { allow: false } },
+    },
+    debug: { overrideToken: TOKEN },
+  }));
   let gavel: RunningGavel;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gavel-debug-bidder-'));
-    mkdirSync(join(dir, 'accounts'));
-    writeFileSync(join(dir, 'accounts', 'no-debug.json'), JSON.stringify({ debug_allow: false }));
-    bidder = await startMockBidder();
-    gavel = await startGavel({
-      bidders: {
-        open: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=open&price=1` },
-        closed: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=closed&price=2`, debug: { allow: false } },
-      },
-      storedRequests: { filesystem: { dir } },
-      debug: { overrideToken: TOKEN },
-    });
-  });
-  after(async () => {
-    await gavel?.close();
-    await bidder?.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    gavel = setup.gavel();
   });
 
   const auction = (extra: Record<string, unknown>, headers: Record<string, string> = {}) => postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ open: {}, closed: {} }, extra), headers);
