@@ -1,3 +1,4 @@
+import { memoryEntryBytes } from './store.js';
 /**
  * Limits per client of `POST /cache` (its address): a rate of puts (a token bucket, as Prebid Cache's rate limiter),
  * and a share of the store. The store makes room by dropping its oldest values; without a share, one client's burst
@@ -15,9 +16,9 @@ export interface CacheClientLimitSettings {
 
 /** Clients remembered at once; past it the least recently seen are forgotten (a forgotten client starts afresh). */
 const MAX_CLIENTS = 10_000;
-/** Rough heap cost of a value, as the memory store counts it (UTF-16 characters plus the entry's own overhead). */
+/** A value's bytes in the store, as the memory store counts them (its UTF-8 bytes and the entry's header). */
 export function storedBytes(value: string): number {
-  return value.length * 2 + 200;
+  return memoryEntryBytes(value);
 }
 
 interface Bucket {

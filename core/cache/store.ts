@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 import type { PluginLogger } from '../api/index.js';
-import { newCacheId } from './ids.js';
+import { cacheIdText, drawCacheIdBytes, newCacheId, parseCacheId } from './ids.js';
 
 export type CacheValueType = 'json' | 'xml';
 
@@ -31,63 +31,72 @@ export interface CacheStore {
 
 export interface MemoryCacheStoreOptions {
   /**
-   * Heap budget for cached values. When a put would exceed it, the oldest entries are dropped to make room: new
-   * auctions matter more than old bids that are about to expire anyway. Default 64 MiB.
+   * Bytes for cached values, their keys and expiry: the store is one buffer of this size (taken on the first put), so
+   * it is also the store's whole footprint. When a value does not fit, the oldest entries make room: new auctions
+   * matter more than old bids about to expire anyway. Default 64 MiB, at most 4 GiB.
    */
   maxTotalBytes?: number;
   /** Clock in epoch milliseconds; tests pass their own to expire entries without sleeping. */
   now?: () => number;
-  /** Source of keys; default newCacheId (random version 4 UUIDs). */
-  newId?: () => string;
-}
-
-interface MemoryEntry extends StoredValue {
-  uuid: string;
-  expiresAt: number;
-  bytes: number;
-  /** False once removed: the queue then skips it without a lookup in the map. */
-  stored: boolean;
 }
 
 const DEFAULT_MEMORY_BUDGET_BYTES = 64 * 1024 * 1024;
-/**
- * Heap cost of an entry beside its value's characters: the entry object and its expiry number (about 90 bytes), the
- * uuid string (56), the map's slot (24-64 as the table fills) and the queue's (8-16). Measured with the store full:
- * about 340 bytes of live heap per value against 323 counted with 200 here, so 256 keeps the cap a true bound.
- */
-const MEMORY_ENTRY_OVERHEAD_BYTES = 256;
-/** The eviction queue drops its consumed head once it is this long and more than half of the queue. */
-const QUEUE_COMPACT_AT = 1024;
+/** Entries start on this boundary; an id's place in the ring is its offset divided by this. */
+const ALIGN = 8;
+/** An entry's header: its id (16 bytes), expiry in epoch ms (float64), value length (uint32), type, state, 2 spare. */
+const HEADER_BYTES = 32;
+const EXPIRES_AT = 16;
+const LENGTH_AT = 24;
+const TYPE_AT = 28;
+const STATE_AT = 29;
+const LIVE = 1;
+const DEAD = 0;
+const TYPE_CODES: Record<CacheValueType, number> = { json: 0, xml: 1 };
+const TYPES: readonly CacheValueType[] = ['json', 'xml'];
 
 /**
- * An in-process store for single-instance hosts and tests. Entries are kept in a Map by uuid and, in insertion
- * order, in a queue that eviction and the expiry sweep consume from the head. The queue is its own array because a
- * Map used as a queue is slow: V8 leaves a hole for each deleted entry until the table is rebuilt, and iterating
- * from the start walks every hole, so with the store full each put walked tens of thousands of them.
+ * An in-process store for single-instance hosts and tests: a ring buffer of `maxTotalBytes`, written front to back
+ * and wrapping around, each entry a header and the value's UTF-8 bytes (the form `GET /cache` serves). Values live
+ * outside the V8 heap, so a full store costs the garbage collector nothing and RSS grows by exactly the budget; the
+ * oldest entries are overwritten first, and expired ones are dropped from the oldest end as puts come in.
+ *
+ * A key needs no index: the first 4 bytes of its (otherwise random, version 4) UUID are its entry's place in the
+ * ring, and a bit per place says whether a live entry starts there. A get checks that bit and then all 16 bytes of
+ * the key against the header, so a key is found only while its own entry is there.
  */
 export class MemoryCacheStore implements CacheStore {
-  private readonly entries = new Map<string, MemoryEntry>();
-  /** Every live entry in insertion order from `queueHead` on; also entries already removed by `get` (skipped). */
-  private queue: MemoryEntry[] = [];
-  private queueHead = 0;
-  private readonly maxTotalBytes: number;
+  private readonly capacity: number;
   private readonly now: () => number;
-  private readonly newId: () => string;
-  private totalBytes = 0;
+  /** Taken on the first put: a host that caches elsewhere never pays for it. */
+  private ring: Buffer | undefined;
+  /** A bit per ALIGN bytes of the ring: set where a live entry's header starts. */
+  private readonly starts: Uint8Array;
+  private readonly idBytes = Buffer.alloc(16);
+  /** Where the next entry goes. */
+  private head = 0;
+  /** The oldest entry still in the ring (live or dead). */
+  private tail = 0;
+  /** While the ring has wrapped (newest entries from 0 to head, oldest from tail to here), where the oldest run ends; -1 otherwise. */
+  private wrapAt = -1;
+  /** Entries between tail and head, live or dead: tells an empty ring from a full one when head meets tail. */
+  private held = 0;
+  private liveCount = 0;
+  private liveBytes = 0;
 
   constructor(options: MemoryCacheStoreOptions = {}) {
-    this.maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MEMORY_BUDGET_BYTES;
+    const budget = options.maxTotalBytes ?? DEFAULT_MEMORY_BUDGET_BYTES;
+    this.capacity = Math.floor(budget / ALIGN) * ALIGN;
     this.now = options.now ?? Date.now;
-    this.newId = options.newId ?? newCacheId;
+    this.starts = new Uint8Array(Math.ceil(this.capacity / ALIGN / 8));
   }
 
-  /** Bytes the store accounts for right now (values plus per-entry overhead). */
+  /** Bytes the live entries take in the ring (headers and values, each rounded up to 8 bytes). */
   get sizeBytes(): number {
-    return this.totalBytes;
+    return this.liveBytes;
   }
 
   get entryCount(): number {
-    return this.entries.size;
+    return this.liveCount;
   }
 
   async put(entries: CacheEntry[]): Promise<string[]> {
@@ -99,81 +108,132 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async get(uuid: string): Promise<StoredValue | undefined> {
-    const entry = this.entries.get(uuid);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.remove(entry);
+    const at = this.locate(uuid);
+    if (at === undefined) return undefined;
+    const ring = this.ring!;
+    if (ring.readDoubleLE(at + EXPIRES_AT) <= this.now()) {
+      this.kill(at);
       return undefined;
     }
-    return { type: entry.type, value: entry.value };
+    const start = at + HEADER_BYTES;
+    return { type: TYPES[ring[at + TYPE_AT]!]!, value: ring.toString('utf8', start, start + ring.readUInt32LE(at + LENGTH_AT)) };
   }
 
   async close(): Promise<void> {
-    for (const entry of this.entries.values()) entry.stored = false;
-    this.entries.clear();
-    this.queue = [];
-    this.queueHead = 0;
-    this.totalBytes = 0;
+    this.starts.fill(0);
+    this.head = 0;
+    this.tail = 0;
+    this.wrapAt = -1;
+    this.held = 0;
+    this.liveCount = 0;
+    this.liveBytes = 0;
   }
 
   private insert(entry: CacheEntry, now: number): string {
-    // JS strings cost up to two bytes per UTF-16 unit; counting that keeps the budget honest without encoding.
-    const bytes = entry.value.length * 2 + MEMORY_ENTRY_OVERHEAD_BYTES;
-    if (bytes > this.maxTotalBytes) {
-      throw new Error(`cache value of ${bytes} bytes exceeds the memory store budget of ${this.maxTotalBytes} bytes`);
+    const valueBytes = Buffer.byteLength(entry.value, 'utf8');
+    const size = entrySize(valueBytes);
+    if (size > this.capacity) {
+      throw new Error(`cache value of ${size} bytes exceeds the memory store budget of ${this.capacity} bytes`);
     }
-    this.makeRoom(bytes);
-    // A put never overwrites: a key already in use is skipped.
-    let uuid = this.newId();
-    while (this.entries.has(uuid)) uuid = this.newId();
-    const stored: MemoryEntry = { type: entry.type, value: entry.value, uuid, expiresAt: now + entry.ttlSeconds * 1000, bytes, stored: true };
-    this.entries.set(uuid, stored);
-    this.queue.push(stored);
-    this.totalBytes += bytes;
-    return uuid;
+    const ring = (this.ring ??= Buffer.allocUnsafeSlow(this.capacity));
+    const at = this.reserve(size);
+    drawCacheIdBytes(ring, at);
+    ring.writeUInt32BE(at / ALIGN, at);
+    ring.writeDoubleLE(now + entry.ttlSeconds * 1000, at + EXPIRES_AT);
+    ring.writeUInt32LE(valueBytes, at + LENGTH_AT);
+    ring[at + TYPE_AT] = TYPE_CODES[entry.type];
+    ring[at + STATE_AT] = LIVE;
+    ring.write(entry.value, at + HEADER_BYTES, valueBytes, 'utf8');
+    this.setStart(at, true);
+    this.head = at + size;
+    this.held++;
+    this.liveCount++;
+    this.liveBytes += size;
+    return cacheIdText(ring, at);
   }
 
-  /** The head of the queue holds the oldest entries: evict from there until the value fits. */
-  private makeRoom(bytes: number): void {
-    while (this.totalBytes + bytes > this.maxTotalBytes) {
-      const oldest = this.oldest();
-      if (!oldest) return;
-      this.remove(oldest);
+  /** Where an entry of `size` bytes goes: at the head, or from the ring's start once its end is reached, evicting the oldest entries in the way. */
+  private reserve(size: number): number {
+    for (;;) {
+      if (this.held === 0) {
+        this.head = 0;
+        this.tail = 0;
+        this.wrapAt = -1;
+      }
+      if (this.wrapAt < 0) {
+        if (this.head + size <= this.capacity) return this.head;
+        this.wrapAt = this.head;
+        this.head = 0;
+      } else if (this.head + size <= this.tail) {
+        return this.head;
+      } else {
+        this.evictOldest();
+      }
     }
   }
 
-  /** Cheap incremental sweep: expired entries at the head go; it stops at the first live one. */
+  /** Cheap incremental sweep: expired (and dead) entries at the oldest end go; it stops at the first live one. */
   private dropExpiredOldest(now: number): void {
-    for (let oldest = this.oldest(); oldest && oldest.expiresAt <= now; oldest = this.oldest()) this.remove(oldest);
+    const ring = this.ring;
+    while (this.held > 0 && (ring![this.tail + STATE_AT] === DEAD || ring!.readDoubleLE(this.tail + EXPIRES_AT) <= now)) this.evictOldest();
   }
 
-  /** The oldest entry still stored, after dropping the queue's slots of entries `get` already removed. */
-  private oldest(): MemoryEntry | undefined {
-    const queue = this.queue;
-    while (this.queueHead < queue.length) {
-      const entry = queue[this.queueHead]!;
-      if (entry.stored) return entry;
-      this.consumeHead();
-    }
-    return undefined;
-  }
-
-  private remove(entry: MemoryEntry): void {
-    entry.stored = false;
-    this.entries.delete(entry.uuid);
-    this.totalBytes -= entry.bytes;
-    if (this.queue[this.queueHead] === entry) this.consumeHead();
-    // Removed out of order (expired on a get): its queue slot lives on until the head passes it, its value need not.
-    else entry.value = '';
-  }
-
-  private consumeHead(): void {
-    this.queue[this.queueHead++] = undefined as unknown as MemoryEntry;
-    if (this.queueHead >= QUEUE_COMPACT_AT && this.queueHead * 2 >= this.queue.length) {
-      this.queue = this.queue.slice(this.queueHead);
-      this.queueHead = 0;
+  private evictOldest(): void {
+    const ring = this.ring!;
+    const at = this.tail;
+    const size = entrySize(ring.readUInt32LE(at + LENGTH_AT));
+    if (ring[at + STATE_AT] === LIVE) this.release(at, size);
+    this.held--;
+    this.tail = at + size;
+    if (this.wrapAt >= 0 && this.tail >= this.wrapAt) {
+      this.tail = 0;
+      this.wrapAt = -1;
     }
   }
+
+  /** An entry found expired by a get, out of order: no longer served; its bytes go when the oldest end reaches it. */
+  private kill(at: number): void {
+    this.release(at, entrySize(this.ring!.readUInt32LE(at + LENGTH_AT)));
+  }
+
+  private release(at: number, size: number): void {
+    this.ring![at + STATE_AT] = DEAD;
+    this.setStart(at, false);
+    this.liveCount--;
+    this.liveBytes -= size;
+  }
+
+  /** Where the live entry under this key starts, if there is one. */
+  private locate(uuid: string): number | undefined {
+    const ring = this.ring;
+    const id = this.idBytes;
+    if (!ring || !parseCacheId(uuid, id)) return undefined;
+    const at = id.readUInt32BE(0) * ALIGN;
+    if (at + HEADER_BYTES > this.capacity || !this.isStart(at)) return undefined;
+    // A live entry starts there; it is this key's only if the random part matches too.
+    return ring.compare(id, 0, 16, at, at + 16) === 0 ? at : undefined;
+  }
+
+  private isStart(at: number): boolean {
+    const slot = at / ALIGN;
+    return (this.starts[slot >> 3]! & (1 << (slot & 7))) !== 0;
+  }
+
+  private setStart(at: number, live: boolean): void {
+    const slot = at / ALIGN;
+    if (live) this.starts[slot >> 3]! |= 1 << (slot & 7);
+    else this.starts[slot >> 3]! &= ~(1 << (slot & 7));
+  }
+}
+
+/** The bytes a value takes in the memory store: its entry's header and its UTF-8 bytes, aligned. */
+export function memoryEntryBytes(value: string): number {
+  return entrySize(Buffer.byteLength(value, 'utf8'));
+}
+
+/** An entry's bytes in the ring: header and value, rounded up so the next entry starts aligned. */
+function entrySize(valueBytes: number): number {
+  return HEADER_BYTES + Math.ceil(valueBytes / ALIGN) * ALIGN;
 }
 
 export interface RedisCacheStoreOptions {

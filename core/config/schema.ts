@@ -396,7 +396,7 @@ export const configSchema = Type.Object(
           description: "Bytes one client's live values may take in the embedded store; past it its puts get a 429, so its burst never pushes out others' entries. 0 switches it off",
         }),
       }),
-      memory: Type.Optional(Section({ maxBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: 'Size bound of the embedded memory store' })) })),
+      memory: Type.Optional(Section({ maxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 4294967296, default: 64 * 1024 * 1024, description: 'Size of the embedded memory store: one buffer that holds every cached value, key and expiry' })) })),
       limits: Type.Optional(
         Section({
           maxValueBytes: Type.Optional(Type.Integer({ minimum: 1, default: 10240, description: 'Largest value one put may store' })),

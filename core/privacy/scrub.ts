@@ -184,17 +184,38 @@ export function roundCoordinate(value: number): number {
 
 /** The address with only its first `bits` bits kept; undefined when it is not an IPv4 address. */
 export function maskIPv4(ip: string, bits: number): string | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
+  // Every bidder of a request masks the same address: the last answer serves them all.
+  if (ip === lastMasked.ip && bits === lastMasked.bits) return lastMasked.result;
+  const value = parseIPv4(ip);
+  const kept = value === undefined ? undefined : bits <= 0 ? 0 : bits >= 32 ? value : value - (value % 2 ** (32 - bits));
+  const result = kept === undefined ? undefined : `${Math.floor(kept / 16777216)}.${Math.floor(kept / 65536) % 256}.${Math.floor(kept / 256) % 256}.${kept % 256}`;
+  lastMasked = { ip, bits, result };
+  return result;
+}
+
+let lastMasked: { ip: string; bits: number; result: string | undefined } = { ip: '', bits: -1, result: undefined };
+
+/** The dotted-quad address as a number; undefined unless it is four decimal octets of 1-3 digits, each at most 255. */
+function parseIPv4(ip: string): number | undefined {
   let value = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
+  let octets = 0;
+  let octet = 0;
+  let digits = 0;
+  for (let index = 0; index <= ip.length; index++) {
+    const code = index === ip.length ? 0x2e : ip.charCodeAt(index);
+    if (code === 0x2e) {
+      if (digits === 0 || octet > 255 || ++octets > 4) return undefined;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else if (code >= 0x30 && code <= 0x39 && digits < 3) {
+      octet = octet * 10 + (code - 0x30);
+      digits++;
+    } else {
+      return undefined;
+    }
   }
-  const kept = bits <= 0 ? 0 : bits >= 32 ? value : value - (value % 2 ** (32 - bits));
-  return [24, 16, 8, 0].map((shift) => Math.floor(kept / 2 ** shift) % 256).join('.');
+  return octets === 4 ? value : undefined;
 }
 
 /** The IPv6 address with only its first `bits` bits kept, written as RFC 5952 (Go's) does; undefined when invalid. */

@@ -1,4 +1,4 @@
-import { MemoryCacheStore } from '../../core/cache/index.js';
+import { CountingCacheStore } from '../support/counting-cache-store.js';
 import { MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
 import { getJson, replacing, startGavel, type HttpAnswer, type RunningGavel } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
@@ -35,7 +35,6 @@ export class AmpTestServer {
     config?: Record<string, unknown>;
   }): Promise<AmpTestServer> {
     const bidder = await startMockBidder();
-    let nextCacheId = 0;
     const bidderConfig: Record<string, unknown> = {};
     for (const [name, query] of Object.entries(options.bidders ?? { alpha: 'price=1.25' })) {
       bidderConfig[name] = { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=${name}&${query}` };
@@ -45,7 +44,7 @@ export class AmpTestServer {
       {
         configure: replacing({
           stored: options.fetcher ?? new MemoryFetcher({ requests: options.stored ?? {} }),
-          cacheStore: new MemoryCacheStore({ newId: () => String(nextCacheId++) }),
+          cacheStore: new CountingCacheStore(),
         }),
       },
     );

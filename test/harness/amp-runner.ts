@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { RequestData } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
-import { MemoryCacheStore } from '../../core/cache/index.js';
+import { CountingCacheStore } from '../support/counting-cache-store.js';
 import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
@@ -46,12 +46,6 @@ type Json = Record<string, any>;
 
 /** Each bidder call the mock transport saw, by adapter (the last path segment of the mock endpoint). */
 type SeenBidderRequests = Map<string, Json[]>;
-
-/** Cache ids "0", "1", ... in put order, as the fixtures expect. */
-function countingCacheStore(): MemoryCacheStore {
-  let next = 0;
-  return new MemoryCacheStore({ newId: () => String(next++) });
-}
 
 /** Wraps the mock transport so the runner sees what each bidder was sent. */
 function recordingTransport(inner: BidderTransport, seen: SeenBidderRequests): BidderTransport {
@@ -150,7 +144,7 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL }, privacy: { gdpr: { enabled: false } } }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
-      replacing({ cacheStore: countingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);
+      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);
     },
   });
   const server = await app.listen(0, '127.0.0.1');

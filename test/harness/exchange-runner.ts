@@ -31,7 +31,7 @@ import { Tokens } from '../../core/app/tokens.js';
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
-import { MemoryCacheStore } from '../../core/cache/index.js';
+import { CountingCacheStore } from '../support/counting-cache-store.js';
 import { checkConfig, deepMerge, defaultConfig, type GavelConfig } from '../../core/config/index.js';
 import type { PluginCatalog } from '../../core/plugins/discover.js';
 import type { StoredDataFetcher } from '../../core/stored/index.js';
@@ -315,8 +315,7 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
   const transport: BidderTransport = { send: async () => ({ status: 200, body: '{}', headers: {} }), close: async () => undefined };
   container.rebind(Tokens.BidderTransport).toConstantValue(transport);
   container.rebind(Tokens.StoredData).toConstantValue({ fetcher: emptyStoredDocuments, close: async () => undefined });
-  let next = 0;
-  container.rebind(Tokens.CacheStore).toConstantValue(new MemoryCacheStore({ newId: () => String(next++) }));
+  container.rebind(Tokens.CacheStore).toConstantValue(new CountingCacheStore());
   const vastAllowed = new Set(Object.entries(fixture.outgoingRequests).filter(([, spec]) => spec.modifyingVastXmlAllowed).map(([name]) => name.toLowerCase()));
   for (const [name, loaded] of plugins.adapters) {
     if (loaded.manifest.info.aliasOf) continue;

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { METRIC_NAMES, type PrometheusMetrics } from '../../core/metrics/index.js';
 import { valueOf } from '../metrics/exposition.js';
 import { startGavel, type RunningGavel } from '../support/gavel.js';
+import { memoryEntryBytes } from '../../core/cache/index.js';
 
 /** One HTTP exchange from a chosen loopback address: the cache tells clients apart by address. */
 function exchange(url: string, method: 'GET' | 'POST', from: string, body?: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
@@ -79,7 +80,7 @@ describe('the embedded bid cache: one client\'s share', () => {
     const burst = [];
     for (let i = 0; i < 340; i++) burst.push(await exchange(cacheUrl, 'POST', '127.0.0.4', put(value)));
     const stored = burst.filter((answer) => answer.status === 200).length;
-    expect(stored).to.equal(Math.floor(50_000 / (value.length * 2 + 200)));
+    expect(stored).to.equal(Math.floor(50_000 / memoryEntryBytes(value)));
     expect(burst[burst.length - 1]!.text).to.contain("its share of the cache (50000 bytes)");
     const served = await exchange(`${cacheUrl}?uuid=${victimUuid}`, 'GET', '127.0.0.2');
     expect(served.status).to.equal(200);

@@ -18,13 +18,24 @@ describe('MemoryCacheStore', () => {
     expect(await store.get(uuids[1]!)).to.deep.equal({ type: 'xml', value: '<VAST/>' });
   });
 
-  it('never overwrites a live key: a clashing key is skipped', async () => {
-    const ids = ['same', 'same', 'other'];
-    const store = new MemoryCacheStore({ newId: () => ids.shift()! });
-    const [first] = await store.put([json('"first"')]);
-    const [second] = await store.put([json('"second"')]);
-    expect([first, second]).to.deep.equal(['same', 'other']);
-    expect(await store.get('same')).to.deep.equal({ type: 'json', value: '"first"' });
+  it('finds a value only under its own key: a key with another random part, or pointing inside a value, finds nothing', async () => {
+    const store = new MemoryCacheStore();
+    const [first, second] = await store.put([json(`"${'x'.repeat(100)}"`), json('"second"')]);
+    const flipped = first!.slice(0, 35) + (first!.endsWith('0') ? '1' : '0');
+    expect(await store.get(flipped), 'same place, other random part').to.equal(undefined);
+    // The first 8 hex digits are the entry's place in the ring (in 8-byte steps): one step on is inside the first value.
+    const inside = (parseInt(first!.slice(0, 8), 16) + 1).toString(16).padStart(8, '0') + first!.slice(8);
+    expect(await store.get(inside), 'a place where no entry starts').to.equal(undefined);
+    expect(await store.get(first!.toUpperCase()), 'not the form this cache hands out').to.equal(undefined);
+    expect(await store.get(first!)).to.deep.equal({ type: 'json', value: `"${'x'.repeat(100)}"` });
+    expect(await store.get(second!)).to.deep.equal({ type: 'json', value: '"second"' });
+  });
+
+  it('serves values with any characters back as they were put', async () => {
+    const store = new MemoryCacheStore();
+    const value = '{"adm":"<div>caf\u00e9 \u2014 \u{1F600}</div>","price":1.5}';
+    const [uuid] = await store.put([json(value)]);
+    expect(await store.get(uuid!)).to.deep.equal({ type: 'json', value });
   });
 
   it('answers undefined for a key it never stored', async () => {
@@ -56,7 +67,7 @@ describe('MemoryCacheStore', () => {
 
   it('stays within its memory budget by dropping the oldest entries', async () => {
     const store = new MemoryCacheStore({ maxTotalBytes: 3000 });
-    const value = `"${'x'.repeat(498)}"`; // 500 characters: about 1250 accounted bytes with the entry overhead
+    const value = `"${'x'.repeat(998)}"`; // 1000 bytes and a 32-byte header: two fit
     const [first, second] = await store.put([json(value), json(value)]);
     const [third] = await store.put([json(value)]);
     expect(store.sizeBytes).to.be.at.most(3000);
@@ -67,19 +78,19 @@ describe('MemoryCacheStore', () => {
 
   it('evicts in insertion order across many puts, skipping entries already dropped as expired', async () => {
     const clock = manualClock();
-    const store = new MemoryCacheStore({ now: clock.now, maxTotalBytes: 20 * 1260 });
-    const value = `"${'x'.repeat(498)}"`; // 1256 accounted bytes: 20 fit
+    const store = new MemoryCacheStore({ now: clock.now, maxTotalBytes: 20 * 1032 });
+    const value = `"${'x'.repeat(998)}"`; // 1000 bytes (a multiple of 8) and a 32-byte header: 20 fit exactly
     const uuids: string[] = [];
     for (let round = 0; round < 5; round++) uuids.push(...(await store.put([json(value, 60)])));
     const shortLived = await store.put([json(value, 1)]);
     for (let round = 0; round < 5; round++) uuids.push(await store.put([json(value, 60)]).then(([uuid]) => uuid!));
     clock.advance(1000);
-    // Dropped by get, out of order (older live entries before it): its bytes are released at once.
+    // Found expired by a get, out of order (older live entries before it): no longer counted or served.
     expect(await store.get(shortLived[0]!)).to.equal(undefined);
     expect(store.entryCount).to.equal(10);
     for (let round = 0; round < 3000; round++) uuids.push(...(await store.put([json(value, 60)])));
     expect(store.entryCount).to.equal(20);
-    expect(store.sizeBytes).to.equal(20 * 1256);
+    expect(store.sizeBytes).to.equal(20 * 1032);
     const live = uuids.slice(-20);
     for (const uuid of live) expect(await store.get(uuid)).to.not.equal(undefined);
     expect(await store.get(uuids[uuids.length - 21]!), 'the 21st newest is gone').to.equal(undefined);
@@ -99,5 +110,40 @@ describe('MemoryCacheStore', () => {
     await store.close();
     expect(await store.get(uuid!)).to.equal(undefined);
     expect(store.sizeBytes).to.equal(0);
+  });
+
+  it('never serves a wrong value while values of every size wrap around the ring many times', async () => {
+    const clock = manualClock();
+    const budget = 64 * 1024;
+    const store = new MemoryCacheStore({ now: clock.now, maxTotalBytes: budget });
+    let seed = 7;
+    const random = (below: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % below;
+    };
+    const history: Array<{ uuid: string; value: string; bytes: number }> = [];
+    let served = 0;
+    for (let round = 0; round < 4000; round++) {
+      const value = `"${String.fromCharCode(97 + (round % 26)).repeat(random(4000))}${round}"`;
+      const ttl = random(10) === 0 ? 1 : 600;
+      const [uuid] = await store.put([json(value, ttl)]);
+      history.push({ uuid: uuid!, value, bytes: 32 + value.length });
+      if (round % 50 === 0) clock.advance(500);
+      expect(store.sizeBytes).to.be.at.most(budget);
+      const probe = history[history.length - 1 - random(Math.min(history.length, 40))]!;
+      const found = await store.get(probe.uuid);
+      if (found) {
+        served++;
+        expect(found.value, `round ${round}`).to.equal(probe.value);
+      }
+    }
+    expect(served, 'recent values were found').to.be.above(1000);
+    // The newest entries are all there while they take at most half the ring (the rest may be lost to the wrap).
+    let recent = 0;
+    for (const entry of [...history].reverse()) {
+      recent += entry.bytes + 8;
+      if (recent > budget / 2) break;
+      expect(await store.get(entry.uuid)).to.deep.equal({ type: 'json', value: entry.value });
+    }
   });
 });

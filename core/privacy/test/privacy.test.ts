@@ -54,6 +54,14 @@ describe('privacy: masking', () => {
     expect(maskIPv4('203.0.113.77', 24)).to.equal('203.0.113.0');
     expect(maskIPv4('203.0.113.77', 16)).to.equal('203.0.0.0');
     expect(maskIPv4('not-an-ip', 24)).to.equal(undefined);
+    for (const bad of ['', '1.2.3', '1.2.3.4.5', '256.1.1.1', '1..2.3', '1.2.3.4.', '1.2.3.1234', ' 1.2.3.4', '1.2.3.-4']) {
+      expect(maskIPv4(bad, 24), JSON.stringify(bad)).to.equal(undefined);
+    }
+    expect(maskIPv4('255.255.255.255', 32)).to.equal('255.255.255.255');
+    expect(maskIPv4('10.20.30.40', 0)).to.equal('0.0.0.0');
+    expect(maskIPv4('10.20.30.40', 24), 'asked again').to.equal('10.20.30.0');
+    expect(maskIPv4('10.20.30.40', 24), 'the same address, the answer remembered').to.equal('10.20.30.0');
+    expect(maskIPv4('10.20.31.40', 24), 'another address').to.equal('10.20.31.0');
     expect(maskIPv6('2001:db8:85a3:1234:5678:8a2e:370:7334', 56)).to.equal('2001:db8:85a3:1200::');
     expect(maskIPv6('2001:db8::1', 32)).to.equal('2001:db8::');
     expect(maskIPv6('::ffff:1.2.3.4', 128)).to.equal('::ffff:102:304');
