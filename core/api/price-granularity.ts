@@ -115,6 +115,17 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
  */
 export function priceBucket(cpm: number, granularity: PriceGranularity): string {
   const scaled = scaledGranularity(granularity);
+  const whole = scaled.whole;
+  if (whole && cpm > 0) {
+    const units = wholeUnits(cpm, whole.scale);
+    if (units !== undefined) return wholeBucket(units, whole, granularity.precision);
+  }
+  return exactPriceBucket(cpm, granularity);
+}
+
+/** The bucket worked out in BigInt throughout: what `priceBucket` answers, for any price, more slowly. */
+export function exactPriceBucket(cpm: number, granularity: PriceGranularity): string {
+  const scaled = scaledGranularity(granularity);
   const price = !(cpm > 0) ? 0n : cpm === Infinity ? scaled.lastMax : toUnits(cpm, scaled.decimals);
   let previousMax = 0n;
   for (const { min, max, increment } of scaled.ranges) {
@@ -127,11 +138,69 @@ export function priceBucket(cpm: number, granularity: PriceGranularity): string 
   return formatUnits(scaled.lastMax, scaled.decimals, granularity.precision);
 }
 
+/**
+ * Units below this are whole numbers a double holds exactly, and have at most 15 digits, as many as a price is read
+ * with (see decimalParts).
+ */
+const MAX_WHOLE_UNITS = 1e15;
+
+/**
+ * The price in units, as toUnits reads it, when plain double arithmetic settles it beyond doubt; undefined when only
+ * the exact path can tell. `cpm * scale` is within half an ulp of the true product. Within one ulp of a whole number,
+ * the price stands for that number of units (the noise of binary fractions, as 0.29 * 100 = 28.999999999999996):
+ * reading the price to 15 significant digits moves it by at least 5e-16 of itself, more than that noise. Farther than
+ * 1e-13 of itself from any whole number, reading it to 15 digits (at most 5e-15 of itself) cannot cross one, so the
+ * floor is the floor. Between the two, or past MAX_WHOLE_UNITS, the exact path decides.
+ */
+function wholeUnits(cpm: number, scale: number): number | undefined {
+  const product = cpm * scale;
+  if (!(product < MAX_WHOLE_UNITS)) return undefined;
+  const nearest = Math.round(product);
+  const off = Math.abs(product - nearest);
+  if (off <= product * 2.2e-16) return nearest;
+  if (off >= product * 1e-13) return Math.floor(product);
+  return undefined;
+}
+
+function wholeBucket(units: number, whole: WholeGranularity, precision: number): string {
+  let previousMax = 0;
+  for (const { min, max, increment } of whole.ranges) {
+    if (units <= max) {
+      // Remainders of whole doubles below 2^53 are exact, where a quotient might round up to the next whole number.
+      const bucket = units < min ? previousMax : units - ((units - min) % increment);
+      return formatWholeUnits(bucket, whole.divisor, precision);
+    }
+    previousMax = max;
+  }
+  return formatWholeUnits(whole.lastMax, whole.divisor, precision);
+}
+
+/** formatUnits for whole units held in a double. */
+function formatWholeUnits(units: number, divisor: number, precision: number): string {
+  let value = units;
+  if (divisor > 1) {
+    const halfUp = units + Math.floor(divisor / 2);
+    value = (halfUp - (halfUp % divisor)) / divisor;
+  }
+  return printUnits(String(value), precision);
+}
+
 /** A granularity with every bound and increment in whole units of 10^-decimals. */
 interface ScaledGranularity {
   decimals: number;
   ranges: Array<{ min: bigint; max: bigint; increment: bigint }>;
   lastMax: bigint;
+  /** The same in doubles, when every bound is a whole number below MAX_WHOLE_UNITS: no BigInt for ordinary prices. */
+  whole?: WholeGranularity;
+}
+
+interface WholeGranularity {
+  /** 10^decimals. */
+  scale: number;
+  ranges: Array<{ min: number; max: number; increment: number }>;
+  lastMax: number;
+  /** 10^(decimals - precision): what printing divides by. */
+  divisor: number;
 }
 
 // Granularities are few (the legacy ones, plus one per request at most) and immutable once parsed.
@@ -155,9 +224,21 @@ function scaledGranularity(granularity: PriceGranularity): ScaledGranularity {
       return range;
     });
     scaled = { decimals, ranges, lastMax: ranges.length > 0 ? ranges[ranges.length - 1].max : 0n };
+    scaled.whole = wholeGranularity(scaled, granularity.precision);
     scaledCache.set(granularity, scaled);
   }
   return scaled;
+}
+
+function wholeGranularity(scaled: ScaledGranularity, precision: number): WholeGranularity | undefined {
+  const limit = BigInt(MAX_WHOLE_UNITS);
+  if (scaled.decimals > 15 || scaled.ranges.some(({ max, increment }) => max >= limit || increment >= limit || increment <= 0n)) return undefined;
+  return {
+    scale: 10 ** scaled.decimals,
+    ranges: scaled.ranges.map(({ min, max, increment }) => ({ min: Number(min), max: Number(max), increment: Number(increment) })),
+    lastMax: Number(scaled.lastMax),
+    divisor: 10 ** (scaled.decimals - precision),
+  };
 }
 
 /** A finite non-negative number as its decimal digits and power of ten: 1.87 is 187 x 10^-2. */
@@ -189,7 +270,12 @@ function formatUnits(units: bigint, decimals: number, precision: number): string
     const divisor = 10n ** BigInt(decimals - precision);
     value = (units + divisor / 2n) / divisor;
   }
-  if (precision === 0) return value.toString();
-  const text = value.toString().padStart(precision + 1, '0');
+  return printUnits(value.toString(), precision);
+}
+
+/** A whole number of units of 10^-precision, in decimal digits, printed with `precision` decimals. */
+function printUnits(digits: string, precision: number): string {
+  if (precision === 0) return digits;
+  const text = digits.padStart(precision + 1, '0');
   return `${text.slice(0, -precision)}.${text.slice(-precision)}`;
 }

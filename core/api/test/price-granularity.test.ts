@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   DEFAULT_PRICE_GRANULARITY,
+  exactPriceBucket,
   LEGACY_PRICE_GRANULARITIES,
   parsePriceGranularity,
   priceBucket,
@@ -266,5 +267,34 @@ describe('price granularity', () => {
       expect(parseError({ ranges: [{ max: '5', increment: 1 }] })).to.contain('ranges[0].max');
       expect(parseError({ ranges: [null] })).to.contain('ranges[0].max');
     });
+  });
+
+  describe('the double-arithmetic path for ordinary prices', () => {
+    const granularities: Record<string, PriceGranularity> = {
+      ...LEGACY_PRICE_GRANULARITIES,
+      precision3: parsed({ precision: 3, ranges: [{ max: 2, increment: 0.005 }, { max: 50, increment: 0.25 }] }),
+      finerThanPrecision: parsed({ precision: 1, ranges: [{ max: 10, increment: 0.01 }] }),
+      withMin: parsed({ ranges: [{ max: 1, increment: 0.1 }, { min: 1.5, max: 9.99, increment: 0.33 }] }),
+      precision0: parsed({ precision: 0, ranges: [{ max: 1000, increment: 7 }] }),
+      sixDecimals: parsed({ precision: 6, ranges: [{ max: 3, increment: 0.000013 }] }),
+    };
+    let seed = 11;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const prices: number[] = [Infinity, -1, NaN, 0, 5e-324, 1e-20, 1e300, 2 ** 53, 0.1 + 0.2, 1 - 1e-16];
+    for (let index = 0; index < 3000; index++) {
+      const cents = Math.floor(random() * 3000) / 100;
+      prices.push(cents, cents * 0.95, cents * 1.01, cents / 3, Math.floor(random() * 3e6) / 1e5, random() * 40);
+      // Next to a bucket edge: a few ulps either side, and one unit of the 15th digit either side.
+      const edge = Math.floor(random() * 2000) / 100;
+      prices.push(edge * (1 + 2.2e-16), edge * (1 - 2.2e-16), edge * (1 + 6e-16), edge * (1 - 6e-16), edge * (1 + 5e-15), edge * (1 - 5e-15), edge * (1 + 3e-14));
+    }
+    for (const [name, granularity] of Object.entries(granularities)) {
+      it(`${name}: answers exactly what the BigInt path answers, for ${prices.length} prices`, () => {
+        for (const price of prices) expect(priceBucket(price, granularity), String(price)).to.equal(exactPriceBucket(price, granularity));
+      });
+    }
   });
 });
