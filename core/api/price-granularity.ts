@@ -5,8 +5,8 @@
  * copy this file as it is.
  *
  * Arithmetic is exact. Prices, range bounds and increments are turned into whole numbers of the smallest decimal
- * unit any of them uses (BigInt), so `0.3` in steps of `0.1` is bucket `0.30`, never `0.20` or
- * `0.30000000000000004`.
+ * unit any of them uses, so `0.3` in steps of `0.1` is bucket `0.30`, never `0.20` or `0.30000000000000004`:
+ * in doubles where they settle the price beyond doubt (nearly always), else in BigInt.
  */
 
 /**
