@@ -16,10 +16,6 @@ export interface CacheClientLimitSettings {
 
 /** Clients remembered at once; past it the least recently seen are forgotten (a forgotten client starts afresh). */
 const MAX_CLIENTS = 10_000;
-/** A value's bytes in the store, as the memory store counts them (its UTF-8 bytes and the entry's header). */
-export function storedBytes(value: string): number {
-  return memoryEntryBytes(value);
-}
 
 interface Bucket {
   tokens: number;
@@ -70,13 +66,13 @@ export class CacheClientLimits {
     while (expired < usage.values.length && usage.values[expired]![0] <= now) usage.bytes -= usage.values[expired++]![1];
     if (expired > 0) usage.values.splice(0, expired);
     let adding = 0;
-    for (const { value } of values) adding += storedBytes(value);
+    for (const { value } of values) adding += memoryEntryBytes(value);
     if (usage.bytes + adding > max) {
       if (usage.values.length > 0) remember(this.usage, client, usage);
       const retry = usage.values.length > 0 ? Math.max(1, Math.ceil((usage.values[0]![0] - now) / 1000)) : 1;
       return { status: 429, message: `this client's cached values already take its share of the cache (${max} bytes); retry when some expire`, retryAfterSeconds: retry };
     }
-    for (const { value, ttlSeconds } of values) insertByExpiry(usage.values, [now + ttlSeconds * 1000, storedBytes(value)]);
+    for (const { value, ttlSeconds } of values) insertByExpiry(usage.values, [now + ttlSeconds * 1000, memoryEntryBytes(value)]);
     usage.bytes += adding;
     remember(this.usage, client, usage);
     return undefined;

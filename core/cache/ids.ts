@@ -11,12 +11,7 @@ const random = Buffer.allocUnsafeSlow(16 * IDS_PER_DRAW);
 let drawn = IDS_PER_DRAW;
 const text = Buffer.allocUnsafeSlow(36);
 
-/**
- * Fills `target[at..at+16)` with the bytes of a random (version 4) UUID. A key per cached
- * value, so a put per bid makes many: crypto.randomUUID builds its string by concatenating 20 pieces, which leaves a
- * rope of small strings that a Map flattens when it hashes the key and keeps beside the flat copy; this writes the 36
- * characters into a buffer and reads them back as one flat string.
- */
+/** Fills `target[at..at+16)` with the bytes of a random (version 4) UUID, from random bytes drawn in batches. */
 export function drawCacheIdBytes(target: Buffer, at: number): void {
   if (drawn === IDS_PER_DRAW) {
     randomFillSync(random);
@@ -28,7 +23,11 @@ export function drawCacheIdBytes(target: Buffer, at: number): void {
   target[at + 8] = (target[at + 8]! & 0x3f) | 0x80; // RFC 4122 variant
 }
 
-/** The `8-4-4-4-12` hex text of the 16 bytes at `source[at..]`. */
+/**
+ * The `8-4-4-4-12` hex text of the 16 bytes at `source[at..]`. A key per cached value, so a put per bid makes many:
+ * crypto.randomUUID builds its string by concatenating 20 pieces, a rope of small strings that must be flattened
+ * when hashed; this writes the 36 characters into a buffer and reads them back as one flat string.
+ */
 export function cacheIdText(source: Buffer, at: number): string {
   let position = 0;
   for (let index = 0; index < 16; index++) {
