@@ -31,13 +31,23 @@ export interface RunningServer {
   bootMs: number;
 }
 
-async function startListening(context: BenchContext, name: string, port: number, command: string, args: string[], env: NodeJS.ProcessEnv, cpus?: string): Promise<RunningServer> {
+async function startListening(
+  context: BenchContext,
+  name: string,
+  port: number,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cpus?: string,
+  under?: Wrapper,
+): Promise<RunningServer> {
   await assertPortFree(port);
-  const [pinned, pinnedArgs] = pinnedCommand(cpus, command, args);
+  const [wrapped, wrappedArgs] = under ? [under.command[0]!, [...under.command.slice(1), command, ...args]] : [command, args];
+  const [pinned, pinnedArgs] = pinnedCommand(cpus, wrapped, wrappedArgs);
   const spawnedAt = performance.now();
   const started = context.processes.spawn(name, pinned, pinnedArgs, { env, cwd: context.repoRoot });
   try {
-    await waitForPort(started, port);
+    await waitForPort(started, port, under?.bootTimeoutMs);
   } catch (err) {
     await started.stop();
     throw err;
@@ -117,6 +127,12 @@ export const BENCH_MODULES = {
   },
 };
 
+/** A command the server runs under (valgrind), and how long its slower boot may take. */
+export interface Wrapper {
+  command: string[];
+  bootTimeoutMs: number;
+}
+
 export interface StartOptions {
   /** taskset CPU list; undefined runs unpinned. */
   cpus?: string;
@@ -124,6 +140,8 @@ export interface StartOptions {
   cpuProfileDir?: string;
   /** Gavel only: the floors and blocking modules on (`--modules`). */
   modules?: boolean;
+  /** Run under another command (`instructions.ts`: valgrind). */
+  under?: Wrapper;
 }
 
 function profilerFlags(options: StartOptions): string[] {
@@ -136,7 +154,7 @@ export async function startGavel(context: BenchContext, options: StartOptions & 
   // JSON is YAML, and the loader reads YAML.
   writeFileSync(configFile, JSON.stringify(gavelConfig(options.workers, port, options.modules), null, 2));
   const args = [...profilerFlags(options), join(context.repoRoot, 'dist/core/app/cli.js'), 'serve', '--config', configFile];
-  return startListening(context, `gavel-${options.workers}w`, port, process.execPath, args, cleanEnv({}), options.cpus);
+  return startListening(context, `gavel-${options.workers}w`, port, process.execPath, args, cleanEnv({}), options.cpus, options.under);
 }
 
 /**
@@ -157,7 +175,7 @@ export async function startFloor(context: BenchContext, floorScript: string, opt
   const env = cleanEnv({ PORT: String(FLOOR_PORT), BIDDER_BASE: `http://127.0.0.1:${MOCK_BIDDER_PORT}` });
   // The floor dies on SIGTERM without exiting normally, and --cpu-prof writes the profile only on a normal exit.
   const exitOnTerm = options.cpuProfileDir ? ['--import', `data:text/javascript,${encodeURIComponent("process.once('SIGTERM', () => process.exit(0));")}`] : [];
-  return startListening(context, 'floor', FLOOR_PORT, process.execPath, [...profilerFlags(options), ...exitOnTerm, floorScript], env, options.cpus);
+  return startListening(context, 'floor', FLOOR_PORT, process.execPath, [...profilerFlags(options), ...exitOnTerm, floorScript], env, options.cpus, options.under);
 }
 
 export interface MockBidders {

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { expect } from 'chai';
 import { ErrorCode, type AccountSettings, type BidRequest } from '../../api/index.js';
 import { StoredFetchError } from '../../stored/fetcher.js';
@@ -62,6 +63,15 @@ describe('AccountService', () => {
     expect(refusal.status).to.equal(400);
     expect(refusal.code).to.equal(ErrorCode.AccountRequired);
     expect(refusal.message).to.contain('site.publisher.id');
+  });
+
+  it('gives every account made from the defaults one hidden class, so the sites that read accounts stay monomorphic', async () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+    const accounts = service({}, { defaults: { debug_allow: true, cache_ttl: { banner: 300 }, targeting_prefix: 'hb' } });
+    const made: AccountSettings[] = [];
+    for (let i = 0; i < 5000; i++) made.push(accountOf(await load(accounts, `pub-${i % 7}`)));
+    expect(made.every((account) => sameMap(account, made[0]!))).to.equal(true);
   });
 
   it('runs an id no backend knows on the defaults under that id (even when accounts are required)', async () => {

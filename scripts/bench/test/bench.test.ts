@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { renderChart } from '../chart.js';
+import { instructionsMarkdown, perAuction, readCounts } from '../instructions.js';
 import { generateLoad } from '../load-generator.js';
 import { combineRounds, parseWrkOutput, type LoadResult } from '../load.js';
 import { createMockBidderServer } from '../mock-bidders.js';
@@ -288,5 +289,32 @@ describe('bench: chart', () => {
     expect(svg).to.contain('3 bidders &lt;x&gt; 1 imp');
     expect(svg).to.contain('a &amp; b');
     expect(svg).to.contain('>2,500<');
+  });
+});
+
+describe('bench: instruction counts', () => {
+  // The head of a callgrind dump with --cache-sim=yes, as callgrind writes it.
+  const dump = (ir: number, l2InstructionMisses: number) =>
+    ['version: 1', 'creator: callgrind-3.19.0', 'events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw', `summary: ${ir} 30 20 7 5 3 ${l2InstructionMisses} 2 1`, 'totals: 1'].join('\n');
+
+  it('reads each event by the name on the events line', () => {
+    const counts = readCounts(dump(1000, 4));
+    expect(counts).to.include({ Ir: 1000, Dr: 30, Dw: 20, I1mr: 7, D1mr: 5, D1mw: 3, ILmr: 4, DLmr: 2, DLmw: 1 });
+  });
+
+  it('divides the main thread by the auctions, and sums the other threads', () => {
+    const counts = perAuction('gavel', { main: readCounts(dump(6000, 30)), others: [readCounts(dump(300, 0)), readCounts(dump(900, 0))] }, 3);
+    expect(counts.perAuction.Ir).to.equal(2000);
+    expect(counts.perAuction.ILmr).to.equal(10);
+    expect(counts.otherThreadsIr).to.equal(400);
+  });
+
+  it('sets Gavel beside the floor with the ratio of each count', () => {
+    const gavel = perAuction('gavel', { main: readCounts(dump(3000, 60)), others: [] }, 1);
+    const floor = perAuction('floor', { main: readCounts(dump(2000, 20)), others: [] }, 1);
+    const table = instructionsMarkdown('bare, 3 bidders', gavel, floor, 512 * 1024);
+    expect(table).to.contain('| instructions (main thread) | 3,000 | 2,000 | 1.50 |');
+    expect(table).to.contain('| L2 (512 KiB) instruction misses | 60 | 20 | 3.00 |');
+    expect(table).to.contain('| L2 misses, all | 63 | 23 | 2.74 |');
   });
 });
