@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BenchFailure, commandExists, isEntryPoint, ProcessGroup } from './processes.js';
 import { auctionRequest, scenario, scenarioLabel } from './scenarios.js';
-import { FLOOR_PORT, GAVEL_PORT, prepareFloor, startFloor, startGavel, startMockBidders, type BenchContext, type RunningServer } from './servers.js';
+import { findSharedBench, FLOOR_PORT, GAVEL_PORT, prepareFloor, startFloor, startGavel, startMockBidders, type BenchContext, type RunningServer } from './servers.js';
 
 /** What callgrind counts with `--cache-sim=yes`, in the order of its `events:` line. */
 const EVENTS = ['Ir', 'Dr', 'Dw', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'] as const;
@@ -101,13 +101,7 @@ async function main(): Promise<void> {
   const auctions = option(args, '--auctions', 1000);
   const l2Bytes = option(args, '--l2', 512 * 1024);
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  const sharedBench = [resolve(repoRoot, '../shared/bench'), resolve(repoRoot, '../../shared/bench')].find((dir) => {
-    try {
-      return readdirSync(dir).includes('floor.mjs');
-    } catch {
-      return false;
-    }
-  });
+  const sharedBench = findSharedBench(repoRoot);
   const workDir = mkdtempSync(join(tmpdir(), 'gavel-instructions-'));
   const context: BenchContext = { repoRoot, sharedBench, workDir, processes: new ProcessGroup(workDir), serverCpus: '0', helperCpus: '1' };
   const floorScript = prepareFloor(context);

@@ -11,7 +11,7 @@ import { cpuTimeMicros, currentRssMb, peakRssMb, processTree } from './proc-stat
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.js';
 import { chartRows, compareScenarios, failedRuns, markdownReport, type BenchMeta, type BenchReport, type Measurement } from './report.js';
 import { ALL_SCENARIOS, answerProblem, auctionRequest, parseScenarioId, REFERENCE_SCENARIO, scenario, type Scenario } from './scenarios.js';
-import { GAVEL_PORT, prepareFloor, SECOND_GAVEL_PORT, startFloor, startGavel, startMockBidders, type BenchContext, type MockBidders, type RunningServer } from './servers.js';
+import { findSharedBench, GAVEL_PORT, prepareFloor, SECOND_GAVEL_PORT, startFloor, startGavel, startMockBidders, type BenchContext, type MockBidders, type RunningServer } from './servers.js';
 
 const USAGE = `usage: npm run bench -- [options]
   --smoke            about 15 s: 2 scenarios, 1 round of 1 s, no warm-up (CI: fails unless every answer is a right 200)
@@ -307,8 +307,7 @@ interface Setup {
 
 function setUp(options: Options): Setup {
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  // Beside the repository (/work/main and /work/shared), or beside the folder of worktrees (/work/wt/<branch>).
-  const sharedBench = [resolve(repoRoot, '../shared/bench'), resolve(repoRoot, '../../shared/bench')].find((dir) => existsSync(dir));
+  const sharedBench = findSharedBench(repoRoot);
   const canPin = availableParallelism() >= 2 && commandExists('taskset');
   const workDir = mkdtempSync(join(tmpdir(), 'gavel-bench-'));
   const context: BenchContext = {

@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MOCK_BIDDER_PORT } from './mock-bidders.js';
 import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
@@ -10,6 +10,11 @@ export const GAVEL_PORT = 9802;
 /** A second Gavel, measured next to the first (the worker comparison). */
 export const SECOND_GAVEL_PORT = 9803;
 const MAX_BIDDERS = 5;
+
+/** ../shared/bench beside the repository (/work/main and /work/shared), or beside a folder of worktrees (/work/wt/<branch>). */
+export function findSharedBench(repoRoot: string): string | undefined {
+  return [resolve(repoRoot, '../shared/bench'), resolve(repoRoot, '../../shared/bench')].find((dir) => existsSync(dir));
+}
 
 /** Where things are and which CPUs they run on; shared by every start below. */
 export interface BenchContext {
