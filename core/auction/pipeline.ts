@@ -69,6 +69,8 @@ interface BidderTiming {
   httpCalls?: Map<string, HttpCallRecord[]>;
   /** Shares some of whose imps are answered by stored bid responses. */
   stored?: ReadonlyMap<BidderRequest, StoredShare>;
+  /** The OpenRTB 2.5 copies of the request objects the bidders share, made once per auction (convertDownTo25). */
+  converted25: Map<object, Record<string, unknown>>;
 }
 
 /** A bid the response can carry: a service or module may have set any price, but only a finite, non-negative one stays. */
@@ -185,8 +187,9 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls() },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: new Map() },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
+          converted25: new Map(),
         });
 
     if (this.hooked(context, 'all-processed-bid-responses')) {
@@ -309,7 +312,7 @@ export class AuctionPipeline {
         share.request = prepared.payload.request;
       }
       // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks.
-      if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace);
+      if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace, timing.converted25);
       called = await callBidder(entry, share, this.deps.transport, timing.bidderDeadline, timing.call);
     }
     if (stored) readStoredAnswers(entry, share, stored, timing.call, called);

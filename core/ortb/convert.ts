@@ -72,21 +72,20 @@ function rewardedUp(imp: Imp, namespace: string): void {
  * `imp.rwdd` into `imp.ext.<ns>.is_rewarded_inventory` (only when set, as Prebid Server moves it). Other 2.6 fields
  * stay (as in Prebid Server: a 2.5 bidder ignores what it does not know, and dropping them would lose data such as
  * `regs.gpp` that 2.5 bidders read). The input is not changed; only the branches that move are copied, and a request
- * with nothing to move is returned as it is.
+ * with nothing to move is returned as it is. With `converted` (one map per auction), an object the auction's bidders
+ * share is converted once and the bidders keep sharing the converted copy.
  */
-export function convertDownTo25(request: BidRequest, namespace: string): BidRequest {
-  let converted: BidRequest | undefined;
-  // Each holder is copied once, however many of its fields move (a rest spread per field cost a copy each).
+export function convertDownTo25(request: BidRequest, namespace: string, converted?: Map<object, Json>): BidRequest {
+  let result: BidRequest | undefined;
   for (const [name, fields] of PROMOTED_BY_HOLDER) {
     const holder = request[name];
     if (!isJsonObject(holder)) continue;
-    let moved: Record<string, unknown> | undefined;
-    for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = holder[field];
-    if (!moved) continue;
-    const rest: Record<string, unknown> = {};
-    for (const key in holder) if (!(key in moved)) rest[key] = holder[key];
-    rest.ext = isJsonObject(holder.ext) ? { ...holder.ext, ...moved } : moved;
-    (converted ??= { ...request })[name] = rest;
+    let holder25 = converted?.get(holder);
+    if (holder25 === undefined) {
+      holder25 = holderIn25(holder, fields);
+      converted?.set(holder, holder25);
+    }
+    if (holder25 !== holder) (result ??= { ...request })[name] = holder25;
   }
   let imps: Imp[] | undefined;
   for (let i = 0; i < request.imp.length; i++) {
@@ -97,6 +96,18 @@ export function convertDownTo25(request: BidRequest, namespace: string): BidRequ
     rest.ext = { ...ext, [namespace]: { ...(isJsonObject(ext[namespace]) ? ext[namespace] : undefined), is_rewarded_inventory: rwdd } };
     (imps ??= request.imp.slice())[i] = rest as Imp;
   }
-  if (imps) (converted ??= { ...request }).imp = imps;
-  return converted ?? request;
+  if (imps) (result ??= { ...request }).imp = imps;
+  return result ?? request;
+}
+
+/** One object with its promoted fields moved back into its `ext`: the object itself when none is set. */
+function holderIn25(holder: Json, fields: readonly string[]): Json {
+  // Copied once, however many of its fields move (a rest spread per field cost a copy each).
+  let moved: Record<string, unknown> | undefined;
+  for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = holder[field];
+  if (!moved) return holder;
+  const rest: Record<string, unknown> = {};
+  for (const key in holder) if (!(key in moved)) rest[key] = holder[key];
+  rest.ext = isJsonObject(holder.ext) ? { ...holder.ext, ...moved } : moved;
+  return rest;
 }

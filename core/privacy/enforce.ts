@@ -32,43 +32,95 @@ export class PrivacyEnforcer {
 
   /**
    * Applies the request's privacy to every share: removes the shares of bidders that may not be asked (with a
-   * warning 10017) and narrows the others. Shares are edited by shallow copies of the branches that change.
+   * warning 10017) and narrows the others. Shares are edited by shallow copies of the branches that change; a bidder
+   * whose rules and branches are those of the bidder before it gets that bidder's scrubbed branches, not copies of
+   * its own (the same objects also serialise once per auction, see `serialiseBody`).
    */
   enforce(request: BidRequest, shares: BidderRequest[], privacy: RequestPrivacy, namespace: string, warn: (warning: Warning) => void): void {
     if (privacy.permitsEverything) return;
     let kept = 0;
+    let previous: ScrubbedBranches | undefined;
     for (const share of shares) {
-      if (this.enforceOne(request, share, privacy, namespace)) shares[kept++] = share;
-      else warn({ code: WarningCode.BidderBlockedByPrivacySettings, message: `bidder "${share.adapter}" blocked by privacy settings` });
+      const scrubs = this.scrubsFor(request, share, privacy, namespace);
+      if (scrubs === BLOCKED) {
+        warn({ code: WarningCode.BidderBlockedByPrivacySettings, message: `bidder "${share.adapter}" blocked by privacy settings` });
+        continue;
+      }
+      shares[kept++] = share;
+      if (scrubs === 0) continue;
+      const own = share.request as Json;
+      if (previous && previous.scrubs === scrubs && SCRUBBED.every((key, i) => own[key] === previous!.before[i])) {
+        for (let i = 0; i < SCRUBBED.length; i++) own[SCRUBBED[i]!] = previous.after[i];
+        continue;
+      }
+      const before = SCRUBBED.map((key) => own[key]);
+      applyScrubs(share.request, scrubs, privacy);
+      // The transaction-id scrub also edits the imps, which differ per bidder: that outcome is not handed on.
+      previous = scrubs & TRANSACTION_IDS ? undefined : { scrubs, before, after: SCRUBBED.map((key) => own[key]) };
     }
     shares.length = kept;
   }
 
-  private enforceOne(request: BidRequest, share: BidderRequest, privacy: RequestPrivacy, namespace: string): boolean {
+  /** What the rules take from one bidder's share, as bits (0: nothing), or BLOCKED when the bidder may not be asked. */
+  private scrubsFor(request: BidRequest, share: BidderRequest, privacy: RequestPrivacy, namespace: string): number {
     const bidder = share.bidder;
     const component = { type: 'bidder' as const, name: bidder };
-    if (!privacy.allows('fetchBids', component)) return false;
+    if (!privacy.allows('fetchBids', component)) return BLOCKED;
     const gdpr = privacy.gdprPermissions(bidder, privacy.tcf ? this.vendorIdOf(bidder, share.adapter, request, namespace) : undefined);
-    if (!gdpr.allowBidRequest) return false;
+    if (!gdpr.allowBidRequest) return BLOCKED;
 
-    const scrub = new ShareScrubber(share.request, privacy.ipv4Bits, privacy.ipv6Bits);
+    let scrubs = 0;
     const usOptOut = privacy.usOptOutFor(bidder);
-    if (!privacy.allows('transmitUfpd', component)) scrub.userFpd();
+    if (!privacy.allows('transmitUfpd', component)) scrubs |= USER_FPD;
     else {
-      if (!gdpr.passId) scrub.gdprIds();
-      if (usOptOut) scrub.idsIpsDemographics(false);
+      if (!gdpr.passId) scrubs |= GDPR_IDS;
+      if (usOptOut) scrubs |= US_OPT_OUT_IDS;
     }
-    if (!privacy.allows('transmitPreciseGeo', component)) scrub.geoAndIp();
+    if (!privacy.allows('transmitPreciseGeo', component)) scrubs |= GEO_AND_IP;
     else {
-      if (!gdpr.passGeo) scrub.geoAndIp();
-      if (usOptOut) scrub.idsIpsDemographics(false);
+      if (!gdpr.passGeo) scrubs |= GEO_AND_IP;
+      if (usOptOut) scrubs |= US_OPT_OUT_GEO;
     }
-    if (privacy.lmt || privacy.coppa) scrub.idsIpsDemographics(privacy.coppa);
-    if (!privacy.allows('transmitTids', component)) scrub.transactionIds();
-    if (!privacy.allows('transmitEids', component)) scrub.eids();
-    if (privacy.gppSid.length > 0 && this.bidders.get(share.adapter)?.info.openrtb?.gppSupported !== true) legacyFromGpp(share.request, privacy, scrub);
-    return true;
+    if (privacy.lmt || privacy.coppa) scrubs |= LMT_OR_COPPA;
+    if (!privacy.allows('transmitTids', component)) scrubs |= TRANSACTION_IDS;
+    if (!privacy.allows('transmitEids', component)) scrubs |= EIDS;
+    if (privacy.gppSid.length > 0 && this.bidders.get(share.adapter)?.info.openrtb?.gppSupported !== true) scrubs |= LEGACY_FROM_GPP;
+    return scrubs;
   }
+}
+
+const BLOCKED = -1;
+const USER_FPD = 1;
+const GDPR_IDS = 2;
+const US_OPT_OUT_IDS = 4;
+const GEO_AND_IP = 8;
+const US_OPT_OUT_GEO = 16;
+const LMT_OR_COPPA = 32;
+const TRANSACTION_IDS = 64;
+const EIDS = 128;
+const LEGACY_FROM_GPP = 256;
+
+/** The branches the scrubs may replace in a share (the transaction-id scrub also replaces `imp`). */
+const SCRUBBED = ['user', 'device', 'source', 'regs'] as const;
+
+interface ScrubbedBranches {
+  scrubs: number;
+  before: unknown[];
+  after: unknown[];
+}
+
+/** The scrubs in Prebid Server's order (`exchange/utils.go`). */
+function applyScrubs(request: BidRequest, scrubs: number, privacy: RequestPrivacy): void {
+  const scrub = new ShareScrubber(request, privacy.ipv4Bits, privacy.ipv6Bits);
+  if (scrubs & USER_FPD) scrub.userFpd();
+  if (scrubs & GDPR_IDS) scrub.gdprIds();
+  if (scrubs & US_OPT_OUT_IDS) scrub.idsIpsDemographics(false);
+  if (scrubs & GEO_AND_IP) scrub.geoAndIp();
+  if (scrubs & US_OPT_OUT_GEO) scrub.idsIpsDemographics(false);
+  if (scrubs & LMT_OR_COPPA) scrub.idsIpsDemographics(privacy.coppa);
+  if (scrubs & TRANSACTION_IDS) scrub.transactionIds();
+  if (scrubs & EIDS) scrub.eids();
+  if (scrubs & LEGACY_FROM_GPP) legacyFromGpp(request, privacy, scrub);
 }
 
 /** Prebid Server's GPP downgrade for bidders that read only the legacy fields. */

@@ -58,6 +58,20 @@ describe('OpenRTB versions: down to 2.5 per bidder', () => {
     expect(converted.device).to.equal(request.device);
   });
 
+  it("converts an object the auction's bidders share once: they share the converted copy", () => {
+    const converted = new Map<object, Record<string, unknown>>();
+    const first = convertDownTo25(asRequest({ ...request, imp: [{ id: 'i1', ext: { bidder: { p: 1 } } }] }), 'prebid', converted);
+    const second = convertDownTo25(asRequest({ ...request, imp: [{ id: 'i1', ext: { bidder: { p: 2 } } }] }), 'prebid', converted);
+    for (const branch of ['regs', 'user', 'source'] as const) {
+      expect(second[branch], branch).to.equal(first[branch]);
+      expect(second[branch], branch).to.not.equal(request[branch]);
+    }
+    expect(second).to.deep.equal({ ...convertDownTo25(request, 'prebid'), imp: [{ id: 'i1', ext: { bidder: { p: 2 } } }] });
+    const ownUser = convertDownTo25(asRequest({ ...request, user: { consent: 'other' } }), 'prebid', converted);
+    expect(ownUser.user).to.deep.equal({ ext: { consent: 'other' } });
+    expect(ownUser.regs).to.equal(first.regs);
+  });
+
   it('returns a request with nothing to move as it is', () => {
     const plain = asRequest({ id: 'r', imp: [{ id: 'i', ext: {} }], site: { page: 'p' } });
     expect(convertDownTo25(plain, 'prebid')).to.equal(plain);

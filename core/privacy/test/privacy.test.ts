@@ -29,7 +29,11 @@ const catalog: BidderCatalog = {
 };
 
 /** A full request, and what each bidder receives of it under the request's own privacy signals. */
-function enforced(extra: Json, bidders = ['alpha'], options: Parameters<typeof read>[1] = {}): { shares: Map<string, Json>; warnings: Array<{ code: number; message: string }>; privacy: RequestPrivacy; original: Json } {
+function enforced(
+  extra: Json,
+  bidders = ['alpha'],
+  options: Parameters<typeof read>[1] = {},
+): { shares: Map<string, Json>; warnings: Array<{ code: number; message: string }>; privacy: RequestPrivacy; original: Json; request: Json; objects: Map<string, Json> } {
   const request: Json = {
     id: 'r',
     imp: [{ id: 'i', banner: {}, ext: { tid: 'imp-tid' } }],
@@ -44,7 +48,8 @@ function enforced(extra: Json, bidders = ['alpha'], options: Parameters<typeof r
   const shares: BidderRequest[] = bidders.map((bidder) => ({ bidder, adapter: bidder, request: { ...request, imp: request.imp.slice() } as BidRequest }));
   new PrivacyEnforcer(catalog, {}).enforce(request as BidRequest, shares, privacy, 'prebid', (warning) => warnings.push(warning));
   expect(request, 'the auction request is never changed').to.deep.equal(original);
-  return { shares: new Map(shares.map((share) => [share.bidder, JSON.parse(JSON.stringify(share.request))])), warnings, privacy, original };
+  const objects = new Map(shares.map((share) => [share.bidder, share.request as Json]));
+  return { shares: new Map(shares.map((share) => [share.bidder, JSON.parse(JSON.stringify(share.request))])), warnings, privacy, original, request, objects };
 }
 
 const FULL_CONSENT = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [32, 99], specialFeatures: [1] });
@@ -213,6 +218,19 @@ describe('privacy: US privacy, COPPA, LMT', () => {
     const invalid = enforced({ regs: { us_privacy: '2YYN' } });
     expect(invalid.shares.get('alpha')!.user.buyeruid).to.equal('b');
     expect(invalid.warnings).to.deep.equal([{ code: 10001, message: 'CCPA consent is invalid and will be ignored. (request.regs.ext.us_privacy must specify version 1)' }]);
+  });
+
+  it('bidders under the same rules share one scrubbed copy of each branch; a bidder under other rules keeps its own', () => {
+    const { shares, objects, request } = enforced({ regs: { us_privacy: '1YYN' }, ext: { prebid: { nosale: ['beta'] } } }, ['alpha', 'beta', 'gamma']);
+    const [alpha, beta, gamma] = ['alpha', 'beta', 'gamma'].map((bidder) => objects.get(bidder)!);
+    for (const branch of ['user', 'device']) {
+      expect(alpha![branch], branch).to.not.equal(request[branch]);
+      expect(gamma![branch], branch).to.equal(alpha![branch]);
+      expect(beta![branch], branch).to.equal(request[branch]);
+    }
+    expect(shares.get('beta')!.user.buyeruid).to.equal('b');
+    // What gamma receives is what it receives when it is the only bidder.
+    expect(shares.get('gamma')).to.deep.equal(enforced({ regs: { us_privacy: '1YYN' }, ext: { prebid: { nosale: ['beta'] } } }, ['gamma']).shares.get('gamma'));
   });
 
   it('the host or the account switches the US opt-out off', () => {
