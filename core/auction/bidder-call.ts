@@ -60,7 +60,7 @@ export function serialiseBody(call: RequestData, branchTexts?: Map<object, strin
         valueText = JSON.stringify(value);
         branchTexts.set(value, valueText);
       }
-    } else valueText = JSON.stringify(value);
+    } else valueText = scalarJson(value);
     // Members JSON leaves out (undefined, functions) are left out here too.
     if (valueText === undefined) continue;
     if (pieces.length > 1) pieces.push(',');
@@ -68,6 +68,13 @@ export function serialiseBody(call: RequestData, branchTexts?: Map<object, strin
   }
   pieces.push('}');
   return pieces.join('');
+}
+
+/** A scalar as JSON: numbers and booleans written here, a JSON.stringify call costing more than the text it makes. */
+function scalarJson(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value);
 }
 
 /** `"key":` for each member name seen, kept for the names a request's top level uses (a bounded few). */

@@ -8,6 +8,8 @@ describe('bidder calls: the request body as JSON', () => {
   const shapes: Array<[string, unknown]> = [
     ['a request', { id: 'r', imp: [{ id: '1', banner: { w: 300 } }], site: { page: 'p' }, tmax: 500, test: 0 }],
     ['members JSON leaves out', { id: 'r', gone: undefined, fn: () => 1, kept: null, flag: false }],
+    ['numbers and booleans', { a: -0, b: Number.NaN, c: Number.POSITIVE_INFINITY, d: 1e21, e: 0.1 + 0.2, f: -5e-7, g: true, h: false, i: 2 ** 53 + 2 }],
+    ['a symbol member', { id: 'r', s: Symbol('x') }],
     ['keys and strings that need escaping', { 'a"b': 'x\ny', 'é': '\u2028', '\\': ['\t'] }],
     ['integer-like keys, which JSON writes first', { b: 1, 2: 'two', a: { 1: 'one' }, 0: [] }],
     ['an object member with toJSON', { at: new Date(0), id: 'r' }],
