@@ -187,7 +187,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: new Map() },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls() },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });

@@ -29,9 +29,13 @@ export function impFor(imp: Imp, bidder: string, namespace: string): Imp | Inval
     else kept = false;
   }
   if (kept) return imp;
-  const newExt: Json = { ...ext };
-  if (narrowed) newExt[namespace] = narrowed;
-  else delete newExt[namespace];
+  // Built without the auction's options rather than copied and then deleted from: a delete can leave the copy a
+  // slow dictionary-mode object, and every bidder's imp has one.
+  const newExt: Json = {};
+  for (const key in ext) {
+    if (key !== namespace) newExt[key] = (ext as Json)[key];
+    else if (narrowed) newExt[key] = narrowed;
+  }
 
   const fpd = isJsonObject(options.imp) ? impFpdFor(options.imp, bidder) : undefined;
   if (!fpd) return { ...imp, ext: newExt };

@@ -34,7 +34,7 @@ export class PrivacyEnforcer {
    * Applies the request's privacy to every share: removes the shares of bidders that may not be asked (with a
    * warning 10017) and narrows the others. Shares are edited by shallow copies of the branches that change; a bidder
    * whose rules and branches are those of the bidder before it gets that bidder's scrubbed branches, not copies of
-   * its own (the same objects also serialise once per auction, see `serialiseBody`).
+   * its own.
    */
   enforce(request: BidRequest, shares: BidderRequest[], privacy: RequestPrivacy, namespace: string, warn: (warning: Warning) => void): void {
     if (privacy.permitsEverything) return;

@@ -156,6 +156,11 @@ function readModelGroup(value: unknown, path: string, errors: string[]): ModelGr
   });
 }
 
+// Made once: an arrow written in each call would be a new function object per call, per request.
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
+
 class Reader {
   constructor(
     private readonly source: JsonObject,
@@ -172,15 +177,15 @@ class Reader {
   }
 
   number(key: string): number | undefined {
-    return this.read(key, 'a number', (value): value is number => typeof value === 'number' && Number.isFinite(value));
+    return this.read(key, 'a number', isFiniteNumber);
   }
 
   string(key: string): string | undefined {
-    return this.read(key, 'a string', (value): value is string => typeof value === 'string');
+    return this.read(key, 'a string', isString);
   }
 
   boolean(key: string): boolean | undefined {
-    return this.read(key, 'a boolean', (value): value is boolean => typeof value === 'boolean');
+    return this.read(key, 'a boolean', isBoolean);
   }
 
   object(key: string): JsonObject | undefined {
