@@ -18,7 +18,8 @@ export function drawCacheIdBytes(target: Buffer, at: number): void {
     drawn = 0;
   }
   const offset = 16 * drawn++;
-  random.copy(target, at, offset, offset + 16);
+  // Byte by byte: Buffer#copy makes a typed-array view per call, more work than sixteen stores.
+  for (let index = 0; index < 16; index++) target[at + index] = random[offset + index]!;
   target[at + 6] = (target[at + 6]! & 0x0f) | 0x40; // version 4
   target[at + 8] = (target[at + 8]! & 0x3f) | 0x80; // RFC 4122 variant
 }
