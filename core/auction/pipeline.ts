@@ -61,6 +61,13 @@ export interface AuctionDeps {
 const BIDDER_DEBUG_DISABLED: Warning = Object.freeze({ code: WarningCode.BidderLevelDebugDisabled, message: 'debug turned off for bidder' });
 
 /** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
+/**
+ * From this many bidders on, the branches their requests share are written to JSON once per auction (serialiseBody):
+ * writing a body member by member costs more than one JSON.stringify of it (each call has a fixed cost), which the
+ * bidders after the second pay back (production request: 8% less JSON work at 3 bidders, 40% more at 1).
+ */
+const SHARED_JSON_FROM_BIDDERS = 3;
+
 interface BidderTiming {
   bidderDeadline: number;
   call: BidderCallOptions;
@@ -187,7 +194,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls() },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });

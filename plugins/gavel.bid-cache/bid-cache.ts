@@ -257,7 +257,7 @@ function uuidAt(uuids: ReadonlyArray<string | undefined>, putIndex: number | und
 }
 
 function cachedValue(uuid: string, urlPrefix: string | undefined): CachedValue {
-  return urlPrefix === undefined ? { cacheId: uuid } : { url: urlPrefix + encodeURIComponent(uuid), cacheId: uuid };
+  return urlPrefix === undefined ? { cacheId: uuid } : { url: urlPrefix + uriComponent(uuid), cacheId: uuid };
 }
 
 /** `<scheme>://<host><path>?uuid=`: a cached value's URL without its uuid. */
@@ -271,4 +271,17 @@ function isRequested(value: unknown): boolean {
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return isJsonObject(value) ? value : undefined;
+}
+
+/**
+ * `encodeURIComponent(text)`, without its call when every character is one it leaves as it is (letters, digits,
+ * `-._~`): the ids caches hand out, every one of which goes into a URL of the answer.
+ */
+function uriComponent(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    const unreserved = (char >= 48 && char <= 57) || (char >= 65 && char <= 90) || (char >= 97 && char <= 122) || char === 45 || char === 46 || char === 95 || char === 126;
+    if (!unreserved) return encodeURIComponent(text);
+  }
+  return text;
 }

@@ -107,6 +107,17 @@ describe('gavel.bid-cache: the bid-caching service', () => {
     expect(cache.calls).to.have.length(0);
   });
 
+  it("puts an id in the cache URL as encodeURIComponent writes it, whatever a cache answers", async () => {
+    const ids = ['00000021-5920-4217-b65a-e74d89f750d5', 'A.b_c~D', 'a b/c?d=é&e#f%'];
+    const cache = recordingCache(async () => ids);
+    const input = payload(withCache({ bids: {} }), ids.map((_, index) => ({ bidder: `bidder${index}`, price: 3 - index, winner: index === 0 })));
+    const { output } = await run(input, { cachePut: cache.cachePut, cachePublicUrl: PUBLIC_URL });
+    ids.forEach((id, index) => {
+      expect(bidAt(output, `bidder${index}`).cache!.bids).to.deep.equal({ url: `https://cache.example.com/cache?uuid=${encodeURIComponent(id)}`, cacheId: id });
+    });
+    expect(bidAt(output, 'bidder2').cache!.bids!.url).to.equal('https://cache.example.com/cache?uuid=a%20b%2Fc%3Fd%3D%C3%A9%26e%23f%25');
+  });
+
   it('caches the winner and each bidder best in one call and records where each went, setting no key itself', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }), [
