@@ -48,11 +48,11 @@ export function serialiseBody(call: RequestData, branchTexts?: Map<object, strin
   const body = call.body;
   if (body === undefined || call.method === 'GET') return undefined;
   if (typeof body === 'string') return body;
-  if (branchTexts === undefined || typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return JSON.stringify(body);
+  if (branchTexts === undefined || !isPlainObject(body)) return JSON.stringify(body);
   // Pieces joined once: one flat string, as the socket write needs, rather than a rope of concatenations.
   const pieces = ['{'];
   for (const key of Object.keys(body)) {
-    const value = (body as Record<string, unknown>)[key];
+    const value = body[key];
     let valueText: string | undefined;
     if (typeof value === 'object' && value !== null) {
       valueText = branchTexts.get(value);
@@ -68,6 +68,11 @@ export function serialiseBody(call: RequestData, branchTexts?: Map<object, strin
   }
   pieces.push('}');
   return pieces.join('');
+}
+
+/** An object JSON writes member by member: no prototype of its own, no `toJSON` to answer for it. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
 /** A scalar as JSON: numbers and booleans written here, a JSON.stringify call costing more than the text it makes. */

@@ -60,7 +60,6 @@ export interface AuctionDeps {
 /** Prebid Server's warning for a call of a bidder whose `debug.allow` is false, with its text. */
 const BIDDER_DEBUG_DISABLED: Warning = Object.freeze({ code: WarningCode.BidderLevelDebugDisabled, message: 'debug turned off for bidder' });
 
-/** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
 /**
  * From this many bidders on, the branches their requests share are written to JSON once per auction (serialiseBody):
  * writing a body member by member costs more than one JSON.stringify of it (each call has a fixed cost), which the
@@ -68,6 +67,7 @@ const BIDDER_DEBUG_DISABLED: Warning = Object.freeze({ code: WarningCode.BidderL
  */
 const SHARED_JSON_FROM_BIDDERS = 3;
 
+/** What every bidder call of one auction shares: the deadline, the call options, the rules bids are checked by, the debug record. */
 interface BidderTiming {
   bidderDeadline: number;
   call: BidderCallOptions;

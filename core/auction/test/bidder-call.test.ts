@@ -13,6 +13,7 @@ describe('bidder calls: the request body as JSON', () => {
     ['keys and strings that need escaping', { 'a"b': 'x\ny', 'é': '\u2028', '\\': ['\t'] }],
     ['integer-like keys, which JSON writes first', { b: 1, 2: 'two', a: { 1: 'one' }, 0: [] }],
     ['an object member with toJSON', { at: new Date(0), id: 'r' }],
+    ['a body with its own toJSON', { id: 'r', site: { page: 'p' }, toJSON: () => ({ id: 'replaced' }) }],
     ['an empty object', {}],
     ['an array body', [{ id: 'r' }, 1]],
     ['an instance of a class', new (class Body { id = 'r'; site = { page: 'p' }; })()],
