@@ -1,8 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=20
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { GavelError } from '../api/index.js';
 import { loadConfig, type GavelConfig } from '../config/index.js';
+import { limitHeapGrowth, workerExecArgv } from './heap.js';
 import type { InvalidationOrder, ReadinessReport } from '../metrics/index.js';
 import type { GavelApp } from './boot.js';
 
@@ -66,6 +67,8 @@ async function superviseWorkers(config: GavelConfig, file: string | undefined): 
   const { ClusterMetrics, startAdminServer } = await import('../metrics/index.js');
   const metrics = new ClusterMetrics();
 
+  // Workers start with Gavel's node flags even when the primary was started without them.
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv) });
   const fork = (slot: number) => {
     if (stopping) return;
     const worker = cluster.fork({ GAVEL_WORKER_SLOT: String(slot) });
@@ -183,6 +186,7 @@ function reportToPrimary(app: GavelApp): () => void {
 const DRAIN_EXIT_MARGIN_MS = 250;
 
 async function serve(config: GavelConfig, file: string | undefined): Promise<void> {
+  limitHeapGrowth();
   if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config, file);
   if (cluster.isWorker && config.admin.enabled) (await import('../metrics/index.js')).answerClusterScrapes();
   // Imported here, not at the top: a cluster primary only forks, so it never loads the server's code.

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, util, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, parseHeaders } from './undici-agent.js';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
@@ -116,7 +117,7 @@ class BidderAnswer implements ResponseData {
   ) {}
 
   get headers(): Record<string, string> {
-    return (this.parsedHeaders ??= joinRepeatedHeaders(util.parseHeaders(this.rawHeaders)));
+    return (this.parsedHeaders ??= joinRepeatedHeaders(parseHeaders(this.rawHeaders)));
   }
 }
 

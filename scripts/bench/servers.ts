@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../core/app/heap.js';
 import { MOCK_BIDDER_PORT } from './mock-bidders.js';
 import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
 import { BENCH_CACHE_CAP_MB, BENCH_GVL_IDS, bidderNames } from './scenarios.js';
@@ -158,7 +159,8 @@ export async function startGavel(context: BenchContext, options: StartOptions & 
   const configFile = join(context.workDir, `gavel-${options.workers}w-${port}.yaml`);
   // JSON is YAML, and the loader reads YAML.
   writeFileSync(configFile, JSON.stringify(gavelConfig(options.workers, port, options.modules), null, 2));
-  const args = [...profilerFlags(options), join(context.repoRoot, 'dist/core/app/cli.js'), 'serve', '--config', configFile];
+  // Started as `npm start` starts it: with Gavel's node flags.
+  const args = [...profilerFlags(options), ...NODE_FLAGS, join(context.repoRoot, 'dist/core/app/cli.js'), 'serve', '--config', configFile];
   return startListening(context, `gavel-${options.workers}w`, port, process.execPath, args, cleanEnv({}), options.cpus, options.under);
 }
 

@@ -5,6 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import type { RequestData } from '../../core/api/index.js';
 import { eventually } from '../support/eventually.js';
 import { AuctionCalls, CallDeadlineError, HostQueueFullError, isTimeout, ResponseTooLargeError, UndiciBidderTransport } from '../../core/bidders/transport.js';
+import * as undici from 'undici';
+import { Agent, parseHeaders } from '../../core/bidders/undici-agent.js';
 
 function call(method: 'GET' | 'POST', uri: string, headers?: Record<string, string>): RequestData {
   return { method, uri, headers, impIds: [] };
@@ -37,6 +39,11 @@ function startBidder(): Promise<{ url: string; seen: Seen; answer: (handler: (re
 }
 
 describe('UndiciBidderTransport', () => {
+  it("loads undici's own Agent and header parser, not look-alikes (the paths are undici's internals)", () => {
+    expect(Agent).to.equal(undici.Agent);
+    expect(parseHeaders).to.equal(undici.util.parseHeaders);
+  });
+
   let bidder: Awaited<ReturnType<typeof startBidder>>;
   let transport: UndiciBidderTransport;
 
