@@ -71,7 +71,10 @@ describe('gavel serve with workers', function () {
     // A boot slower than 10 s (a loaded machine) counts as a healthy run and restarts at once: only the delays of the
     // quick failures after it must double.
     const delaysOfSlot1 = () => exits().filter((line) => line.slot === 1 && (line.restartInMs as number) > 0).map((line) => line.restartInMs);
-    await eventually('the restarts', delaysOfSlot1, (delays) => delays.length >= 3, 90_000);
+    await eventually('the restarts', delaysOfSlot1, (delays) => delays.length >= 3, 90_000).catch((err: Error) => {
+      // What each exit reported (how long the worker lived, the delay chosen): what a failure here needs to be read.
+      throw new Error(`${err.message}; the exits: ${JSON.stringify(exits().map(({ slot, livedMs, restartInMs, code }) => ({ slot, livedMs, restartInMs, code })))}`);
+    });
     expect(delaysOfSlot1().slice(0, 3)).to.deep.equal([100, 200, 400]);
     expect((await getJson(`${served.admin}/health`)).status, 'no worker listens').to.equal(503);
     expect(valueOf((await getJson(`${served.admin}/metrics`)).text, METRIC_NAMES.workerRestarts)).to.be.at.least(exits().length);
