@@ -1,9 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=20
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=20 --max-inlined-bytecode-size-cumulative=1840
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { GavelError } from '../api/index.js';
 import { loadConfig, type GavelConfig } from '../config/index.js';
-import { limitHeapGrowth, workerExecArgv } from './heap.js';
+import { applyRuntimeFlags, workerExecArgv } from './node-flags.js';
 import type { InvalidationOrder, ReadinessReport } from '../metrics/index.js';
 import type { GavelApp } from './boot.js';
 
@@ -186,7 +186,7 @@ function reportToPrimary(app: GavelApp): () => void {
 const DRAIN_EXIT_MARGIN_MS = 250;
 
 async function serve(config: GavelConfig, file: string | undefined): Promise<void> {
-  limitHeapGrowth();
+  applyRuntimeFlags();
   if (config.server.workers > 1 && cluster.isPrimary) return superviseWorkers(config, file);
   if (cluster.isWorker && config.admin.enabled) (await import('../metrics/index.js')).answerClusterScrapes();
   // Imported here, not at the top: a cluster primary only forks, so it never loads the server's code.

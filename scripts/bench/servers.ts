@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../../core/app/heap.js';
+import { NODE_FLAGS } from '../../core/app/node-flags.js';
 import { MOCK_BIDDER_PORT } from './mock-bidders.js';
 import { assertPortFree, BenchFailure, pinnedCommand, waitForPort, type ManagedProcess, type ProcessGroup } from './processes.js';
 import { BENCH_CACHE_CAP_MB, BENCH_GVL_IDS, bidderNames } from './scenarios.js';
