@@ -21,14 +21,14 @@ import {
   type Warning,
 } from '../api/index.js';
 import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
-import type { BidderCatalog } from '../bidders/catalog.js';
+import type { BidderCatalog, BidderEntry } from '../bidders/catalog.js';
 import { PrivacyEnforcer, type PrivacyService } from '../privacy/index.js';
 import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
 import { AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
 import type { RequestContext } from '../context/request-context.js';
 import { strictConversion, type CurrencyService } from '../currency/index.js';
-import { runStage } from '../hooks/executor.js';
+import { runStage, type StageOutcome } from '../hooks/executor.js';
 import { convertDownTo25, convertUpTo26 } from '../ortb/index.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
 import { auctionBidRules, checkBids, identifyBids, type AuctionBidRules, type BidCheckSettings } from '../bids/index.js';
@@ -116,6 +116,24 @@ function soundBids(bids: AuctionBid[], seat: SeatResult, context: RequestContext
   return kept ?? bids;
 }
 
+/** One bidder's part of an auction while it is asked: its share, its adapter, the seat being filled. */
+interface BidderAsked {
+  share: BidderRequest;
+  entry: BidderEntry;
+  seat: SeatResult;
+  started: number;
+  /** Its imps answered by stored bid responses, if any. */
+  stored: StoredShare | undefined;
+}
+
+/** What a request stage leaves: the request as its hooks left it, or the no-bid answer when one rejected it. */
+type RequestStageResult = { request: BidRequest } | { rejected: AuctionOutcome };
+
+function requestStageResult(outcome: StageOutcome<{ request: BidRequest }>, request: BidRequest): RequestStageResult {
+  if (outcome.rejection) return { rejected: { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } } };
+  return { request: outcome.payload.request };
+}
+
 /**
  * The auction, in a straight line: request hooks, request validation, imp splitting, the bidder calls within the
  * deadline (each with its hooks, bid adjustment and bid checks), the processed-bids hooks, what targeting keys from the
@@ -144,11 +162,12 @@ export class AuctionPipeline {
     return context.plan[stage].length > 0;
   }
 
-  async run(request: BidRequest, context: RequestContext, cookieUids?: CookieUids): Promise<AuctionOutcome> {
-    const outcome = await this.runAuction(request, context, cookieUids);
-    this.deps.metrics.auctionCompleted(context.endpoint, auctionOutcomeLabel(outcome.kind), context.now() - context.receivedAt);
-    context.observer?.finished(outcome);
-    return outcome;
+  run(request: BidRequest, context: RequestContext, cookieUids?: CookieUids): Promise<AuctionOutcome> {
+    return this.runAuction(request, context, cookieUids).then((outcome) => {
+      this.deps.metrics.auctionCompleted(context.endpoint, auctionOutcomeLabel(outcome.kind), context.now() - context.receivedAt);
+      context.observer?.finished(outcome);
+      return outcome;
+    });
   }
 
   private async runAuction(input: BidRequest, context: RequestContext, cookieUids: CookieUids | undefined): Promise<AuctionOutcome> {
@@ -158,7 +177,8 @@ export class AuctionPipeline {
     convertUpTo26(request, context.namespace);
     const resolvedRequest = context.debug ? structuredClone(request) : undefined;
 
-    const raw = await this.requestStage('raw-auction-request', request, context);
+    let raw = this.requestStage('raw-auction-request', request, context);
+    if (raw instanceof Promise) raw = await raw;
     if ('rejected' in raw) return raw.rejected;
     request = raw.request;
     const invalid = services['request-validation'].validate(request, context);
@@ -166,7 +186,8 @@ export class AuctionPipeline {
     // The auction's currency and rates are known before the processed-request hooks: floors are converted with them.
     context.currency = Array.isArray(request.cur) && typeof request.cur[0] === 'string' ? request.cur[0] : config.auction.currency;
     context.convertCurrency = this.deps.currency.converterFor(request, context.namespace);
-    const processed = await this.requestStage('processed-auction-request', request, context);
+    let processed = this.requestStage('processed-auction-request', request, context);
+    if (processed instanceof Promise) processed = await processed;
     if ('rejected' in processed) return processed.rejected;
     request = processed.request;
     // Before the split: the account's default DSA object goes to the bidders with the request.
@@ -222,17 +243,18 @@ export class AuctionPipeline {
     return { kind: 'completed', response: final.payload.response, request, seats };
   }
 
-  /** A request stage: the request as the hooks left it, or the no-bid answer when one rejected it. */
-  private async requestStage(
+  /**
+   * A request stage: the request as the hooks left it, or the no-bid answer when one rejected it. A promise only
+   * when a hook answered with one: most auctions have nothing to wait for here.
+   */
+  private requestStage(
     stage: 'raw-auction-request' | 'processed-auction-request',
     request: BidRequest,
     context: RequestContext,
-  ): Promise<{ request: BidRequest } | { rejected: AuctionOutcome }> {
+  ): RequestStageResult | Promise<RequestStageResult> {
     if (!this.hooked(context, stage)) return { request };
-    let outcome = this.stage(stage, { request }, context);
-    if (outcome instanceof Promise) outcome = await outcome;
-    if (outcome.rejection) return { rejected: { kind: 'rejected', response: { id: String(request.id ?? ''), nbr: outcome.rejection.nbr ?? 0 } } };
-    return { request: outcome.payload.request };
+    const outcome = this.stage(stage, { request }, context);
+    return outcome instanceof Promise ? outcome.then((settled) => requestStageResult(settled, request)) : requestStageResult(outcome, request);
   }
 
   /**
@@ -272,7 +294,13 @@ export class AuctionPipeline {
       const timer = setTimeout(settle, Math.max(0, Math.floor(timing.bidderDeadline - started)));
       for (let i = 0; i < shares.length; i++) {
         const share = shares[i]!;
-        this.askBidder(share, context, timing).then(
+        let asked: Promise<SeatResult>;
+        try {
+          asked = this.askBidder(share, context, timing);
+        } catch (err) {
+          asked = Promise.reject(err);
+        }
+        asked.then(
           (seat) => {
             if (done) return;
             seats[i] = seat;
@@ -289,39 +317,54 @@ export class AuctionPipeline {
     });
   }
 
-  /** One bidder's part: bidder-request hooks, the calls, raw-bidder-response hooks and the bid adjustment. */
-  private async askBidder(share: BidderRequest, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
-    const { bidders, config, metrics, services } = this.deps;
+  /**
+   * One bidder's part: bidder-request hooks, the calls, raw-bidder-response hooks and the bid adjustment. Written as
+   * steps joined by `then`, not as an async function, and a hook stage is waited for only when a hook answered with
+   * a promise: this runs for every bidder of every auction, and each await is a promise and a resumption more.
+   */
+  private askBidder(share: BidderRequest, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
+    const { bidders, config } = this.deps;
     const started = context.now();
     const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
     const entry = bidders.get(share.adapter);
     if (!entry?.bidder) {
       seat.errors.push({ code: BidderErrorCode.BadInput, message: `bidder ${share.bidder} is not enabled on this host` });
-      return seat;
+      return Promise.resolve(seat);
     }
     if (timing.bidderDeadline - started < config.auction.minBidderTimeMs) {
       seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
-      return seat;
+      return Promise.resolve(seat);
     }
-    const stored = timing.stored?.get(share);
-    let called: BidderCallResult;
+    const asked: BidderAsked = { share, entry, seat, started, stored: timing.stored?.get(share) };
     // A bidder all of whose imps have stored bid responses is not called at all.
-    if (stored && share.request.imp.length === 0) called = { bids: [], errors: [], httpCalls: [], exchanges: [] };
-    else {
-      if (this.hooked(context, 'bidder-request')) {
-        let prepared = this.stage('bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, context);
-        if (prepared instanceof Promise) prepared = await prepared;
-        if (prepared.rejection) {
-          seat.errors.push(...rejectionErrors(context, share.bidder, prepared.rejection.errors?.[share.bidder]));
-          return seat;
-        }
-        // The share was made for this auction by the split: it is the auction's to update.
-        share.request = prepared.payload.request;
-      }
-      // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks.
-      if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace, timing.converted25);
-      called = await callBidder(entry, share, this.deps.transport, timing.bidderDeadline, timing.call);
+    if (asked.stored && share.request.imp.length === 0) return Promise.resolve(this.answered(asked, { bids: [], errors: [], httpCalls: [], exchanges: [] }, context, timing));
+    if (!this.hooked(context, 'bidder-request')) return this.call(asked, context, timing);
+    const prepared = this.stage('bidder-request', { bidder: share.bidder, adapter: share.adapter, request: share.request }, context);
+    return prepared instanceof Promise ? prepared.then((settled) => this.callPrepared(asked, settled, context, timing)) : this.callPrepared(asked, prepared, context, timing);
+  }
+
+  /** The call after the bidder-request hooks: none when one rejected it. */
+  private callPrepared(asked: BidderAsked, prepared: StageOutcome<StagePayloads['bidder-request']>, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
+    if (prepared.rejection) {
+      asked.seat.errors.push(...rejectionErrors(context, asked.share.bidder, prepared.rejection.errors?.[asked.share.bidder]));
+      return Promise.resolve(asked.seat);
     }
+    // The share was made for this auction by the split: it is the auction's to update.
+    asked.share.request = prepared.payload.request;
+    return this.call(asked, context, timing);
+  }
+
+  private call(asked: BidderAsked, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
+    const { share, entry } = asked;
+    // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks.
+    if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace, timing.converted25);
+    return callBidder(entry, share, this.deps.transport, timing.bidderDeadline, timing.call).then((called) => this.answered(asked, called, context, timing));
+  }
+
+  /** The bidder's answer read into its seat: stored bids, metrics, debug calls, the raw-bidder-response hooks, then the bids' adjustment and checks. */
+  private answered(asked: BidderAsked, called: BidderCallResult, context: RequestContext, timing: BidderTiming): SeatResult | Promise<SeatResult> {
+    const { share, entry, seat, stored } = asked;
+    const { metrics } = this.deps;
     if (stored) readStoredAnswers(entry, share, stored, timing.call, called);
     context.observer?.bidsReceived(share.bidder, called.bids);
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
@@ -332,16 +375,17 @@ export class AuctionPipeline {
       if (entry.debugAllow || context.debugOverride) timing.httpCalls.set(share.bidder, called.httpCalls);
       else for (let i = 0; i < called.httpCalls.length; i++) context.warn(share.bidder, BIDDER_DEBUG_DISABLED);
     }
-    seat.responseTimeMs = Math.round(context.now() - started);
-    let bids = called.bids;
-    if (this.hooked(context, 'raw-bidder-response')) {
-      const payload: BidsPayload = { bidder: share.bidder, adapter: share.adapter, request: share.request, bids, errors: seat.errors, exchanges: called.exchanges };
-      let raw = this.stage('raw-bidder-response', payload, context);
-      if (raw instanceof Promise) raw = await raw;
-      if (raw.rejection) return seat;
-      bids = raw.payload.bids;
-    }
-    if (bids.length > 0) services['bid-adjustment'].adjust(bids, share, context);
+    seat.responseTimeMs = Math.round(context.now() - asked.started);
+    if (!this.hooked(context, 'raw-bidder-response')) return this.finishSeat(asked, called.bids, called, context, timing);
+    const payload: BidsPayload = { bidder: share.bidder, adapter: share.adapter, request: share.request, bids: called.bids, errors: seat.errors, exchanges: called.exchanges };
+    const raw = this.stage('raw-bidder-response', payload, context);
+    if (raw instanceof Promise) return raw.then((settled) => (settled.rejection ? seat : this.finishSeat(asked, settled.payload.bids, called, context, timing)));
+    return raw.rejection ? seat : this.finishSeat(asked, raw.payload.bids, called, context, timing);
+  }
+
+  private finishSeat(asked: BidderAsked, bids: AuctionBid[], called: BidderCallResult, context: RequestContext, timing: BidderTiming): SeatResult {
+    const { seat, share } = asked;
+    if (bids.length > 0) this.deps.services['bid-adjustment'].adjust(bids, share, context);
     seat.bids = soundBids(bids, seat, context);
     checkBids(seat, share, timing.bidRules, this.deps.bidChecks, context);
     // After the raw-bidder-response hooks: a rejected answer loses its configs with its bids, as in Prebid Server.

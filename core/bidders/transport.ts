@@ -5,7 +5,10 @@ import { Agent, parseHeaders } from './undici-agent.js';
 import type { RequestData, ResponseData } from '../api/index.js';
 
 export interface SendOptions {
-  /** Time left for this call: the transport gives up (a timeout) once it passes. */
+  /**
+   * Time left for this call: the transport gives up (a timeout) once it passes. Only for a call no auction tracks
+   * (`calls` absent): a tracked call ends when its auction ends it.
+   */
   timeoutMs: number;
   /**
    * When the auction stops waiting for this call (epoch ms). A call still queued then is never sent, and one whose
@@ -283,7 +286,11 @@ export class UndiciBidderTransport implements BidderTransport {
       const handler = new CollectedAnswer(resolve, reject, this.maxResponseBytes, deadline, origin, this);
       options.calls?.track(handler);
       try {
-        this.dispatch(origin, path, call.method, headers, body, options.timeoutMs, handler);
+        // A call the auction ends itself (its `calls`) needs no timer of undici's: undici makes a new one for every
+        // call whose limit differs from the last on that connection, and a remaining time always differs. Those
+        // timers live until undici's next sweep, half a second on, long enough for the collector to copy and
+        // promote each of them.
+        this.dispatch(origin, path, call.method, headers, body, options.calls ? 0 : options.timeoutMs, handler);
       } catch (err) {
         handler.onError(err as Error);
       }
@@ -299,6 +306,7 @@ export class UndiciBidderTransport implements BidderTransport {
           headers,
           body,
           // undici's own timers, not an AbortSignal: a signal's listeners cost more per call than the request itself.
+          // 0 turns them off.
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },

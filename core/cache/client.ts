@@ -45,7 +45,7 @@ export class EmbeddedCacheClient implements CacheClient {
   }
 
   put(values: CachePut[], deadline: number, report?: (problem: CacheProblem) => void): Promise<Array<string | undefined>> {
-    return putWithinLimits(values, this.limits, async (entries) => {
+    return putWithinLimits(values, this.limits, (entries) => {
       const msLeft = deadline - this.now();
       // Out of time is the auction's state, not the cache's: nothing to report, nothing for the breaker.
       if (msLeft <= 0) return undefined;
@@ -53,17 +53,33 @@ export class EmbeddedCacheClient implements CacheClient {
         report?.('skipped');
         return undefined;
       }
-      try {
-        // The memory store answers at once: a timer and a race per auction would be waste.
-        const uuids = await (this.store instanceof MemoryCacheStore ? this.store.put(entries) : withTimeout(this.store.put(entries), msLeft));
-        this.breaker?.success();
-        return uuids;
-      } catch (error) {
+      const failed = (error: unknown): undefined => {
         this.breaker?.failure();
         report?.('failed');
         this.logger?.warn({ err: error }, 'bid cache put failed');
         return undefined;
+      };
+      // The memory store answers at once, without a promise: a timer, a race and a chain of awaits per auction
+      // would cost more than the put.
+      if (this.store instanceof MemoryCacheStore) {
+        try {
+          const uuids = this.store.putNow(entries);
+          this.breaker?.success();
+          return uuids;
+        } catch (error) {
+          return failed(error);
+        }
       }
+      let pending: Promise<string[]>;
+      try {
+        pending = this.store.put(entries);
+      } catch (error) {
+        return failed(error);
+      }
+      return withTimeout(pending, msLeft).then((uuids) => {
+        this.breaker?.success();
+        return uuids;
+      }, failed);
     });
   }
 }
@@ -130,12 +146,13 @@ export class RemoteCacheClient implements CacheClient {
 
 /**
  * Checks every value against the limits, hands the valid ones to `store` and places the uuids back at the positions
- * of their values. Values that fail the checks, or a store that answers undefined, leave undefined behind.
+ * of their values. Values that fail the checks, or a store that answers undefined, leave undefined behind. A store
+ * that answers at once (the memory store) is answered with one settled promise.
  */
-async function putWithinLimits(
+function putWithinLimits(
   values: CachePut[],
   limits: CacheLimits,
-  store: (entries: CacheEntry[]) => Promise<Array<string | undefined> | undefined>,
+  store: (entries: CacheEntry[]) => Array<string | undefined> | undefined | Promise<Array<string | undefined> | undefined>,
 ): Promise<Array<string | undefined>> {
   const positions: number[] = [];
   const entries: CacheEntry[] = [];
@@ -146,10 +163,15 @@ async function putWithinLimits(
       entries.push(checked.entry);
     }
   }
-  const stored = entries.length === 0 ? undefined : await store(entries);
+  const stored = entries.length === 0 ? undefined : store(entries);
+  if (stored instanceof Promise) return stored.then((uuids) => placeUuids(values.length, positions, uuids));
+  return Promise.resolve(placeUuids(values.length, positions, stored));
+}
+
+function placeUuids(count: number, positions: number[], stored: Array<string | undefined> | undefined): Array<string | undefined> {
   // Every value valid and stored: the store's answer is the answer.
-  if (stored && stored.length === values.length) return stored;
-  const uuids = new Array<string | undefined>(values.length).fill(undefined);
+  if (stored && stored.length === count) return stored;
+  const uuids = new Array<string | undefined>(count).fill(undefined);
   for (let index = 0; index < positions.length; index++) uuids[positions[index]!] = stored?.[index];
   return uuids;
 }

@@ -100,6 +100,11 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async put(entries: CacheEntry[]): Promise<string[]> {
+    return this.putNow(entries);
+  }
+
+  /** `put` without the promise: the embedded cache client's path, where a put is part of an auction's own work. */
+  putNow(entries: CacheEntry[]): string[] {
     const now = this.now();
     this.dropExpiredOldest(now);
     const uuids = new Array<string>(entries.length);

@@ -73,22 +73,25 @@ export async function readBody(req: IncomingMessage, gzipParam: boolean, maxByte
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 /**
- * Whether the JSON text opens more than `maxDepth` arrays and objects inside each other: one pass over the text,
- * before parsing, so a body nested thousands deep never reaches code that walks it recursively (a deep clone, a
- * merge). Brackets inside strings do not count; the text need not be valid (the parser judges that next).
+ * Whether the JSON text opens more than `maxDepth` arrays and objects inside each other: one pass over the body's
+ * bytes, before parsing, so a body nested thousands deep never reaches code that walks it recursively (a deep clone,
+ * a merge). Brackets inside strings do not count; the text need not be valid (the parser judges that next). The
+ * bytes, not the decoded text: every byte it looks for is ASCII, which UTF-8 never uses inside a longer character.
  */
-export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 92 /* \\ */) i++;
-      else if (char === 34 /* " */) inString = false;
-    } else if (char === 34) inString = true;
-    else if (char === 123 /* { */ || char === 91 /* [ */) {
+  const length = bytes.length;
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[i]!;
+    if (byte === 34 /* " */) {
+      for (i++; i < length; i++) {
+        const inString = bytes[i]!;
+        if (inString === 92 /* \ */) i++;
+        else if (inString === 34) break;
+      }
+    } else if (byte === 123 /* { */ || byte === 91 /* [ */) {
       if (++depth > maxDepth) return true;
-    } else if (char === 125 /* } */ || char === 93 /* ] */) depth--;
+    } else if (byte === 125 /* } */ || byte === 93 /* ] */) depth--;
   }
   return false;
 }
@@ -100,10 +103,10 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
  */
 export function parseJsonObject(raw: Buffer, maxDepth = DEFAULT_MAX_JSON_DEPTH): Record<string, unknown> {
   if (raw.length === 0) throw new HttpError(400, 'Invalid request: request body is empty; send an OpenRTB BidRequest as JSON', ErrorCode.RequestMalformed);
-  const text = raw.toString('utf8');
-  if (nestsDeeperThan(text, maxDepth)) {
+  if (nestsDeeperThan(raw, maxDepth)) {
     throw new HttpError(400, `Invalid request: JSON nests deeper than the ${maxDepth}-level limit (server.maxJsonDepth)`, ErrorCode.RequestTooDeep);
   }
+  const text = raw.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -42,19 +42,27 @@ const CACHE_WARNINGS: Record<CacheProblem, string> = {
  * bids uncached. The cache clients never throw: a value they could not store comes back as `undefined`.
  */
 export function instrumentCachePut(put: CacheClient['put'], metrics: Metrics): CachePut {
-  return async (values, deadline, context) => {
+  return (values, deadline, context) => {
     let problem: CacheProblem | undefined;
-    let ids: Array<string | undefined>;
+    let pending: Promise<Array<string | undefined>>;
     try {
-      ids = await put(values, deadline, (reported) => (problem ??= reported));
+      pending = put(values, deadline, (reported) => (problem ??= reported));
     } catch (err) {
-      metrics.cachePut('error', values.length);
-      throw err;
+      pending = Promise.reject(err);
     }
-    let stored = 0;
-    for (const id of ids) if (id !== undefined) stored++;
-    metrics.cachePut(problem === 'skipped' ? 'skipped' : stored === values.length ? 'ok' : 'error', values.length);
-    if (problem) context?.warn('general', { code: CACHE_UNAVAILABLE_WARNING, message: CACHE_WARNINGS[problem] });
-    return ids;
+    // One `then`, not an async function: this runs in every auction that caches, and each await is a promise more.
+    return pending.then(
+      (ids) => {
+        let stored = 0;
+        for (const id of ids) if (id !== undefined) stored++;
+        metrics.cachePut(problem === 'skipped' ? 'skipped' : stored === values.length ? 'ok' : 'error', values.length);
+        if (problem) context?.warn('general', { code: CACHE_UNAVAILABLE_WARNING, message: CACHE_WARNINGS[problem] });
+        return ids;
+      },
+      (err: unknown) => {
+        metrics.cachePut('error', values.length);
+        throw err;
+      },
+    );
   };
 }

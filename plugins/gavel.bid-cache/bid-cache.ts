@@ -109,12 +109,15 @@ export function createBidCache(config: BidCacheConfig, deps: CacheDeps): BidCach
 }
 
 /** The uuids of the values, or none at all when the cache call fails in any way (even by throwing outright). */
-async function cacheQuietly(deps: CacheDeps, values: CachePutValue[], context: AuctionContext): Promise<Array<string | undefined>> {
-  try {
-    return await deps.cachePut(values, context.deadline, context);
-  } catch (error) {
+function cacheQuietly(deps: CacheDeps, values: CachePutValue[], context: AuctionContext): Promise<Array<string | undefined>> {
+  const failed = (error: unknown): Array<string | undefined> => {
     context.logger.warn({ err: error }, 'bid cache put failed; cache keys left out');
     return [];
+  };
+  try {
+    return deps.cachePut(values, context.deadline, context).then(undefined, failed);
+  } catch (error) {
+    return Promise.resolve(failed(error));
   }
 }
 

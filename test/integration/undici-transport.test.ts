@@ -109,6 +109,15 @@ describe('UndiciBidderTransport', () => {
     expect(isTimeout(failure)).to.equal(true);
   });
 
+  it("leaves a call the auction ends itself to the auction: no undici timer ends it first", async function () {
+    // Past undici's coarse clock: with its timers on, this call would have failed as the one above does.
+    this.timeout(5000);
+    bidder.answer((res) => setTimeout(() => res.end('late but in time'), 1500));
+    const calls = new AuctionCalls();
+    const answer = await transport.send(call('POST', `${bidder.url}/slow`), '{}', { timeoutMs: 50, deadline: Date.now() + 4000, calls });
+    expect(answer.body).to.equal('late but in time');
+  });
+
   it('rejects an answer over the size limit with ResponseTooLargeError', async () => {
     bidder.answer((res) => res.end('x'.repeat(4096)));
     const failure = await transport.send(call('POST', `${bidder.url}/big`), '{}', { timeoutMs: 1000 }).then(

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CircuitBreaker } from '../breaker.js';
 import { EmbeddedCacheClient, type CacheProblem } from '../client.js';
-import { MemoryCacheStore, type CacheEntry } from '../store.js';
+import { MemoryCacheStore, type CacheEntry, type CacheStore, type StoredValue } from '../store.js';
 
 describe('CircuitBreaker', () => {
   const changes: boolean[] = [];
@@ -44,14 +44,21 @@ describe('CircuitBreaker', () => {
 });
 
 describe('EmbeddedCacheClient with a breaker', () => {
-  /** A store that fails while `down`, counting its calls. */
-  class FlakyStore extends MemoryCacheStore {
+  /** A store across a network (as Redis is) that fails while `down`, counting its calls; it keeps values in memory. */
+  class FlakyStore implements CacheStore {
+    private readonly memory = new MemoryCacheStore();
     down = true;
     calls = 0;
-    override async put(entries: CacheEntry[]): Promise<string[]> {
+    async put(entries: CacheEntry[]): Promise<string[]> {
       this.calls++;
       if (this.down) throw new Error('connection refused');
-      return super.put(entries);
+      return this.memory.put(entries);
+    }
+    get(uuid: string): Promise<StoredValue | undefined> {
+      return this.memory.get(uuid);
+    }
+    close(): Promise<void> {
+      return this.memory.close();
     }
   }
 

@@ -9,12 +9,12 @@ const limits: CacheLimits = { ...DEFAULT_CACHE_LIMITS, maxValueBytes: 100, maxPu
 const soon = (): number => Date.now() + 2000;
 const tooBig = 'x'.repeat(101);
 
-/** A real memory store that also counts how often it is called. */
+/** A real memory store that also counts how often it is called (the client puts into a memory store at once). */
 class CountingStore extends MemoryCacheStore {
   calls = 0;
-  override async put(entries: CacheEntry[]): Promise<string[]> {
+  override putNow(entries: CacheEntry[]): string[] {
     this.calls++;
-    return super.put(entries);
+    return super.putNow(entries);
   }
 }
 
@@ -52,6 +52,31 @@ describe('EmbeddedCacheClient', () => {
     const client = new EmbeddedCacheClient(failing, limits, { logger: { warn: (obj) => warnings.push(obj) } });
     expect(await client.put([{ type: 'json', value: 1 }, { type: 'json', value: 2 }], soon())).to.deep.equal([undefined, undefined]);
     expect(warnings).to.have.length(1);
+  });
+
+  it('answers all undefined, reporting the failure, when the memory store refuses a value larger than its budget', async () => {
+    const store = new CountingStore({ maxTotalBytes: 64 });
+    const problems: string[] = [];
+    const warnings: unknown[] = [];
+    const client = new EmbeddedCacheClient(store, limits, { logger: { warn: (obj) => warnings.push(obj) } });
+    expect(await client.put([{ type: 'json', value: 'x'.repeat(90) }], soon(), (problem) => problems.push(problem))).to.deep.equal([undefined]);
+    expect(store.calls).to.equal(1);
+    expect(problems).to.deep.equal(['failed']);
+    expect(warnings).to.have.length(1);
+  });
+
+  it('answers all undefined, never throwing, when a store throws instead of rejecting', async () => {
+    const throwing: CacheStore = {
+      put: () => {
+        throw new Error('not connected');
+      },
+      get: async () => undefined,
+      close: async () => undefined,
+    };
+    const problems: string[] = [];
+    const answer = new EmbeddedCacheClient(throwing, limits).put([{ type: 'json', value: 1 }], soon(), (problem) => problems.push(problem));
+    expect(await answer).to.deep.equal([undefined]);
+    expect(problems).to.deep.equal(['failed']);
   });
 
   it('gives up on a store slower than the deadline', async () => {
