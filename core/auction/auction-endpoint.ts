@@ -1,8 +1,9 @@
-import type { BidRequest, EndpointName, PluginLogger } from '../api/index.js';
+import type { BidRequest, EndpointName, PluginLogger, StagePayloads } from '../api/index.js';
 import { accountIdOf, applyAccountDefaults, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
 import type { Clock } from '../app/tokens.js';
 import type { GavelConfig } from '../config/index.js';
 import { isCrossOriginCredentialed, RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
+import type { StageOutcome } from '../hooks/executor.js';
 import type { ExecutionPlanner } from '../hooks/plan.js';
 import type { AuctionWatchers } from '../inspector/watch.js';
 import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
@@ -78,12 +79,12 @@ export const MIN_STORED_FETCH_MS = 50;
  * the namespace is read and stored data merged. Returns the merged request, or the HTTP answer that ends the exchange
  * early (400, 503, or a 200 no-bid when a hook rejected it).
  */
-export async function enterRequest(
+export function enterRequest(
   endpoint: EndpointName,
   input: EndpointRequest,
   body: Record<string, unknown>,
   services: AuctionEndpointServices,
-): Promise<EnteredRequest | EndpointResponse> {
+): Entered | Promise<Entered> {
   const logger = input.logger ?? services.logger;
   const context = new RequestContext(endpoint, input.receivedAt, input.secure, logger, services.clock, services.planner, input.requestId);
   context.debugOverride = isDebugOverride(input, services.config.debug.overrideToken);
@@ -91,31 +92,36 @@ export async function enterRequest(
   context.observer = services.watchers?.begin(context, input);
   const namespace = detectNamespace(body as BidRequest, services.config.auction.defaultNamespace);
   context.traceAt(traceLevelOf(body, namespace));
-  let enteredBody: unknown = body;
-  if (services.pipeline.hooked(context, 'entrypoint')) {
-    let entry = services.pipeline.stage('entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, context);
-    if (entry instanceof Promise) entry = await entry;
-    if (entry.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: entry.rejection.nbr ?? 0 });
-    enteredBody = entry.payload.body;
+  if (!services.pipeline.hooked(context, 'entrypoint')) return mergeStoredData(body, namespace, context, input, services);
+  const entry = services.pipeline.stage('entrypoint', { method: input.method, path: input.path, headers: input.headers, query: input.query, body }, context);
+  const afterEntrypoint = (settled: StageOutcome<StagePayloads['entrypoint']>): Entered | Promise<Entered> => {
+    if (settled.rejection) return jsonResponse(200, { id: String(body.id ?? ''), nbr: settled.rejection.nbr ?? 0 });
+    const enteredBody = settled.payload.body;
     if (typeof enteredBody !== 'object' || enteredBody === null || Array.isArray(enteredBody)) return invalidRequest(['request body must be a JSON object']);
-  }
+    return mergeStoredData(enteredBody as Record<string, unknown>, namespace, context, input, services);
+  };
+  return entry instanceof Promise ? entry.then(afterEntrypoint) : afterEntrypoint(entry);
+}
 
-  unifyNamespaces(enteredBody as BidRequest, namespace);
-  const entered = enteredBody as Record<string, unknown>;
-  // Most requests name no stored data: they skip the resolution and its promises altogether.
-  let resolved: StoredResolution = { request: entered };
+/** A request entered, or the answer that ends it early. */
+export type Entered = EnteredRequest | EndpointResponse;
+
+/** The body with the stored data it names merged in; most requests name none and skip the resolution and its promises. */
+function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace, context: RequestContext, input: EndpointRequest, services: AuctionEndpointServices): Entered | Promise<Entered> {
+  unifyNamespaces(entered as BidRequest, namespace);
+  const resolved = (resolution: StoredResolution): Entered => {
+    if ('errors' in resolution) return invalidRequest(resolution.errors);
+    const request = resolution.request as BidRequest;
+    if (request !== entered) unifyNamespaces(request, namespace);
+    return { request, namespace, context };
+  };
   try {
-    if (namesStoredData(entered, namespace)) {
-      const deadline = storedFetchDeadline(input.receivedAt, entered.tmax, services.config.auction);
-      resolved = await resolveStoredRequest(entered, namespace, services.stored, { deadline });
-    }
+    if (!namesStoredData(entered, namespace)) return { request: entered as BidRequest, namespace, context };
+    const deadline = storedFetchDeadline(input.receivedAt, entered.tmax, services.config.auction);
+    return resolveStoredRequest(entered, namespace, services.stored, { deadline }).then(resolved, (err: unknown) => storedDataUnavailable(err, context.logger));
   } catch (err) {
-    return storedDataUnavailable(err, logger);
+    return storedDataUnavailable(err, context.logger);
   }
-  if ('errors' in resolved) return invalidRequest(resolved.errors);
-  const request = resolved.request as BidRequest;
-  if (request !== entered) unifyNamespaces(request, namespace);
-  return { request, namespace, context };
 }
 
 /** A request refused for its account or app: Prebid Server's status, the message as a 400 line is written. */
@@ -165,20 +171,21 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 }
 
 /** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
-export async function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
+export function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
   // What the body leaves out of the device (Prebid.js sends no IP or user agent) comes from the HTTP request.
   fillDeviceFacts(request, input, services.config.privacy.trustProxyHeaders);
-  const outcome = await services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now()));
-  if (input.access) noteForAccessLine(input.access, entered.context, outcome);
-  const transaction = input.transaction;
-  if (transaction) {
-    const { context } = entered;
-    transaction.request = request;
-    transaction.accountId = context.accountId;
-    transaction.account = context.account;
-    transaction.privacy = context.privacy;
-  }
-  return outcome;
+  return services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now())).then((outcome) => {
+    if (input.access) noteForAccessLine(input.access, entered.context, outcome);
+    const transaction = input.transaction;
+    if (transaction) {
+      const { context } = entered;
+      transaction.request = request;
+      transaction.accountId = context.accountId;
+      transaction.account = context.account;
+      transaction.privacy = context.privacy;
+    }
+    return outcome;
+  });
 }
 
 /** The account and the bidders the auction called (a bidder never called has no response time), for the access line. */
@@ -196,15 +203,24 @@ function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
   return jsonResponse(200, outcome.response);
 }
 
-/** POST /openrtb2/auction. */
-export async function handleAuction(input: EndpointRequest, services: AuctionEndpointServices): Promise<EndpointResponse> {
-  const entered = await enterRequest('auction', input, input.body ?? {}, services);
-  if ('status' in entered) return entered;
-  let refused = settleContext(entered, entered.request, services);
-  if (refused instanceof Promise) refused = await refused;
-  if (refused) return finish(refused, entered.context, services.pipeline);
-  const outcome = await runAuction(input, entered, services);
-  return finish(auctionAnswer(outcome), entered.context, services.pipeline);
+/**
+ * POST /openrtb2/auction. Steps joined by `then` where a step answered with a promise, not an async function: the
+ * auction endpoint is the hot path, and each await is a promise and a resumption more.
+ */
+export function handleAuction(input: EndpointRequest, services: AuctionEndpointServices): Promise<EndpointResponse> {
+  const entered = enterRequest('auction', input, input.body ?? {}, services);
+  return entered instanceof Promise ? entered.then((settled) => auctionOf(input, settled, services)) : auctionOf(input, entered, services);
+}
+
+function auctionOf(input: EndpointRequest, entered: Entered, services: AuctionEndpointServices): Promise<EndpointResponse> {
+  if ('status' in entered) return Promise.resolve(entered);
+  const refused = settleContext(entered, entered.request, services);
+  return refused instanceof Promise ? refused.then((settled) => auctionSettled(input, entered, settled, services)) : auctionSettled(input, entered, refused, services);
+}
+
+function auctionSettled(input: EndpointRequest, entered: EnteredRequest, refused: EndpointResponse | undefined, services: AuctionEndpointServices): Promise<EndpointResponse> {
+  if (refused) return Promise.resolve(finish(refused, entered.context, services.pipeline));
+  return runAuction(input, entered, services).then((outcome) => finish(auctionAnswer(outcome), entered.context, services.pipeline));
 }
 
 /** Runs the exitpoint stage over the answer about to be written. */
