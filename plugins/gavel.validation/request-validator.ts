@@ -10,7 +10,8 @@ import { checkImps } from './checks/imp.js';
 import { checkDevice, checkDistributionChannel, checkRegs, checkUser } from './checks/parties.js';
 import { ValidationReport } from './checks/report.js';
 import {
-  checkAliases, checkBidAdjustmentFactors, checkBidderControls, checkCache, checkCurrencyRates, checkMultiBid, checkStoredRequest, checkTargeting,
+  checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid,
+  checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
 import { isJsonObject } from '../../core/api/index.js';
@@ -43,12 +44,15 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   const options = requestOptions(request, scope);
   // Aliases come first: every later check resolves bidder names through them.
   checkAliases(options, scope);
+  checkAliasGvlIds(options, scope);
   checkBidAdjustmentFactors(options, scope);
+  checkEidPermissions(options, scope);
   checkTargeting(options, scope);
   checkMultiBid(options, scope);
   checkBidderControls(options, scope);
   checkCache(options, scope);
   checkCurrencyRates(options, scope);
+  checkChannel(options, scope);
   checkStoredRequest(options, scope);
   checkDistributionChannel(request, scope);
   // The device comes before the imps: it carries the interstitial settings they need.

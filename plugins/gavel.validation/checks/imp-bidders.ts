@@ -25,7 +25,11 @@ class ImpBidderCheck {
   constructor(private readonly impIndex: number, private readonly scope: ValidationScope) {}
 
   run(ext: unknown): void {
-    if (isPresent(ext) && !isJsonObject(ext)) {
+    if (!isPresent(ext)) {
+      this.fail(`${this.extPath()} is required`);
+      return;
+    }
+    if (!isJsonObject(ext)) {
       this.fail(`${this.extPath()} must be an object`);
       return;
     }

@@ -7,9 +7,13 @@ const LEGACY_GRANULARITIES: readonly string[] = ['low', 'med', 'medium', 'high',
 /** Beyond this many decimals a float cannot hold the bucket exactly. */
 export const MAX_PRECISION = 15;
 
+/** What Prebid Server's granularity errors start with; ours go on to name the field and the value found. */
+const ERROR_PREFIX = 'Price granularity error:';
+
 /**
  * A granularity is a legacy name or `{precision?, ranges: [{max, increment}, ...]}` with increasing `max`. The paths
- * of its parts are spelled only when there is an error.
+ * of its parts are spelled only when there is an error. Prebid Server's sentence comes first in each message, so
+ * clients matching on it keep working; the field and its value follow.
  */
 export function priceGranularityError(granularity: unknown, path: string): string | undefined {
   if (!isPresent(granularity)) return undefined;
@@ -24,10 +28,13 @@ export function priceGranularityError(granularity: unknown, path: string): strin
 
 function precisionError(precision: unknown, granularityPath: string): string | undefined {
   if (!isPresent(precision)) return undefined;
-  if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < 0) {
+  if (typeof precision !== 'number' || !Number.isInteger(precision)) {
     return `${granularityPath}.precision must be a non-negative integer. Got ${JSON.stringify(precision)}`;
   }
-  return precision > MAX_PRECISION ? `${granularityPath}.precision must be at most ${MAX_PRECISION}. Got ${precision}` : undefined;
+  if (precision < 0) return `${ERROR_PREFIX} precision must be non-negative (${granularityPath}.precision is ${precision})`;
+  return precision > MAX_PRECISION
+    ? `${ERROR_PREFIX} precision of more than ${MAX_PRECISION} significant figures is not supported (${granularityPath}.precision is ${precision})`
+    : undefined;
 }
 
 /** The first problem among the ranges; each is checked against the `max` of the one before. */
@@ -49,11 +56,11 @@ function rangeError(range: unknown, granularityPath: string, index: number, prev
   if (!isJsonObject(range)) return `${granularityPath}.ranges[${index}] must be an object with "max" and "increment"`;
   const { max, increment } = range;
   if (typeof max !== 'number' || !(max > previousMax)) {
-    return `${granularityPath}.ranges[${index}].max must be a number greater than ${previousMax} `
-      + `(ranges are listed in increasing order of "max"). Got ${JSON.stringify(max)}`;
+    return `${ERROR_PREFIX} range list must be ordered with increasing "max" (${granularityPath}.ranges[${index}].max is `
+      + `${JSON.stringify(max)}; it must be a number greater than ${previousMax})`;
   }
   if (typeof increment !== 'number' || !(increment > 0)) {
-    return `${granularityPath}.ranges[${index}].increment must be a positive number. Got ${JSON.stringify(increment)}`;
+    return `${ERROR_PREFIX} increment must be a nonzero positive number (${granularityPath}.ranges[${index}].increment is ${JSON.stringify(increment)})`;
   }
   return undefined;
 }

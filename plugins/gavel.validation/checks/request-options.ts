@@ -32,6 +32,75 @@ function resolveAlias(alias: string, target: unknown, path: string, bidders: Bid
   return bidders.isEnabled(hostBidder) ? { hostBidder } : { error: `${path} refers to disabled bidder: ${target}` };
 }
 
+/**
+ * `aliasgvlids` (`{alias: vendorId}`) gives a request alias its TCF vendor id for GDPR enforcement: it must name an
+ * alias of this request and a vendor id of at least 1. Runs after checkAliases, which registers the aliases.
+ */
+export function checkAliasGvlIds(options: JsonObject, scope: ValidationScope): void {
+  const path = `${scope.optionsPaths.options}.aliasgvlids`;
+  const vendorIds = scope.report.optionalObject(options.aliasgvlids, path, 'must be an object mapping request aliases to GVL vendor ids');
+  if (vendorIds === undefined) return;
+  const aliases = isJsonObject(options.aliases) ? options.aliases : {};
+  for (const [alias, vendorId] of Object.entries(vendorIds)) {
+    if (!Object.hasOwn(aliases, alias)) {
+      scope.report.addError(`${path}. vendorId ${String(vendorId)} refers to unknown bidder alias: ${alias}`);
+    } else if (typeof vendorId !== 'number' || !Number.isInteger(vendorId) || vendorId < 1) {
+      scope.report.addError(`${path}. Invalid vendorId ${String(vendorId)} for alias: ${alias}. Choose a different vendorId, or remove this entry.`);
+    }
+  }
+}
+
+/**
+ * `data.eidpermissions` (`[{source, bidders}]`): each rule names a source once and at least one bidder, each a bidder
+ * or alias of this request, or `"*"` alone. The first broken rule is the request's error, as in Prebid Server.
+ */
+export function checkEidPermissions(options: JsonObject, scope: ValidationScope): void {
+  const data = isJsonObject(options.data) ? options.data : undefined;
+  if (data === undefined || !isPresent(data.eidpermissions)) return;
+  const path = `${scope.optionsPaths.options}.data.eidpermissions`;
+  const rules = data.eidpermissions;
+  if (!Array.isArray(rules)) {
+    scope.report.addError(`${path} must be an array of {"source", "bidders"}`);
+    return;
+  }
+  const sources = new Set<string>();
+  for (let index = 0; index < rules.length; index++) {
+    const error = eidPermissionError(rules[index], `${path}[${index}]`, sources, scope);
+    if (error !== undefined) {
+      scope.report.addError(error);
+      return;
+    }
+  }
+}
+
+function eidPermissionError(rule: unknown, path: string, sources: Set<string>, scope: ValidationScope): string | undefined {
+  if (!isJsonObject(rule)) return `${path} must be an object with "source" and "bidders"`;
+  const { source, bidders } = rule;
+  if (!isNonEmptyString(source)) return `${path} missing required field: "source"`;
+  if (sources.has(source)) return `${path} duplicate entry with field: "source"`;
+  sources.add(source);
+  if (!Array.isArray(bidders) || bidders.length === 0) return `${path} missing or empty required field: "bidders"`;
+  for (const bidder of bidders) {
+    if (bidder === '*') {
+      if (bidders.length > 1) return `${path} contains bidder wildcard "*" mixed with specific bidders`;
+    } else if (typeof bidder !== 'string' || scope.bidders.resolve(bidder) === undefined) {
+      return `${path} contains unrecognized bidder "${String(bidder)}"`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `channel` (`{name, version}`) names the integration that sent the request; when given, its name must be too (the
+ * endpoint fills a channel only for requests that name none).
+ */
+export function checkChannel(options: JsonObject, scope: ValidationScope): void {
+  if (!isPresent(options.channel)) return;
+  const path = `ext.${scope.declaredNamespace ?? scope.namespace}.channel`;
+  const channel = scope.report.optionalObject(options.channel, path, 'must be an object with "name" and "version"');
+  if (channel !== undefined && !isNonEmptyString(channel.name)) scope.report.addError(`${path}.name can't be empty`);
+}
+
 /** ISO 4217 codes this runtime knows (Prebid Server checks a request's own rates against the same list). */
 let knownCurrencies: ReadonlySet<string> | undefined;
 
@@ -240,7 +309,8 @@ export function checkCache(options: JsonObject, scope: ValidationScope): void {
   const cache = scope.report.optionalObject(options.cache, path);
   if (cache === undefined) return;
   if (!isPresent(cache.bids) && !isPresent(cache.vastxml)) {
-    scope.report.addError(`${path} requires one of the "bids" or "vastxml" properties`);
+    // Prebid Server words it as a malformed ext, and clients match on that.
+    scope.report.addError(`request.ext is invalid: ${path} requires one of the "bids" or "vastxml" properties`);
     return;
   }
   scope.report.addError(fieldKindError(cache, 'bids', 'object', path) ?? fieldKindError(cache, 'vastxml', 'object', path));

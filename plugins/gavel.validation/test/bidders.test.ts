@@ -5,8 +5,12 @@ import { WarningCode } from '../checks/report.js';
 describe('gavel.validation: imp bidders', () => {
   it('requires at least one bidder per imp', () => {
     expectRejected(withRequest((r) => { r.imp[0].ext = {}; }), 'request.imp[0].ext.prebid.bidder must contain at least one bidder');
-    expectRejected(withRequest((r) => { delete r.imp[0].ext; r.ext = { svc: {} }; }),
+    expectRejected(withRequest((r) => { r.imp[0].ext = {}; r.ext = { svc: {} }; }),
       'request.imp[0].ext.svc.bidder must contain at least one bidder');
+  });
+
+  it('requires imp.ext, as Prebid Server words it', () => {
+    expectRejected(withRequest((r) => { delete r.imp[0].ext; }), 'request.imp[0].ext is required');
   });
 
   it('rejects an explicitly empty bidder map, whatever else imp.ext holds', () => {

@@ -28,22 +28,30 @@ describe('gavel.validation: targeting', () => {
       + 'or an object with "ranges". Got "fine"');
   });
 
-  it('rejects a negative precision', () => {
+  it('rejects a negative precision, in Prebid Server\'s words first', () => {
     expectRejected(withOptions({ targeting: { pricegranularity: { precision: -1, ranges: [{ max: 5, increment: 0.1 }] } } }),
-      'request.ext.svc.targeting.pricegranularity.precision must be a non-negative integer. Got -1');
+      'Price granularity error: precision must be non-negative (request.ext.svc.targeting.pricegranularity.precision is -1)');
+    expectRejected(withOptions({ targeting: { pricegranularity: { precision: 1.5, ranges: [{ max: 5, increment: 0.1 }] } } }),
+      'request.ext.svc.targeting.pricegranularity.precision must be a non-negative integer. Got 1.5');
     expectAccepted(withOptions({ targeting: { pricegranularity: { precision: 0, ranges: [{ max: 5, increment: 1 }] } } }));
   });
 
   it('rejects ranges that do not increase by max', () => {
     expectRejected(withOptions({ targeting: { pricegranularity: { ranges: [{ max: 10, increment: 0.5 }, { max: 5, increment: 0.1 }] } } }),
-      'request.ext.svc.targeting.pricegranularity.ranges[1].max must be a number greater than 10 '
-      + '(ranges are listed in increasing order of "max"). Got 5');
+      'Price granularity error: range list must be ordered with increasing "max" '
+      + '(request.ext.svc.targeting.pricegranularity.ranges[1].max is 5; it must be a number greater than 10)');
     expectAccepted(withOptions({ targeting: { pricegranularity: { ranges: [{ max: 5, increment: 0.1 }, { max: 10, increment: 0.5 }] } } }));
   });
 
   it('rejects a non-positive increment', () => {
     expectRejected(withOptions({ targeting: { pricegranularity: { ranges: [{ max: 5, increment: 0 }] } } }),
-      'request.ext.svc.targeting.pricegranularity.ranges[0].increment must be a positive number. Got 0');
+      'Price granularity error: increment must be a nonzero positive number (request.ext.svc.targeting.pricegranularity.ranges[0].increment is 0)');
+  });
+
+  it('rejects a precision past what a float holds', () => {
+    expectRejected(withOptions({ targeting: { pricegranularity: { precision: 16, ranges: [{ max: 5, increment: 0.1 }] } } }),
+      'Price granularity error: precision of more than 15 significant figures is not supported (request.ext.svc.targeting.pricegranularity.precision is 16)');
+    expectAccepted(withOptions({ targeting: { pricegranularity: { precision: 15, ranges: [{ max: 5, increment: 0.1 }] } } }));
   });
 
   it('requires at least one range', () => {
@@ -53,7 +61,7 @@ describe('gavel.validation: targeting', () => {
 
   it('checks per-media-type granularities the same way', () => {
     expectRejected(withOptions({ targeting: { mediatypepricegranularity: { video: { ranges: [{ max: 5, increment: -1 }] } } } }),
-      'request.ext.svc.targeting.mediatypepricegranularity.video.ranges[0].increment must be a positive number. Got -1');
+      'Price granularity error: increment must be a nonzero positive number (request.ext.svc.targeting.mediatypepricegranularity.video.ranges[0].increment is -1)');
     expectAccepted(withOptions({ targeting: { mediatypepricegranularity: { video: { ranges: [{ max: 50, increment: 1 }] } } } }));
   });
 
@@ -65,7 +73,7 @@ describe('gavel.validation: targeting', () => {
 
 describe('gavel.validation: cache', () => {
   it('requires bids or vastxml', () => {
-    expectRejected(withOptions({ cache: {} }), 'request.ext.svc.cache requires one of the "bids" or "vastxml" properties');
+    expectRejected(withOptions({ cache: {} }), 'request.ext is invalid: request.ext.svc.cache requires one of the "bids" or "vastxml" properties');
     expectAccepted(withOptions({ cache: { vastxml: {} } }));
     expectAccepted(withOptions({ cache: { bids: {} } }));
   });
@@ -142,5 +150,33 @@ describe('gavel.validation: bidder controls', () => {
   it('requires prefmtype to be a media type', () => {
     expectRejected(withOptions({ biddercontrols: { appnexus: { prefmtype: 'print' } } }), 'request.ext.svc.biddercontrols.appnexus.prefmtype must be one of "banner", "video", "audio", "native". Got "print"');
     expectAccepted(withOptions({ biddercontrols: { appnexus: { prefmtype: 'video' } } }));
+  });
+});
+
+describe('gavel.validation: aliasgvlids, eidpermissions and channel, in Prebid Server\'s words', () => {
+  it('requires each aliasgvlids entry to name a request alias and a vendor id of at least 1', () => {
+    expectRejected(withOptions({ aliasgvlids: { foo: 10 } }), 'request.ext.svc.aliasgvlids. vendorId 10 refers to unknown bidder alias: foo');
+    expectRejected(withOptions({ aliases: { foo: 'appnexus' }, aliasgvlids: { foo: 0 } }),
+      'request.ext.svc.aliasgvlids. Invalid vendorId 0 for alias: foo. Choose a different vendorId, or remove this entry.');
+    expectAccepted(withOptions({ aliases: { foo: 'appnexus' }, aliasgvlids: { foo: 32 } }));
+  });
+
+  it('requires each eidpermissions rule to name a new source and known bidders, or "*" alone', () => {
+    const rule = (eidpermissions: unknown) => withOptions({ data: { eidpermissions } });
+    expectRejected(rule([{ bidders: ['appnexus'] }]), 'request.ext.svc.data.eidpermissions[0] missing required field: "source"');
+    expectRejected(rule([{ source: 'a.com', bidders: ['appnexus'] }, { source: 'a.com', bidders: ['*'] }]),
+      'request.ext.svc.data.eidpermissions[1] duplicate entry with field: "source"');
+    expectRejected(rule([{ source: 'a.com', bidders: [] }]), 'request.ext.svc.data.eidpermissions[0] missing or empty required field: "bidders"');
+    expectRejected(rule([{ source: 'a.com', bidders: ['nosuchbidder'] }]), 'request.ext.svc.data.eidpermissions[0] contains unrecognized bidder "nosuchbidder"');
+    expectRejected(rule([{ source: 'a.com', bidders: ['*', 'appnexus'] }]),
+      'request.ext.svc.data.eidpermissions[0] contains bidder wildcard "*" mixed with specific bidders');
+    expectAccepted(rule([{ source: 'a.com', bidders: ['*'] }, { source: 'b.com', bidders: ['AppNexus'] }]));
+    expectAccepted(withOptions({ aliases: { foo: 'appnexus' }, data: { eidpermissions: [{ source: 'a.com', bidders: ['foo'] }] } }));
+  });
+
+  it('requires a channel the request names to have a name', () => {
+    expectRejected(withOptions({ channel: { name: '', version: '1.0' } }), "ext.svc.channel.name can't be empty");
+    expectRejected(withOptions({ channel: { version: '1.0' } }), "ext.svc.channel.name can't be empty");
+    expectAccepted(withOptions({ channel: { name: 'web', version: '' } }));
   });
 });
