@@ -14,7 +14,7 @@ import {
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
-import { isJsonObject } from '../../core/api/index.js';
+import { isJsonObject, WarningCode } from '../../core/api/index.js';
 import { isPresent, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -81,6 +81,14 @@ function checkTopLevelFields(request: JsonObject, report: ValidationReport): voi
   if (isPresent(tmax)) {
     if (typeof tmax !== 'number' || !Number.isInteger(tmax)) report.addError('request.tmax must be an integer');
     else if (tmax < 0) report.addError(`request.tmax must be nonnegative. Got ${tmax}`);
+  }
+  // One currency per auction, as in Prebid Server: the first one listed, and the bidders are sent only that one.
+  const currencies = request.cur;
+  if (Array.isArray(currencies) && currencies.length > 1) {
+    report.addWarning(WarningCode.Unknown, `A prebid request can only process one currency. Taking the first currency in the list, ${String(currencies[0])}, as the active currency`);
+    report.addChange(({ request: changed }) => {
+      if (Array.isArray(changed.cur)) changed.cur = changed.cur.slice(0, 1);
+    });
   }
   // Specification 4.1: seat allow/block lists are not supported; bidders are chosen per imp.
   if (isPresent(request.wseat)) {

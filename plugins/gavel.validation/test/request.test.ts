@@ -27,6 +27,16 @@ describe('gavel.validation: request-level checks', () => {
     expectRejected(withRequest((r) => { delete r.imp; }), 'request.imp must contain at least one element.');
   });
 
+  it('keeps the first of several currencies, with Prebid Server\'s warning', () => {
+    const result = expectAccepted(withRequest((r) => { r.cur = ['EUR', 'USD']; }));
+    expect(result?.request.cur).to.deep.equal(['EUR']);
+    expect(result?.warnings?.general).to.deep.equal([{
+      code: 10999,
+      message: 'A prebid request can only process one currency. Taking the first currency in the list, EUR, as the active currency',
+    }]);
+    expect(validate(withRequest((r) => { r.cur = ['USD']; }))).to.equal(undefined);
+  });
+
   it('rejects wseat and bseat (specification 4.1)', () => {
     expectRejected(withRequest((r) => { r.wseat = ['appnexus']; }),
       'request.wseat is not supported. Remove it: the bidders of each imp are the ones named in request.imp[i].ext.');
