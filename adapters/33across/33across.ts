@@ -1,14 +1,18 @@
 import {
   badInput,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goFoundByte,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
+  readBidderParams,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Ext,
   type Imp,
   type MakeBidsResult,
@@ -49,7 +53,7 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
 
       const requests: RequestData[] = [];
       for (const imps of groups.values()) {
-        const body: BidRequest = { ...request, imp: imps };
+        const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
         if ('ext' in ext) body.ext = ext.ext;
         else delete body.ext;
         requests.push({ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) });
@@ -58,13 +62,14 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const parsed = readGoBidResponse(response, { decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`) });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      // Go returns its decoder's error as it is: a generic error.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(body)) {
-        if (!isJsonObject(bid)) continue;
-        bids.push({ bid: bid as Bid, type: isVideoBid(bid as Bid) ? 'video' : 'banner' });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) bids.push({ bid, type: isVideoBid(bid) ? 'video' : 'banner' });
       }
       // 33Across bids in USD: the response's currency is not read.
       return { currency: 'USD', bids };
@@ -78,25 +83,26 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
 
 /**
  * The request ext 33Across gets: only `ttx.caller`, the incoming callers (name and version) followed by Prebid
- * Server. Everything else in the request ext is left out. An unreadable ext leaves the requests without one.
+ * Server. Everything else in the request ext is left out. Go decodes the ext into its own struct (keys matched
+ * ignoring case); an ext that does not decode leaves the requests without one, and the decoder's text is reported.
  */
 function requestExt(incoming: unknown): { ext: Ext } | { error: string } {
-  if (incoming !== undefined && incoming !== null && !isJsonObject(incoming)) return { error: 'cannot unmarshal request.ext: it is not a JSON object' };
-  const ttx = isJsonObject(incoming) ? incoming.ttx : undefined;
-  if (ttx !== undefined && ttx !== null && !isJsonObject(ttx)) return { error: 'cannot unmarshal request.ext.ttx: it is not a JSON object' };
-  const callers = isJsonObject(ttx) ? ttx.caller : undefined;
-  if (callers !== undefined && callers !== null && !Array.isArray(callers)) return { error: 'cannot unmarshal request.ext.ttx.caller: it is not an array' };
+  if (incoming !== undefined && incoming !== null && !isJsonObject(incoming)) return { error: `expect { or n, but found ${goFoundByte(incoming)}` };
+  const ttx = isJsonObject(incoming) ? fieldIgnoringCase(incoming, 'ttx') : undefined;
+  if (ttx != null && !isJsonObject(ttx)) return { error: `cannot unmarshal ttx.reqExt.Ttx: expect { or n, but found ${goFoundByte(ttx)}` };
+  const callers = isJsonObject(ttx) ? fieldIgnoringCase(ttx, 'caller') : undefined;
+  if (callers != null && !Array.isArray(callers)) return { error: `cannot unmarshal ttx.reqTtxExt.Caller: decode slice: expect [ or n, but found ${goFoundByte(callers)}` };
   const kept: Array<Record<string, string>> = [];
   for (const caller of Array.isArray(callers) ? callers : []) {
     if (caller === null) {
       kept.push({});
       continue;
     }
-    if (!isJsonObject(caller)) return { error: 'cannot unmarshal request.ext.ttx.caller: an entry is not a JSON object' };
+    if (!isJsonObject(caller)) return { error: `cannot unmarshal []ttx.TtxCaller: expect { or n, but found ${goFoundByte(caller)}` };
     const entry: Record<string, string> = {};
-    for (const key of ['name', 'version'] as const) {
-      const value = caller[key];
-      if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot unmarshal request.ext.ttx.caller.${key}: it is not a string` };
+    for (const [key, goName] of [['name', 'Name'], ['version', 'Version']] as const) {
+      const value = fieldIgnoringCase(caller, key);
+      if (value != null && typeof value !== 'string') return { error: `cannot unmarshal ttx.TtxCaller.${goName}: expects " or n, but found ${goFoundByte(value)}` };
       if (typeof value === 'string' && value !== '') entry[key] = value;
     }
     kept.push(entry);
@@ -104,15 +110,18 @@ function requestExt(incoming: unknown): { ext: Ext } | { error: string } {
   return { ext: { ttx: { caller: [...kept, { ...CALLER }] } } };
 }
 
+/** `ExtImp33across`'s fields: the JSON key (matched ignoring case) and the Go field name its decoder reports. */
+const PARAM_FIELDS = [['productId', 'ProductId'], ['siteId', 'SiteId'], ['zoneId', 'ZoneId']] as const;
+
 /** The imp as 33Across takes it: `ext` becomes `{ttx: {prod, zoneid}}`, video is checked and completed. */
 function buildImp(imp: Imp): { imp: Imp; prod: string; zoneid: string } | { error: string } {
   if (!imp.banner && !imp.video) return { error: `Imp ID ${imp.id} must have at least one of [Banner, Video] defined` };
-  const params = imp.ext?.bidder;
-  if (!isJsonObject(params)) return { error: 'cannot unmarshal imp.ext.bidder: the 33across params must be a JSON object' };
+  const params = readBidderParams(imp, 'openrtb_ext.ExtImp33across');
+  if ('error' in params) return params;
   const read: Record<string, string> = {};
-  for (const key of ['productId', 'siteId', 'zoneId']) {
-    const value = params[key];
-    if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot unmarshal imp.ext.bidder.${key}: it is not a string` };
+  for (const [key, goName] of PARAM_FIELDS) {
+    const value = fieldIgnoringCase(params.params, key);
+    if (value != null && typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImp33across.${goName}: expects " or n, but found ${goFoundByte(value)}` };
     read[key] = typeof value === 'string' ? value : '';
   }
   const prod = read.productId!;
@@ -141,8 +150,11 @@ function checkedVideo(video: Video, prod: string): Video | undefined {
 // Response side
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Video when `ext.ttx.mediaType` says so; every other bid is a banner. */
+/**
+ * Video when `ext.ttx.mediaType` says so (keys matched ignoring case, as Go decodes them); every other bid is a
+ * banner, one whose ext does not decode included.
+ */
 function isVideoBid(bid: Bid): boolean {
-  const ttx = isJsonObject(bid.ext) ? bid.ext.ttx : undefined;
-  return isJsonObject(ttx) && ttx.mediaType === 'video';
+  const ttx = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'ttx') : undefined;
+  return isJsonObject(ttx) && fieldIgnoringCase(ttx, 'mediaType') === 'video';
 }

@@ -1,16 +1,16 @@
 import {
-  asGenericErrors,
   badInput,
   badServerResponse,
   bidResponseCurrency,
   checkResponseStatus,
-  encodeAsOpenrtb2Bid,
+  decodeBidderParams,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
-  readBidResponse,
-  seatBids,
+  readBidderParams,
   unknownError,
+  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -24,6 +24,9 @@ import {
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
+
+/** The params struct Prebid Server decodes `imp.ext.bidder` into, as its decoder names it in errors. */
+const PARAMS_TYPE = 'openrtb_ext.ExtImpAdf';
 
 interface AdfParams {
   /** The master tag id as written (Go's `json.Number`), empty when absent. */
@@ -65,19 +68,20 @@ export function createAdfBidder(config: BidderConfig): Bidder {
         badRequestText: 'Unexpected status code: 400. Bad request from publisher.',
       });
       if (statusResult) return statusResult;
-      // Only the body's errors are reported as PBS's decoder reports them.
-      const read = readBidResponse(response);
-      if ('result' in read) return { bids: [], errors: asGenericErrors(read.result.errors) };
+      // Go returns its decoder's error as it is: a generic error.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) return { bids: [], errors: [unknownError('cannot unmarshal the response: a bid is not an object')] };
-        const type = bidType(bid);
-        if ('error' in type) errors.push(type.error);
-        else bids.push({ bid: encodeAsOpenrtb2Bid(bid), type: type.type });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = bidType(bid);
+          if ('error' in type) errors.push(type.error);
+          else bids.push({ bid, type: type.type });
+        }
       }
-      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids, errors };
+      return { currency: bidResponseCurrency(decoded.value) ?? 'USD', bids, errors };
     },
   };
 }
@@ -87,26 +91,27 @@ export function createAdfBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * `imp.ext.bidder` as Prebid Server decodes it (field names match regardless of case, null is "not set"); returns
- * the error text when it cannot.
+ * `imp.ext.bidder` as Prebid Server decodes it into `ExtImpAdf` (field names match regardless of case, null is "not
+ * set"); returns the decoder's error text when it cannot.
  */
 function readParams(imp: Imp): AdfParams | string {
-  const bidder = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'bidder') : undefined;
-  if (bidder === undefined) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder: unexpected end of JSON input`;
+  const read = isJsonObject(imp.ext) ? decodeBidderParams(fieldIgnoringCase(imp.ext, 'bidder'), PARAMS_TYPE) : readBidderParams(imp, PARAMS_TYPE);
+  if ('error' in read) return read.error;
+  const bidder = read.params;
   const params: AdfParams = { mid: '', priceType: '' };
-  if (bidder === null) return params;
-  if (!isJsonObject(bidder)) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder: expected an object`;
 
+  // `mid` is a json.Number, which Go's decoder (json-iterator) fills from any string as it is, or from a number's text.
   const mid = fieldIgnoringCase(bidder, 'mid');
   if (typeof mid === 'number') params.mid = String(mid);
-  else if (typeof mid === 'string' && (mid === '' || /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(mid))) params.mid = mid;
-  else if (mid != null) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder.mid: expected a number`;
+  else if (typeof mid === 'string') params.mid = mid;
+  else if (mid != null) return `cannot unmarshal ${PARAMS_TYPE}.MasterTagID: invalid number`;
 
   const inv = fieldIgnoringCase(bidder, 'inv');
-  if (inv != null && !(typeof inv === 'number' && Number.isSafeInteger(inv))) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder.inv: expected an integer`;
-  for (const key of ['mname', 'priceType'] as const) {
+  if (typeof inv === 'number' && !Number.isInteger(inv)) return `cannot unmarshal ${PARAMS_TYPE}.InventorySourceID: can not decode float as int`;
+  if (inv != null && typeof inv !== 'number') return `cannot unmarshal ${PARAMS_TYPE}.InventorySourceID: unexpected character`;
+  for (const [key, goName] of [['mname', 'PlacementName'], ['priceType', 'PriceType']] as const) {
     const value = fieldIgnoringCase(bidder, key);
-    if (value != null && typeof value !== 'string') return `imp ${imp.id}: cannot unmarshal imp.ext.bidder.${key}: expected a string`;
+    if (value != null && typeof value !== 'string') return `cannot unmarshal ${PARAMS_TYPE}.${goName}: expects " or n, but found ${JSON.stringify(value)[0]}`;
   }
   const priceType = fieldIgnoringCase(bidder, 'priceType');
   if (typeof priceType === 'string') params.priceType = priceType;
@@ -120,7 +125,7 @@ function readParams(imp: Imp): AdfParams | string {
  */
 function withPriceType(ext: unknown, priceType: string): JsonObject | string {
   if (ext === undefined || ext === null) return { prebid: {}, pt: priceType };
-  if (!isJsonObject(ext)) return 'cannot unmarshal request.ext: expected an object';
+  if (!isJsonObject(ext)) return `expect { or n, but found ${JSON.stringify(ext)[0]}`;
   const prebid = fieldIgnoringCase(ext, 'prebid');
   const schain = fieldIgnoringCase(ext, 'schain');
   if (prebid != null && !isJsonObject(prebid)) return 'cannot unmarshal request.ext.prebid: expected an object';
@@ -135,14 +140,37 @@ function withPriceType(ext: unknown, priceType: string): JsonObject | string {
 // Response side
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Adform states each bid's media type in `bid.ext.prebid.type`. */
-function bidType(bid: JsonObject): { type: MediaType } | { error: BidderError } {
-  const prebid = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'prebid') : undefined;
+/**
+ * Adform states each bid's media type in `bid.ext.prebid.type`. Go decodes the whole ext into `openrtb_ext.ExtBid`
+ * first: an ext it cannot decode (a known field of the wrong type) leaves the bid without a type too.
+ */
+function bidType(bid: Bid): { type: MediaType } | { error: BidderError } {
+  const ext = bid.ext;
+  const prebid = isJsonObject(ext) && decodesAsExtBid(ext) ? fieldIgnoringCase(ext, 'prebid') : undefined;
   if (isJsonObject(prebid)) {
     const type = fieldIgnoringCase(prebid, 'type') ?? '';
-    if (typeof type === 'string') {
-      return (MEDIA_TYPES as readonly string[]).includes(type) ? { type: type as MediaType } : { error: unknownError(`invalid BidType: ${type}`) };
-    }
+    return (MEDIA_TYPES as readonly string[]).includes(type as string) ? { type: type as MediaType } : { error: unknownError(`invalid BidType: ${String(type)}`) };
   }
-  return { error: badServerResponse(`Failed to parse impression "${String(bid.impid ?? '')}" mediatype`) };
+  return { error: badServerResponse(`Failed to parse impression "${bid.impid}" mediatype`) };
+}
+
+/** The JSON kinds of `ExtBid`'s and `ExtBidPrebid`'s fields that Go's decoder checks (null fits all of them). */
+const EXT_BID_PREBID_FIELDS: ReadonlyArray<readonly [string, 'object' | 'string' | 'integer' | 'boolean']> = [
+  ['cache', 'object'], ['dealpriority', 'integer'], ['dealtiersatisfied', 'boolean'], ['meta', 'object'], ['targeting', 'object'],
+  ['targetbiddercode', 'string'], ['type', 'string'], ['video', 'object'], ['events', 'object'], ['bidid', 'string'], ['floors', 'object'],
+];
+
+function decodesAsExtBid(ext: JsonObject): boolean {
+  const dsa = fieldIgnoringCase(ext, 'dsa');
+  if (dsa != null && !isJsonObject(dsa)) return false;
+  const prebid = fieldIgnoringCase(ext, 'prebid');
+  if (prebid == null) return true;
+  if (!isJsonObject(prebid)) return false;
+  return EXT_BID_PREBID_FIELDS.every(([name, kind]) => {
+    const value = fieldIgnoringCase(prebid, name);
+    if (value == null) return true;
+    if (kind === 'object') return isJsonObject(value);
+    if (kind === 'integer') return Number.isInteger(value);
+    return typeof value === kind;
+  });
 }

@@ -1,19 +1,18 @@
 import {
-  asGenericErrors,
   bidResponseCurrency,
   checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
+  goFoundByte,
   isJsonObject,
   omitEmptyRequestFields,
-  readBidResponse,
-  seatBids,
   unknownError,
   withFloorInCurrency,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -79,27 +78,25 @@ export function createAmxBidder(config: BidderConfig): Bidder {
         badRequestText: `Invalid Request: 400. Error Code: ${header(response, NBR_HEADER)}`,
       });
       if (statusResult) return statusResult;
-      // Only the body's errors are reported as PBS's decoder reports them.
-      const read = readBidResponse(response);
-      if ('result' in read) return { bids: [], errors: asGenericErrors(read.result.errors) };
+      // Go returns its decoder's error as it is: a generic error.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) {
-          errors.push(unknownError('cannot unmarshal the response: a bid is not an object'));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const ext = readBidExt(bid.ext);
+          if (typeof ext === 'string') {
+            errors.push(unknownError(ext));
+            continue;
+          }
+          const typed: TypedBid = { bid, type: mediaType(ext), meta: bidMeta(bid, ext.ds) };
+          if (ext.bc) typed.seat = ext.bc;
+          bids.push(typed);
         }
-        const ext = readBidExt(bid.ext);
-        if (typeof ext === 'string') {
-          errors.push(unknownError(ext));
-          continue;
-        }
-        const typed: TypedBid = { bid: bid as Bid, type: mediaType(ext), meta: bidMeta(bid as Bid, ext.ds) };
-        if (ext.bc) typed.seat = ext.bc;
-        bids.push(typed);
       }
-      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids, errors };
+      return { currency: bidResponseCurrency(decoded.value) ?? 'USD', bids, errors };
     },
   };
 }
@@ -195,23 +192,33 @@ function bidMeta(bid: Bid, demandSource: string | undefined): Record<string, unk
   return meta;
 }
 
-/** `bid.ext` as AMX writes it: integers `startdelay` and `ct`, strings `ds` (demand source) and `bc` (seat). */
+/** `amxBidExt`'s fields: JSON key (matched ignoring case), Go field name (in decoder errors), JSON kind. */
+const BID_EXT_FIELDS = [
+  ['startdelay', 'StartDelay', 'integer'],
+  ['ct', 'CreativeType', 'integer'],
+  ['ds', 'DemandSource', 'string'],
+  ['bc', 'BidderCode', 'string'],
+] as const;
+
+/**
+ * `bid.ext` as Go decodes it into `amxBidExt`: integers `startdelay` and `ct`, strings `ds` (demand source) and `bc`
+ * (seat). Returns the decoder's error text for an ext it cannot decode.
+ */
 function readBidExt(ext: unknown): AmxBidExt | string {
-  if (ext === undefined) return {};
-  if (ext === null) return {};
-  if (!isJsonObject(ext)) return 'cannot unmarshal bid.ext: not a JSON object';
+  if (ext === undefined || ext === null) return {};
+  if (!isJsonObject(ext)) return `expect { or n, but found ${goFoundByte(ext)}`;
   const read: AmxBidExt = {};
-  for (const key of ['startdelay', 'ct'] as const) {
+  for (const [key, goName, kind] of BID_EXT_FIELDS) {
     const value = fieldIgnoringCase(ext, key);
     if (value == null) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value)) return `cannot unmarshal bid.ext.${key}: not an integer`;
-    read[key] = value;
-  }
-  for (const key of ['ds', 'bc'] as const) {
-    const value = fieldIgnoringCase(ext, key);
-    if (value == null) continue;
-    if (typeof value !== 'string') return `cannot unmarshal bid.ext.${key}: not a string`;
-    read[key] = value;
+    if (kind === 'string') {
+      if (typeof value !== 'string') return `cannot unmarshal amx.amxBidExt.${goName}: expects " or n, but found ${goFoundByte(value)}`;
+      (read as Record<string, unknown>)[key] = value;
+    } else {
+      if (typeof value === 'number' && !Number.isInteger(value)) return `cannot unmarshal amx.amxBidExt.${goName}: can not decode float as int`;
+      if (typeof value !== 'number') return `cannot unmarshal amx.amxBidExt.${goName}: unexpected character: ${goFoundByte(value)}`;
+      (read as Record<string, unknown>)[key] = value;
+    }
   }
   return read;
 }

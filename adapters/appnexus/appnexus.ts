@@ -1,28 +1,4 @@
-import {
-  badInput,
-  checkResponseStatus,
-  compileEndpoint,
-  decodeOpenrtb2BidResponse,
-  isJsonObject,
-  readJsonBeside,
-  requestOption,
-  unknownError,
-  type Banner,
-  type Bid,
-  type BidRequest,
-  type Bidder,
-  type BidderConfig,
-  type BidderError,
-  type Ext,
-  type Imp,
-  type MakeBidsResult,
-  type MakeRequestsResult,
-  type MediaType,
-  type RequestData,
-  type RequestInfo,
-  type ResponseData,
-  type TypedBid,
-} from '../../core/api/index.js';
+import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type BidRequest, type Bidder, type BidderConfig, type BidderError, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
 import { readAppnexusParams, type AppnexusParams } from './params.js';
 
 /** AppNexus rejects requests with more imps than this, so larger requests are split. */
@@ -44,9 +20,6 @@ interface RequestExtAppnexus {
   hb_source?: number;
   adpod_id?: string;
 }
-
-/** A value Go's decoder would refuse; its message is the error reported. */
-class RequestError extends Error {}
 
 export function createAppnexusBidder(config: BidderConfig): Bidder {
   const platformId = readPlatformId(config.extra.platform_id);
@@ -153,10 +126,11 @@ function buildBanner(banner: Banner, position: string): Banner {
   const built: Banner = { ...banner };
   const pos = POSITION_CODES[position];
   if (pos !== undefined) built.pos = pos;
-  const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
-  if (banner.w === undefined && banner.h === undefined && first) {
-    built.w = first.w ?? 0;
-    built.h = first.h ?? 0;
+  // Go's W and H are pointers: absent and null alike are nil. A null format is Go's zero format.
+  if (banner.w == null && banner.h == null && Array.isArray(banner.format) && banner.format.length > 0) {
+    const first = banner.format[0];
+    built.w = first?.w ?? 0;
+    built.h = first?.h ?? 0;
   }
   return built;
 }
@@ -185,10 +159,11 @@ function displayManagerVersion(request: BidRequest): string {
 
 /**
  * The request's `ext`, every key kept, with `appnexus` rebuilt (the publisher's brand category flags and pod id
- * kept, the AMP flag and header bidding source set) and the supply chain moved in from `source.ext.schain`.
+ * kept, the AMP flag and header bidding source set) and the supply chain moved in from `source.ext.schain`. Go
+ * decodes `ext`, then `ext.appnexus`, then `source.ext`, and the first that fails stops the request.
  */
 function requestExt(request: BidRequest, info: RequestInfo, platformId: number): Ext {
-  const ext: Ext = { ...objectOrNull(request.ext, 'map[string]json.RawMessage') };
+  const ext: Ext = { ...goMap(request.ext ?? null, []) };
   const appnexus = incomingAppnexusExt(ext.appnexus);
   if (isJsonObject(requestOption(request, 'targeting', 'includebrandcategory'))) {
     appnexus.brand_category_uniqueness = true;
@@ -197,32 +172,24 @@ function requestExt(request: BidRequest, info: RequestInfo, platformId: number):
   appnexus.is_amp = info.endpoint === 'amp' ? 1 : 0;
   appnexus.hb_source = platformId + (info.endpoint === 'video' ? 1 : 0);
   ext.appnexus = appnexus;
-  const sourceExt = request.source?.ext === undefined ? undefined : objectOrNull(request.source.ext, 'map[string]json.RawMessage');
+  const sourceExt = request.source?.ext === undefined ? undefined : goMap(request.source.ext, []);
   if (sourceExt && 'schain' in sourceExt) ext.schain = sourceExt.schain;
   return ext;
 }
 
-/** The keys Prebid Server reads from a publisher's `ext.appnexus`; anything else there is dropped. */
+/** The keys Prebid Server reads from a publisher's `ext.appnexus` (`bidReqExtAppnexus`); anything else is dropped. */
 function incomingAppnexusExt(value: unknown): RequestExtAppnexus {
-  const incoming = objectOrNull(value, 'appnexus.bidReqExtAppnexus');
+  const incoming = goStruct(value ?? null, []);
+  const field = (name: string) => [`appnexus.bidReqExtAppnexus.${name}`];
   const appnexus: RequestExtAppnexus = {};
-  for (const key of ['include_brand_category', 'brand_category_uniqueness'] as const) {
-    const flag = incoming[key];
-    if (flag === undefined || flag === null) continue;
-    if (typeof flag !== 'boolean') throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.${key}: expects a boolean, got ${JSON.stringify(flag)}`);
-    appnexus[key] = flag;
-  }
-  for (const key of ['is_amp', 'hb_source'] as const) {
-    const number = incoming[key];
-    if (number !== undefined && number !== null && !Number.isInteger(number)) {
-      throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.${key}: expects an integer, got ${JSON.stringify(number)}`);
-    }
-  }
-  const podId = incoming.adpod_id;
-  if (podId !== undefined && podId !== null && typeof podId !== 'string') {
-    throw new RequestError(`cannot unmarshal appnexus.bidReqExtAppnexus.adpod_id: expects " or n, but found ${JSON.stringify(podId)[0]}`);
-  }
-  if (typeof podId === 'string') appnexus.adpod_id = podId;
+  const includeBrandCategory = goBool(incoming.include_brand_category, field('IncludeBrandCategory'));
+  const brandCategoryUniqueness = goBool(incoming.brand_category_uniqueness, field('BrandCategoryUniqueness'));
+  goInt(incoming.is_amp, field('IsAMP'));
+  goInt(incoming.hb_source, field('HeaderBiddingSource'));
+  const podId = goString(incoming.adpod_id, field('AdPodID'));
+  if (includeBrandCategory !== undefined) appnexus.include_brand_category = includeBrandCategory;
+  if (brandCategoryUniqueness !== undefined) appnexus.brand_category_uniqueness = brandCategoryUniqueness;
+  if (podId !== '') appnexus.adpod_id = podId;
   return appnexus;
 }
 
@@ -272,48 +239,41 @@ function readPlatformId(value: unknown): number {
  * creative's duration as video info, and the deal priority.
  */
 function typeBid(bid: Bid): TypedBid | { error: string } {
-  let appnexus: Ext;
+  let adType: number;
+  let brandCategory: number;
   let duration: number;
+  let dealPriority: number;
   try {
-    // A bid without ext gives Go's decoder nothing to read, which it reports.
-    if (bid.ext === undefined) throw new RequestError('expect { or n, but found \u0000');
-    appnexus = objectOrNull(objectOrNull(bid.ext, 'appnexus.bidExt').appnexus, 'appnexus.bidExtAppnexus');
-    for (const key of ['bid_ad_type', 'brand_id', 'brand_category_id', 'deal_priority'] as const) integerOf(appnexus[key], key);
-    const creative = objectOrNull(appnexus.creative_info, 'appnexus.bidExtCreative');
-    duration = integerOf(objectOrNull(creative.video, 'appnexus.bidExtVideo').duration, 'duration');
+    const ext = goStruct(bid.ext, []);
+    const appnexus = goStruct(ext.appnexus, ['appnexus.bidExt.Appnexus']);
+    const field = (name: string) => ['appnexus.bidExt.Appnexus', `appnexus.bidExtAppnexus.${name}`];
+    adType = goInt(appnexus.bid_ad_type, field('BidType'));
+    goInt(appnexus.brand_id, field('BrandId'));
+    brandCategory = goInt(appnexus.brand_category_id, field('BrandCategory'));
+    const creativeLinks = field('CreativeInfo');
+    const creative = goStruct(appnexus.creative_info, creativeLinks);
+    const videoLinks = [...creativeLinks, 'appnexus.bidExtCreative.Video'];
+    duration = goInt(goStruct(creative.video, videoLinks).duration, [...videoLinks, 'appnexus.bidExtVideo.Duration']);
+    dealPriority = goInt(appnexus.deal_priority, field('DealPriority'));
   } catch (err) {
-    if (err instanceof RequestError) return { error: err.message };
+    if (err instanceof GoDecodeError) return { error: err.message };
     throw err;
   }
-  const adType = integerOf(appnexus.bid_ad_type, 'bid_ad_type');
   const type = BID_AD_TYPES[adType];
   if (!type) return { error: `Unrecognized bid_ad_type in response from appnexus: ${adType}` };
 
   const typedBid: Bid = { ...bid };
-  const category = IAB_CATEGORIES[String(integerOf(appnexus.brand_category_id, 'brand_category_id'))];
+  const category = IAB_CATEGORIES[String(brandCategory)];
   if (category) typedBid.cat = [category];
   // An empty category list (which Go's encoder leaves out) gets the bid rejected instead of guessing.
   else if (Array.isArray(bid.cat) && bid.cat.length > 1) delete typedBid.cat;
 
-  return { bid: typedBid, type, video: { duration }, dealPriority: integerOf(appnexus.deal_priority, 'deal_priority') };
+  return { bid: typedBid, type, video: { duration }, dealPriority };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------------------------
-
-/** An object as Go decodes one into a struct or map: `null` (or absence) is empty, anything else fails. */
-function objectOrNull(value: unknown, type: string): Ext {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new RequestError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-function integerOf(value: unknown, field: string): number {
-  if (value === undefined || value === null) return 0;
-  if (!Number.isInteger(value)) throw new RequestError(`cannot unmarshal ${field}: expects an integer, got ${JSON.stringify(value)}`);
-  return value as number;
-}
 
 function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];

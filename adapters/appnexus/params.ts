@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../core/api/index.js';
+import { failInUnmarshaler, goBool, GoDecodeError, goDecodeErrorText, goFloat, goMap, goSlice, goString, goStruct, isJsonObject } from '../../core/api/index.js';
 
 /**
  * AppNexus bidder params, read from `imp.ext` the way Prebid Server decodes them (`impExtIncoming`, holding
@@ -26,32 +26,33 @@ export interface AppnexusParams {
 /** How Prebid Server reports a failure: a plain error (code 999) for undecodable JSON, bad input for the rest. */
 export type ParamsError = { error: string; badInput: boolean };
 
-type Raw = Record<string, unknown>;
-
-class DecodeError extends Error {}
+/** Where each value sits for Go's decoder: `impExtIncoming` holds the params struct as `Bidder`. */
+const IMP_EXT: readonly string[] = [];
+const BIDDER = ['appnexus.impExtIncoming.Bidder'];
+const param = (field: string): string[] => [...BIDDER, `openrtb_ext.ExtImpAppnexus.${field}`];
 
 export function readAppnexusParams(impExt: unknown): { params: AppnexusParams } | ParamsError {
   let params: AppnexusParams;
   try {
-    const ext = objectOrNull(impExt, 'appnexus.impExtIncoming');
-    const bidder = objectOrNull(ext.bidder, 'openrtb_ext.ExtImpAppnexus');
+    const ext = goStruct(impExt, IMP_EXT);
+    const bidder = goStruct(ext.bidder, BIDDER);
     params = {
-      placementId: stringInt(bidder.placement_id) || stringInt(bidder.placementId),
-      invCode: text(bidder.inv_code, 'InvCode') || text(bidder.invCode, 'LegacyInvCode'),
+      placementId: stringInt(bidder.placement_id, 'PlacementId') || stringInt(bidder.placementId, 'DeprecatedPlacementId'),
+      invCode: goString(bidder.inv_code, param('InvCode')) || goString(bidder.invCode, param('LegacyInvCode')),
       member: intString(bidder.member),
       keywords: keywordsToString(bidder.keywords),
-      trafficSourceCode: text(bidder.traffic_source_code, 'TrafficSourceCode') || text(bidder.trafficSourceCode, 'LegacyTrafficSourceCode'),
-      reserve: float(bidder.reserve, 'Reserve'),
-      position: text(bidder.position, 'Position'),
-      usePmtRule: bool(bidder.use_pmt_rule, 'UsePaymentRule') ?? bool(bidder.use_payment_rule, 'DeprecatedUsePaymentRule'),
+      trafficSourceCode: goString(bidder.traffic_source_code, param('TrafficSourceCode')) || goString(bidder.trafficSourceCode, param('LegacyTrafficSourceCode')),
+      reserve: goFloat(bidder.reserve, param('Reserve')),
+      position: goString(bidder.position, param('Position')),
+      usePmtRule: goBool(bidder.use_pmt_rule, param('UsePaymentRule')) ?? goBool(bidder.use_payment_rule, param('DeprecatedUsePaymentRule')),
       privateSizes: bidder.private_sizes,
-      generateAdPodId: bool(bidder.generate_ad_pod_id, 'AdPodId') ?? false,
-      extInvCode: text(bidder.ext_inv_code, 'ExtInvCode'),
-      externalImpId: text(bidder.external_imp_id, 'ExternalImpId'),
-      gpid: text(ext.gpid, 'GPID'),
+      generateAdPodId: goBool(bidder.generate_ad_pod_id, param('AdPodId')) ?? false,
+      extInvCode: goString(bidder.ext_inv_code, param('ExtInvCode')),
+      externalImpId: goString(bidder.external_imp_id, param('ExternalImpId')),
+      gpid: goString(ext.gpid, ['appnexus.impExtIncoming.GPID']),
     };
   } catch (err) {
-    if (err instanceof DecodeError) return { error: err.message, badInput: false };
+    if (err instanceof GoDecodeError) return { error: err.message, badInput: false };
     throw err;
   }
   if (params.placementId === 0 && (params.invCode === '' || params.member === '')) {
@@ -62,37 +63,48 @@ export function readAppnexusParams(impExt: unknown): { params: AppnexusParams } 
 
 /**
  * AppNexus takes keywords as one string, `key=value` pairs joined by commas, a bare `key` when it has no value.
- * Publishers may send that string, a list of `{key, value[]}` or an object of `key: values[]`; any other JSON value
- * gives no keywords.
+ * Publishers may send that string, a list of `{key, value[]}` or an object of `key: values[]` (Go's
+ * `ExtImpAppnexusKeywords.UnmarshalJSON`, which decodes the list or object in a decoding of its own, whose error it
+ * returns); any other JSON value gives no keywords.
  */
 function keywordsToString(keywords: unknown): string {
   if (typeof keywords === 'string') return keywords;
-  let pairs: Array<[string, unknown]>;
-  if (Array.isArray(keywords)) {
-    pairs = keywords.map((entry) => {
-      const object = objectOrNull(entry, 'openrtb_ext.extImpAppnexusKeyVal');
-      return [text(object.key, 'Key'), object.value];
-    });
-  } else if (isJsonObject(keywords)) {
-    pairs = Object.entries(keywords);
-  } else {
-    return '';
+  let pairs: Array<[string, string[]]>;
+  try {
+    if (Array.isArray(keywords)) {
+      const entries = goSlice(keywords, [], '[]openrtb_ext.extImpAppnexusKeyVal');
+      pairs = entries.map((entry) => {
+        const links = ['[]openrtb_ext.extImpAppnexusKeyVal'];
+        const keyVal = goStruct(entry, links);
+        return [goString(keyVal.key, [...links, 'openrtb_ext.extImpAppnexusKeyVal.Key']), stringList(keyVal.value, [...links, 'openrtb_ext.extImpAppnexusKeyVal.Values'])];
+      });
+    } else if (isJsonObject(keywords)) {
+      pairs = Object.entries(goMap(keywords, [])).map(([key, values]) => [key, stringList(values, [])]);
+    } else {
+      return '';
+    }
+  } catch (err) {
+    if (err instanceof GoDecodeError) failInUnmarshaler(param('Keywords'), err.message);
+    throw err;
   }
-  const terms = pairs.flatMap(([key, values]) => {
-    const strings = stringList(values);
-    return strings.length === 0 ? [key] : strings.map((value) => `${key}=${value}`);
-  });
-  return terms.join(',');
+  return pairs.flatMap(([key, values]) => (values.length === 0 ? [key] : values.map((value) => `${key}=${value}`))).join(',');
 }
 
-/** `jsonutil.StringInt`: an integer, or a string holding one (`""` is 0); anything else fails as `strconv.Atoi` does. */
-function stringInt(value: unknown): number {
+/** A `[]string`: a `null` item is the empty string. */
+function stringList(value: unknown, links: readonly string[]): string[] {
+  return goSlice(value, links, '[]string').map((item) => goString(item, [...links, '[]string']));
+}
+
+/**
+ * `jsonutil.StringInt`: an integer, or a string holding one (`""` is 0); anything else fails in `strconv.Atoi`, on
+ * the JSON text (a string without its quotes).
+ */
+function stringInt(value: unknown, field: string): number {
   if (value === undefined) return 0;
   const digits = typeof value === 'string' ? value : JSON.stringify(value);
   if (digits === '') return 0;
-  if (!/^[+-]?\d+$/.test(digits) || !Number.isSafeInteger(Number(digits))) {
-    throw new DecodeError(`strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`);
-  }
+  if (!/^[+-]?\d+$/.test(digits)) failInUnmarshaler(param(field), `strconv.Atoi: parsing ${JSON.stringify(digits)}: invalid syntax`);
+  if (!Number.isSafeInteger(Number(digits))) failInUnmarshaler(param(field), `strconv.Atoi: parsing ${JSON.stringify(digits)}: value out of range`);
   return Number(digits);
 }
 
@@ -101,37 +113,5 @@ function intString(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (Number.isInteger(value)) return String(value);
-  throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpAppnexus.Member: expects a string or an integer, got ${JSON.stringify(value)}`);
-}
-
-function stringList(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((item) => item === null || typeof item === 'string')) {
-    throw new DecodeError(`cannot unmarshal keyword values: expect an array of strings, got ${JSON.stringify(value)}`);
-  }
-  return value.map((item) => (item === null ? '' : (item as string)));
-}
-
-function objectOrNull(value: unknown, type: string): Raw {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-function text(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new DecodeError(`cannot unmarshal ${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-function float(value: unknown, field: string): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number') throw new DecodeError(`cannot unmarshal ${field}: expects a number, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function bool(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw new DecodeError(`cannot unmarshal ${field}: expects a boolean, got ${JSON.stringify(value)}`);
-  return value;
+  throw new GoDecodeError(goDecodeErrorText(param('Member'), 'unmarshalerDecoder', `expects a string or an integer, got ${JSON.stringify(value)}`));
 }

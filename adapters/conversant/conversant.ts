@@ -8,11 +8,13 @@ import {
   badInput,
   badServerResponse,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readGoBidResponse,
+  omitEmptyRequestFields,
   withFloorInCurrency,
   type Banner,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -47,13 +49,13 @@ export function createConversantBidder(config: BidderConfig): Bidder {
   const hostVersion = typeof config.extra.hostVersion === 'string' ? config.extra.hostVersion : (config.host.version ?? '');
   return {
     makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult {
-      const body: BidRequest = { ...request };
+      const body: BidRequest = omitEmptyRequestFields(request);
       // The backend rejects any other currency.
       if (Array.isArray(request.cur) && request.cur.length > 0 && request.cur[0] !== 'USD') body.cur = ['USD'];
       const imps: Imp[] = [];
       for (const [index, imp] of request.imp.entries()) {
         if (!isJsonObject(imp.ext)) return failure(`Impression[${index}] missing ext object`);
-        const params = readParams(imp.ext.bidder);
+        const params = readParams(fieldIgnoringCase(imp.ext, 'bidder'));
         if (!params) return failure(`Impression[${index}] missing ext.bidder object`);
         if (params.siteId === '') return failure(`Impression[${index}] requires ext.bidder.site_id`);
         if (index === 0) {
@@ -70,18 +72,16 @@ export function createConversantBidder(config: BidderConfig): Bidder {
 
     makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
       // Epsilon's Go adapter words its own status check, and does not set a 400 apart.
-      const decoded = readGoBidResponse(response, {
-        status: { text: (status) => `Unexpected status code: ${status}`, badRequestCode: BidderErrorCode.BadServerResponse },
-        decodeError: (detail) => badServerResponse(`bad server response: ${detail}. `),
-      });
-      if ('result' in decoded) return decoded.result;
-      const seatbids = decoded.body.seatbid;
-      if (!Array.isArray(seatbids) || seatbids.length === 0) return { bids: [], errors: [badServerResponse('Empty bid request')] };
+      const statusResult = checkResponseStatus(response, { text: (status) => `Unexpected status code: ${status}`, badRequestCode: BidderErrorCode.BadServerResponse });
+      if (statusResult) return statusResult;
+      // Go formats the decoder's error with %d, which prints the error's address: only the frame of the text is stable.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`bad server response: ${decoded.error}. `)] };
+      const seatbids = decoded.value.seatbid;
+      if (seatbids.length === 0) return { bids: [], errors: [badServerResponse('Empty bid request')] };
 
       // Only the first seat is read.
-      const first: unknown = seatbids[0];
-      const bids = isJsonObject(first) && Array.isArray(first.bid) ? first.bid.filter(isJsonObject) : [];
-      return { currency: 'USD', bids: bids.map((bid) => ({ bid: bid as Bid, type: bidType(bid.impid, request.imp) })) };
+      return { currency: 'USD', bids: seatbids[0]!.bid.map((bid) => ({ bid, type: bidType(bid.impid, request.imp) })) };
     },
   };
 }
@@ -111,6 +111,8 @@ function prepareImp(imp: Imp, params: ConversantParams, hostVersion: string, inf
     if (params.protocols && params.protocols.length > 0) video.protocols = [...params.protocols];
     if (params.mimes && params.mimes.length > 0) video.mimes = [...params.mimes];
     if (params.maxduration !== undefined) video.maxduration = params.maxduration;
+    // Go's Video leaves a zero maxduration out of the JSON it sends.
+    if (video.maxduration === 0) delete video.maxduration;
     prepared.video = video;
   }
 
@@ -126,21 +128,25 @@ function withPosition<T extends Banner | Video>(object: T, position: number | un
   return copy;
 }
 
-/** The params, or undefined when Go could not decode them into `ExtImpConversant`. */
+/**
+ * The params, or undefined when Go could not decode them into `ExtImpConversant` (keys matched ignoring case, null
+ * the zero value, in a list too).
+ */
 function readParams(raw: unknown): ConversantParams | undefined {
   if (raw === null) return { siteId: '', tagId: '', bidfloor: 0 };
   if (!isJsonObject(raw)) return undefined;
-  const siteId = decode(raw.site_id, isString);
-  const tagId = decode(raw.tag_id, isString);
-  const bidfloor = decode(raw.bidfloor, isNumber);
-  const secure = decode(raw.secure, isInt8);
-  const position = decode(raw.position, isInt8);
-  const maxduration = decode(raw.maxduration, Number.isSafeInteger);
-  const mimes = decodeList(raw.mimes, isString);
-  const api = decodeList(raw.api, isInt8);
-  const protocols = decodeList(raw.protocols, isInt8);
+  const field = (name: string): unknown => fieldIgnoringCase(raw, name);
+  const siteId = decode(field('site_id'), isString);
+  const tagId = decode(field('tag_id'), isString);
+  const bidfloor = decode(field('bidfloor'), isNumber);
+  const secure = decode(field('secure'), isInt8);
+  const position = decode(field('position'), isInt8);
+  const maxduration = decode(field('maxduration'), Number.isSafeInteger);
+  const mimes = decodeList(field('mimes'), isString, '');
+  const api = decodeList(field('api'), isInt8, 0);
+  const protocols = decodeList(field('protocols'), isInt8, 0);
   const fields = [siteId, tagId, bidfloor, secure, position, maxduration, mimes, api, protocols];
-  if (fields.some((field) => field === INVALID)) return undefined;
+  if (fields.some((value) => value === INVALID)) return undefined;
   return {
     siteId: (siteId as string | undefined) ?? '',
     tagId: (tagId as string | undefined) ?? '',
@@ -162,9 +168,12 @@ function decode(value: unknown, accepts: (value: unknown) => boolean): unknown {
   return accepts(value) ? value : INVALID;
 }
 
-function decodeList(value: unknown, accepts: (value: unknown) => boolean): unknown {
+/** A list as Go decodes it into a slice: a null entry is the element type's zero value. */
+function decodeList(value: unknown, accepts: (value: unknown) => boolean, zero: string | number): unknown {
   if (value === undefined || value === null) return undefined;
-  return Array.isArray(value) && value.every(accepts) ? value : INVALID;
+  if (!Array.isArray(value)) return INVALID;
+  const entries = value.map((entry: unknown) => (entry === null ? zero : entry));
+  return entries.every(accepts) ? entries : INVALID;
 }
 
 const isString = (value: unknown): boolean => typeof value === 'string';

@@ -6,12 +6,14 @@
 import {
   badServerResponse,
   bidResponseCurrency,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
+  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -26,30 +28,36 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri: config.endpoint, body: request, impIds }] };
+      // Go re-encodes the request it forwards: empty top-level fields are left out.
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields(request), impIds }] };
     },
 
     makeBids(_request, _sent, response) {
-      const read = readBidResponse(response, { text: (status) => `${unexpectedStatusText(status)}.` });
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response, { text: (status) => `${unexpectedStatusText(status)}.` });
+      if (statusResult) return statusResult;
+      // Go returns its decoder's error as it is: a generic error.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        const ext = readBidExt(bid);
-        // A bid whose ext cannot be read spoils the whole answer, as it does in Prebid Server.
-        if (!ext) return { bids: [], errors: [missingType(bid)] };
-        if (!ext.type) {
-          errors.push(missingType(bid));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const ext = readBidExt(bid.ext);
+          // A bid whose ext cannot be read spoils the whole answer, as it does in Prebid Server.
+          if (!ext) return { bids: [], errors: [missingType(bid)] };
+          if (!ext.type) {
+            errors.push(missingType(bid));
+            continue;
+          }
+          const typed: TypedBid = { bid, type: ext.type };
+          if (ext.networkName) typed.meta = { networkName: ext.networkName };
+          bids.push(typed);
         }
-        const typed: TypedBid = { bid: bid as Bid, type: ext.type };
-        if (ext.networkName) typed.meta = { networkName: ext.networkName };
-        bids.push(typed);
       }
-      const currency = bidResponseCurrency(read.body) ?? 'USD';
+      const currency = bidResponseCurrency(decoded.value) ?? 'USD';
       const result: MakeBidsResult = errors.length > 0 ? { currency, bids, errors } : { currency, bids };
-      const fledgeAuctionConfigs = auctionConfigs(read.body.ext, config.name);
+      const fledgeAuctionConfigs = auctionConfigs(decoded.value.ext, config.name);
       if (fledgeAuctionConfigs) result.fledgeAuctionConfigs = fledgeAuctionConfigs;
       return result;
     },
@@ -57,17 +65,18 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
 }
 
 /**
- * `bid.ext.prebid.{type, networkName}`; undefined when the bid or its ext is not shaped as Criteo's. A type that is
+ * `bid.ext.prebid.{type, networkName}` as Go decodes the ext into Criteo's `BidExt` (keys matched ignoring case, a
+ * `null` ext the empty one); undefined when it cannot: no ext at all, or one not shaped as Criteo's. A type that is
  * not a media type Gavel knows reads as no type.
  */
-function readBidExt(bid: unknown): { type?: MediaType; networkName?: string } | undefined {
-  if (!isJsonObject(bid) || !isJsonObject(bid.ext)) return undefined;
-  const prebid = bid.ext.prebid ?? {};
+function readBidExt(ext: unknown): { type?: MediaType; networkName?: string } | undefined {
+  if (ext === null) return {};
+  if (!isJsonObject(ext)) return undefined;
+  const prebid = fieldIgnoringCase(ext, 'prebid') ?? {};
   if (!isJsonObject(prebid)) return undefined;
-  const { type, networkName } = prebid;
-  if ((type !== undefined && type !== null && typeof type !== 'string') || (networkName !== undefined && networkName !== null && typeof networkName !== 'string')) {
-    return undefined;
-  }
+  const type = fieldIgnoringCase(prebid, 'type');
+  const networkName = fieldIgnoringCase(prebid, 'networkName');
+  if ((type != null && typeof type !== 'string') || (networkName != null && typeof networkName !== 'string')) return undefined;
   return {
     type: (MEDIA_TYPES as readonly unknown[]).includes(type) ? (type as MediaType) : undefined,
     networkName: typeof networkName === 'string' && networkName !== '' ? networkName : undefined,
@@ -97,7 +106,6 @@ function auctionConfigs(ext: unknown, bidderName: string): FledgeAuctionConfig[]
   return configs.length > 0 ? configs : undefined;
 }
 
-function missingType(bid: unknown): BidderError {
-  const impId = isJsonObject(bid) && typeof bid.impid === 'string' ? bid.impid : '';
-  return badServerResponse(`Missing ext.prebid.type in bid for impression : ${impId}.`);
+function missingType(bid: Bid): BidderError {
+  return badServerResponse(`Missing ext.prebid.type in bid for impression : ${bid.impid}.`);
 }

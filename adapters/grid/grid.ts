@@ -7,11 +7,12 @@
 import {
   badInput,
   badServerResponse,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
-  PBS_STATUS_CHECK,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
   type Bid,
   type BidRequest,
@@ -35,12 +36,12 @@ export function createGridBidder(config: BidderConfig): Bidder {
       for (const imp of Array.isArray(request.imp) ? request.imp : []) {
         const error = checkImp(imp);
         if (error) errors.push(error);
-        else imps.push(withNativeParsed(withGpid(imp)));
+        else imps.push(withGpid(imp));
       }
       if (imps.length === 0) return { requests: [], errors: [...errors, badInput('No valid impressions for grid')] };
 
       // Keywords come from the first imp of the request as it came in, valid or not.
-      const body: BidRequest = { ...request, imp: imps };
+      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: withNativeRequestsParsed(imps) };
       const ext = extWithKeywords(request);
       if (ext) body.ext = ext;
       else delete body.ext;
@@ -48,16 +49,25 @@ export function createGridBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request, _sent, response) {
-      const read = readBidResponse(response, PBS_STATUS_CHECK);
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+
+      // The decoder's error goes back as it is (a generic error). Grid's own bid fields are read beside the decoded
+      // OpenRTB bids, which drop them.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      const gridFields = readGridBidFields(response.body);
+      if ('error' in gridFields) return { bids: [], errors: [unknownError(gridFields.error)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        // Any bid that cannot be typed drops the whole answer, as it does in Prebid Server.
-        if (!isJsonObject(bid)) return { bids: [], errors: [badServerResponse('Bad server response: a bid is not an object')] };
-        const type = bidType(bid, request);
-        if (typeof type !== 'string') return { bids: [], errors: [type] };
-        bids.push(typedBid(bid, type));
+      for (const [seatIndex, seatbid] of decoded.value.seatbid.entries()) {
+        for (const [bidIndex, bid] of seatbid.bid.entries()) {
+          const { contentType, admNative } = gridFields.value[seatIndex]?.[bidIndex] ?? {};
+          // Any bid that cannot be typed drops the whole answer, as it does in Prebid Server.
+          const type = bidType(bid, contentType, request);
+          if (typeof type !== 'string') return { bids: [], errors: [type] };
+          bids.push(typedBid(bid, type, admNative));
+        }
       }
       // Grid prices in USD; the response's `cur` is not read.
       return { currency: 'USD', bids };
@@ -69,58 +79,134 @@ export function createGridBidder(config: BidderConfig): Bidder {
 // Requests
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The imp's `uid` as the Go adapter reads it: `imp.ext` decoded into `adapters.ExtImpBidder`, then its `bidder` into
+ * `ExtImpGrid` (keys in any case), with the texts of Prebid Server's decoder; Go holds a raw `null` as no JSON, which
+ * fails as empty input. A zero or missing uid is bad input.
+ */
 function checkImp(imp: Imp): BidderError | undefined {
-  if (!isJsonObject(imp.ext)) return unknownError(`imp ${imp.id}: cannot read imp.ext: not an object`);
-  const params = imp.ext.bidder;
-  if (!isJsonObject(params)) return unknownError(`imp ${imp.id}: cannot read the grid params: ext.bidder is not an object`);
-  if (params.uid !== undefined && params.uid !== null && !Number.isInteger(params.uid)) {
-    return unknownError(`imp ${imp.id}: cannot read the grid params: uid is not an integer`);
+  const ext: unknown = imp.ext;
+  if (!isJsonObject(ext)) return unknownError(`expect { or n, but found ${firstCharOf(ext)}`);
+  const prebid = fieldIgnoringCase(ext, 'prebid');
+  if (prebid !== undefined && prebid !== null && !isJsonObject(prebid)) {
+    return unknownError(`cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}`);
   }
-  return params.uid ? undefined : badInput('uid is empty');
+  const params = fieldIgnoringCase(ext, 'bidder');
+  if (!isJsonObject(params)) return unknownError(`expect { or n, but found ${firstCharOf(params)}`);
+  const uid = fieldIgnoringCase(params, 'uid');
+  if (uid !== undefined && uid !== null && !Number.isInteger(uid)) {
+    // jsoniter's int reader: a fraction after the digits, or no digits at all (its text carries a stray 0xFF byte).
+    const detail = typeof uid === 'number' ? 'can not decode float as int' : 'unexpected character: \xff';
+    return unknownError(`cannot unmarshal openrtb_ext.ExtImpGrid.Uid: ${detail}`);
+  }
+  return uid ? undefined : badInput('uid is empty');
 }
 
 /**
- * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid`. Its ext is then rewritten to the keys
- * Grid reads (prebid, bidder, data with pbadslot and adserver name/adslot, gpid, skadn, context), as Prebid Server
- * rewrites it; an ext of another shape is left alone.
+ * The character Go's decoder names in "but found X": the value's first JSON character, NUL when there is none (a raw
+ * `null` is held as none).
+ */
+function firstCharOf(value: unknown): string {
+  return value === undefined || value === null ? '\u0000' : JSON.stringify(value)[0]!;
+}
+
+/**
+ * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid`. Its ext is then rewritten as Prebid
+ * Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, bidder, data with pbadslot and adserver
+ * name/adslot, gpid, skadn, context), matched in any case and written in lower case, empty ones left out; an ext of
+ * another shape is left alone.
  */
 function withGpid(imp: Imp): Imp {
   const ext = imp.ext as JsonObject;
-  const data = ext.data ?? undefined;
-  const adserver = isJsonObject(data) ? (data.adserver ?? undefined) : undefined;
-  if (!isJsonObject(adserver) || typeof adserver.adslot !== 'string' || adserver.adslot === '') return imp;
-  if (!isJsonObject(data) || !isOptional(data.pbadslot, 'string') || !isOptional(adserver.name, 'string') || !isOptional(ext.gpid, 'string')) return imp;
-  if (ext.prebid !== undefined && ext.prebid !== null && !isJsonObject(ext.prebid)) return imp;
+  const field = (object: JsonObject, name: string): unknown => fieldIgnoringCase(object, name) ?? undefined;
+  const data = field(ext, 'data');
+  const adserver = isJsonObject(data) ? field(data, 'adserver') : undefined;
+  const adslot = isJsonObject(adserver) ? field(adserver, 'adslot') : undefined;
+  if (!isJsonObject(data) || !isJsonObject(adserver) || typeof adslot !== 'string' || adslot === '') return imp;
+  const pbadslot = field(data, 'pbadslot');
+  const name = field(adserver, 'name');
+  const prebid = field(ext, 'prebid');
+  if (!isOptional(pbadslot, 'string') || !isOptional(name, 'string') || !isOptional(field(ext, 'gpid'), 'string')) return imp;
+  if (prebid !== undefined && !isJsonObject(prebid)) return imp;
 
   const rewritten: JsonObject = {};
-  if (isJsonObject(ext.prebid)) rewritten.prebid = ext.prebid;
-  rewritten.bidder = ext.bidder;
-  rewritten.data = {
-    ...(typeof data.pbadslot === 'string' && data.pbadslot !== '' ? { pbadslot: data.pbadslot } : {}),
-    adserver: { name: typeof adserver.name === 'string' ? adserver.name : '', adslot: adserver.adslot },
-  };
-  rewritten.gpid = adserver.adslot;
-  for (const key of ['skadn', 'context']) if (ext[key] !== undefined) rewritten[key] = ext[key];
+  if (isJsonObject(prebid)) rewritten.prebid = reencodedPrebid(prebid);
+  rewritten.bidder = field(ext, 'bidder') ?? null;
+  rewritten.data = { ...(pbadslot ? { pbadslot } : {}), adserver: { name: name ?? '', adslot } };
+  rewritten.gpid = adslot;
+  for (const key of ['skadn', 'context']) {
+    const value = field(ext, key);
+    if (value !== undefined) rewritten[key] = value;
+  }
   return { ...imp, ext: rewritten };
+}
+
+/** `ExtImpPrebid`'s members, all `omitempty`: how each one's empty value looks in JSON. */
+const PREBID_MEMBERS: Readonly<Record<string, 'object' | 'list' | 'map' | 'string' | 'raw'>> = {
+  storedrequest: 'object',
+  storedauctionresponse: 'object',
+  storedbidresponse: 'list',
+  is_rewarded_inventory: 'object',
+  bidder: 'map',
+  options: 'object',
+  adunitcode: 'string',
+  passthrough: 'raw',
+  floors: 'object',
+  imp: 'map',
+};
+
+/**
+ * `imp.ext.prebid` as Go re-encodes `openrtb_ext.ExtImpPrebid`, at its top level: unknown members dropped, empty
+ * ones (null, "", an empty list or map) left out. The members' own contents go as they are.
+ */
+function reencodedPrebid(prebid: JsonObject): JsonObject {
+  const encoded: JsonObject = {};
+  for (const member of Object.keys(PREBID_MEMBERS)) {
+    const value = fieldIgnoringCase(prebid, member);
+    if (value === undefined || value === null) continue;
+    const kind = PREBID_MEMBERS[member];
+    if (kind === 'string' && value === '') continue;
+    if (kind === 'list' && Array.isArray(value) && value.length === 0) continue;
+    if (kind === 'map' && isJsonObject(value) && Object.keys(value).length === 0) continue;
+    encoded[member] = value;
+  }
+  return encoded;
 }
 
 function isOptional(value: unknown, type: 'string'): boolean {
   return value === undefined || value === null || typeof value === type;
 }
 
-/** Grid takes the native request as JSON: `native.request` (a string) becomes `native.request_native`, parsed when it is an object. */
-function withNativeParsed(imp: Imp): Imp {
-  if (!isJsonObject(imp.native) || typeof imp.native.request !== 'string') return imp;
-  const { request, ...native } = imp.native;
-  return { ...imp, native: { ...native, request_native: parsedObject(request) } };
+/**
+ * Grid takes the native request as JSON: `native.request` (a string) becomes `native.request_native`, parsed when it
+ * is an object (or null), else kept as text. Prebid Server decodes every imp's request into one map it declares once,
+ * so the objects pile up: every imp parsed since the last `null` shares that one map, holding all of their members
+ * (a later imp's value winning), and each imp's `request_native` is that map.
+ */
+function withNativeRequestsParsed(imps: Imp[]): Imp[] {
+  let shared: JsonObject | undefined;
+  return imps.map((imp) => {
+    if (!isJsonObject(imp.native) || typeof imp.native.request !== 'string') return imp;
+    const { request, ...native } = imp.native;
+    const parsed = parseJson(request);
+    let requestNative: unknown = request;
+    if (parsed === null) {
+      shared = undefined;
+      requestNative = null;
+    } else if (isJsonObject(parsed)) {
+      shared = Object.assign(shared ?? {}, parsed);
+      requestNative = shared;
+    }
+    return { ...imp, native: { ...native, request_native: requestNative } };
+  });
 }
 
-function parsedObject(text: string): unknown {
+/** The parsed text, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed === null || isJsonObject(parsed) ? parsed : text;
+    return JSON.parse(text) as unknown;
   } catch {
-    return text;
+    return undefined;
   }
 }
 
@@ -128,12 +214,42 @@ function parsedObject(text: string): unknown {
 // Bids
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Grid's members of a bid beside OpenRTB's, as Go decodes them into `GridBid`. */
+interface GridBidFields {
+  contentType?: string;
+  admNative?: unknown;
+}
+
+/**
+ * `content_type` and `adm_native` of every bid, by seatbid and bid position. The body already decoded as an OpenRTB
+ * response; a `content_type` that is not a string fails the decode, as it does Go's. A raw `null` is held as none.
+ */
+function readGridBidFields(text: string): { value: GridBidFields[][] } | { error: string } {
+  const body = parseJson(text);
+  const seatbids = isJsonObject(body) && Array.isArray(body.seatbid) ? body.seatbid : [];
+  const value: GridBidFields[][] = [];
+  for (const seatbid of seatbids) {
+    const bids = isJsonObject(seatbid) && Array.isArray(seatbid.bid) ? seatbid.bid : [];
+    const fields: GridBidFields[] = [];
+    for (const bid of bids) {
+      const contentType = isJsonObject(bid) ? (fieldIgnoringCase(bid, 'content_type') ?? undefined) : undefined;
+      const admNative = isJsonObject(bid) ? (fieldIgnoringCase(bid, 'adm_native') ?? undefined) : undefined;
+      if (contentType !== undefined && typeof contentType !== 'string') {
+        return { error: `cannot unmarshal grid.GridBid.ContentType: expects " or n, but found ${firstCharOf(contentType)}` };
+      }
+      fields.push({ contentType, admNative });
+    }
+    value.push(fields);
+  }
+  return { value };
+}
+
 /** Grid's `content_type` when it sends one, else the first of banner, video, native the imp offers. */
-function bidType(bid: JsonObject, request: BidRequest): MediaType | BidderError {
-  const impId = typeof bid.impid === 'string' ? bid.impid : '';
-  const contentType = bid.content_type;
-  if (contentType !== undefined && contentType !== null && contentType !== '') {
-    return (MEDIA_TYPES as readonly unknown[]).includes(contentType)
+function bidType(bid: Bid, contentType: string | undefined, request: BidRequest): MediaType | BidderError {
+  const impId = bid.impid;
+  if (contentType) {
+    // Go passes any content type on as the bid type; the SDK's bid types are the four media types only.
+    return (MEDIA_TYPES as readonly string[]).includes(contentType)
       ? (contentType as MediaType)
       : badServerResponse(`Unknown content type ${JSON.stringify(contentType)} for ID: "${impId}"`);
   }
@@ -145,19 +261,23 @@ function bidType(bid: JsonObject, request: BidRequest): MediaType | BidderError 
   return badServerResponse(`Unknown impression type for ID: "${impId}"`);
 }
 
-/** The bid as OpenRTB: native markup from `adm_native` when `adm` is empty, Grid's own fields removed. */
-function typedBid(gridBid: JsonObject, type: MediaType): TypedBid {
-  const { adm_native: admNative, content_type: _contentType, ...bid } = gridBid;
-  if (admNative !== undefined && (bid.adm === undefined || bid.adm === '')) bid.adm = JSON.stringify(admNative);
-  const typed: TypedBid = { bid: bid as Bid, type };
+/** The OpenRTB bid, its native markup from `adm_native` when `adm` is empty, and Grid's demand source as its network. */
+function typedBid(bid: Bid, type: MediaType, admNative: unknown): TypedBid {
+  const typed: TypedBid = { bid: admNative !== undefined && !bid.adm ? { ...bid, adm: goMarshalled(admNative) } : bid, type };
   const demandSource = demandSourceOf(bid.ext);
   if (demandSource) typed.meta = { networkName: demandSource };
   return typed;
 }
 
+/** JSON as Go's `json.Marshal` writes it: compact, with `<`, `>`, `&`, U+2028 and U+2029 escaped. */
+function goMarshalled(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `ext.bidder.grid.demandSource` as Go decodes `bid.ext` into `GridBidExt` (keys in any case); nothing when that fails. */
 function demandSourceOf(ext: unknown): string | undefined {
-  const bidder = isJsonObject(ext) ? ext.bidder : undefined;
-  const grid = isJsonObject(bidder) ? bidder.grid : undefined;
-  const source = isJsonObject(grid) ? grid.demandSource : undefined;
+  const bidder = isJsonObject(ext) ? fieldIgnoringCase(ext, 'bidder') : undefined;
+  const grid = isJsonObject(bidder) ? fieldIgnoringCase(bidder, 'grid') : undefined;
+  const source = isJsonObject(grid) ? fieldIgnoringCase(grid, 'demandSource') : undefined;
   return typeof source === 'string' && source !== '' ? source : undefined;
 }

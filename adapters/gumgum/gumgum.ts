@@ -6,13 +6,12 @@
 import {
   badInput,
   badServerResponse,
-  bidResponseCurrency,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readBidderParams,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   type Banner,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -38,12 +37,13 @@ interface GumgumParams {
   product: string;
 }
 
-const PARAM_TYPES: Readonly<Record<keyof GumgumParams, 'string' | 'number'>> = {
-  zone: 'string',
-  pubId: 'number',
-  irisid: 'string',
-  slot: 'number',
-  product: 'string',
+/** `ExtImpGumGum`'s fields by JSON key (lower-cased, as the decoder matches them): Go field name and kind. */
+const PARAM_FIELDS: Readonly<Record<string, { key: keyof GumgumParams; goName: string; kind: 'string' | 'number' }>> = {
+  zone: { key: 'zone', goName: 'Zone', kind: 'string' },
+  pubid: { key: 'pubId', goName: 'PubID', kind: 'number' },
+  irisid: { key: 'irisid', goName: 'IrisID', kind: 'string' },
+  slot: { key: 'slot', goName: 'Slot', kind: 'number' },
+  product: { key: 'product', goName: 'Product', kind: 'string' },
 };
 
 export function createGumgumBidder(config: BidderConfig): Bidder {
@@ -69,7 +69,7 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors };
 
-      const body: BidRequest = { ...request, imp: imps };
+      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
       if (site) body.site = site;
       return {
         requests: [{ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
@@ -78,48 +78,82 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response, {
-        status: { text: (status) => `Bad server response: HTTP status ${status}`, badRequestText: 'Bad user input: HTTP status 400' },
-        decodeError: (detail) => badServerResponse(`Bad server response: ${detail}. `),
+      const statusResult = checkResponseStatus(response, {
+        text: (status) => `Bad server response: HTTP status ${status}`,
+        badRequestText: 'Bad user input: HTTP status 400',
       });
-      if ('result' in decoded) return decoded.result;
+      if (statusResult) return statusResult;
+
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`Bad server response: ${goErrorWithIntegerVerb(decoded.error)}. `)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const type = bidType(String(bid.impid ?? ''), request.imp);
-        let typed = bid as Bid;
-        if (type === 'video' && typeof typed.adm === 'string') {
-          typed = { ...typed, adm: typed.adm.replaceAll('${AUCTION_PRICE}', formatFloat(Number(typed.price ?? 0))) };
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = bidType(bid.impid, request.imp);
+          const adm = type === 'video' && bid.adm ? bid.adm.replaceAll('${AUCTION_PRICE}', formatFloat(bid.price)) : bid.adm;
+          bids.push({ bid: adm === bid.adm ? bid : { ...bid, adm }, type });
         }
-        bids.push({ bid: typed, type });
       }
-      return { currency: bidResponseCurrency(decoded.body) ?? 'USD', bids };
+      return { currency: decoded.value.cur || 'USD', bids };
     },
   };
+}
+
+/**
+ * GumGum's Go adapter formats its decoder's error with `%d` (`"Bad server response: %d. "`). That error is a
+ * pointer to `errortypes.FailedToUnmarshal{Message}`, which `%d` prints as its struct, not through `Error()`: the
+ * string field is a bad verb for `%d`.
+ */
+function goErrorWithIntegerVerb(message: string): string {
+  return `&{%!d(string=${message})}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request side
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The params in the Go adapter's two decodes, with the texts Prebid Server's decoder (jsoniter, through
+ * `jsonutil.Unmarshal`) reports: `imp.ext` into `adapters.ExtImpBidder`, then its `bidder` into `ExtImpGumGum`. Keys
+ * match ignoring case; `null` is the zero value; the first field of the wrong type, in the JSON's order, fails.
+ */
 function readParams(imp: Imp): { params: GumgumParams } | { error: string } {
-  const read = readBidderParams(imp, 'openrtb_ext.ExtImpGumGum');
-  if ('error' in read) return read;
-  const source = read.params;
+  const ext: unknown = imp.ext;
+  if (!isJsonObject(ext)) return { error: `expect { or n, but found ${firstCharOf(ext)}` };
+  const prebid = fieldIgnoringCase(ext, 'prebid');
+  if (prebid !== undefined && prebid !== null && !isJsonObject(prebid)) {
+    return { error: `cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}` };
+  }
+  const bidder = fieldIgnoringCase(ext, 'bidder');
   const params: GumgumParams = { zone: '', pubId: 0, irisid: '', slot: 0, product: '' };
-  for (const key of Object.keys(PARAM_TYPES) as Array<keyof GumgumParams>) {
-    const value = source[key];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== PARAM_TYPES[key]) return { error: `cannot unmarshal openrtb_ext.ExtImpGumGum.${key}: expects a ${PARAM_TYPES[key]}` };
-    (params as unknown as Record<string, unknown>)[key] = value;
+  if (!isJsonObject(bidder)) return { error: `expect { or n, but found ${firstCharOf(bidder)}` };
+  for (const key of Object.keys(bidder)) {
+    const field = PARAM_FIELDS[key.toLowerCase()];
+    const value = bidder[key];
+    if (!field || value === null) continue;
+    if (field.kind === 'string' && typeof value !== 'string') {
+      return { error: `cannot unmarshal openrtb_ext.ExtImpGumGum.${field.goName}: expects " or n, but found ${firstCharOf(value)}` };
+    }
+    if (field.kind === 'number' && typeof value !== 'number') return { error: `cannot unmarshal openrtb_ext.ExtImpGumGum.${field.goName}: invalid number` };
+    (params as unknown as Record<string, unknown>)[field.key] = value;
   }
   return { params };
 }
 
+/**
+ * The character Go's decoder names in "but found X": the value's first JSON character, NUL when there is none (a raw
+ * `null`, as `imp.ext` or its `bidder`, is held as none).
+ */
+function firstCharOf(value: unknown): string {
+  return value === undefined || value === null ? '\u0000' : JSON.stringify(value)[0]!;
+}
+
 function prepareImp(imp: Imp, params: GumgumParams): Imp {
   const prepared: Imp = { ...imp };
-  const adUnitCode = isJsonObject(imp.ext?.prebid) ? imp.ext.prebid.adunitcode : undefined;
+  // Read apart with encoding/json, keys in any case; a value of the wrong type leaves tagid as it is.
+  const prebid = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'prebid') : undefined;
+  const adUnitCode = isJsonObject(prebid) ? fieldIgnoringCase(prebid, 'adunitcode') : undefined;
   if (typeof adUnitCode === 'string' && adUnitCode !== '') prepared.tagid = adUnitCode;
 
   const banner = imp.banner;

@@ -1,12 +1,13 @@
 import {
   badInput,
   badServerResponse,
-  bidResponseCurrency,
+  checkResponseStatus,
   compileEndpoint,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   impMediaTypes,
   isJsonObject,
-  readGoBidResponse,
+  omitEmptyRequestFields,
   unknownError,
   type Bid,
   type BidRequest,
@@ -68,32 +69,30 @@ export function createImprovedigitalBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const parsed = readGoBidResponse(response, { decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`) });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
-      const seatbids = Array.isArray(body.seatbid) ? body.seatbid : [];
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      // The decoder's error goes back as it is (a generic error).
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      const { seatbid: seatbids, cur } = decoded.value;
       if (seatbids.length === 0) return { bids: [] };
       if (seatbids.length > 1) {
         return { bids: [], errors: [badServerResponse(`Unexpected SeatBid! Must be only one but have: ${seatbids.length}`)] };
       }
-      const seatbid: unknown = seatbids[0];
-      const bids = isJsonObject(seatbid) && Array.isArray(seatbid.bid) ? seatbid.bid : [];
+      const bids = seatbids[0]!.bid;
       if (bids.length === 0) return { bids: [] };
 
       const imps = new Map(request.imp.map((imp) => [imp.id, imp]));
       const typed: TypedBid[] = [];
       // Any bad bid fails the whole response, as in Prebid Server.
-      for (const entry of bids) {
-        if (!isJsonObject(entry)) return { bids: [], errors: [unknownError('cannot read the bid response: a bid is not a JSON object')] };
-        const bid = entry as Bid;
+      for (const bid of bids) {
         const type = bidType(bid, imps);
         if ('error' in type) return { bids: [], errors: [type.error] };
         const withDeal = applyDeal(bid);
         if ('error' in withDeal) return { bids: [], errors: [withDeal.error] };
         typed.push({ bid: withDeal.bid, type: type.type });
       }
-      const currency = bidResponseCurrency(body);
-      return { currency, bids: typed };
+      return { currency: cur || 'USD', bids: typed };
     },
   };
 }
@@ -117,30 +116,41 @@ function buildRequest(request: BidRequest, imp: Imp, endpoints: Endpoints): { re
     return { error: badInput(`cannot build the endpoint: ${(err as Error).message}`) };
   }
   return {
-    request: { method: 'POST', uri, body: { ...request, imp: [outgoing] }, headers: { ...REQUEST_HEADERS }, impIds: [imp.id] },
+    request: { method: 'POST', uri, body: { ...omitEmptyRequestFields(request), imp: [outgoing] }, headers: { ...REQUEST_HEADERS }, impIds: [imp.id] },
   };
 }
 
 /**
  * `imp.ext` with `is_rewarded_inventory: true` added when `imp.ext.prebid.is_rewarded_inventory` is 1; undefined
- * when nothing changes. An `imp.ext` (or its `prebid`) that is not an object is an error, as Prebid Server's decoder
- * makes it.
+ * when nothing changes. Go decodes `imp.ext`, then its `prebid`, into maps of raw JSON (exact keys): either one not
+ * being an object is the decoder's error. Go's decoder holds a raw `null` as no JSON at all, which then fails as
+ * empty input.
  */
 function extWithRewardedInventory(ext: unknown): { ext?: Record<string, unknown> } | { error: string } {
-  if (!isJsonObject(ext)) return { error: 'cannot unmarshal imp.ext: it is not a JSON object' };
+  if (!isJsonObject(ext)) return { error: `expect { or n, but found ${firstCharOf(ext)}` };
   if (!('prebid' in ext)) return {};
   const prebid = ext.prebid;
-  if (prebid !== null && !isJsonObject(prebid)) return { error: 'cannot unmarshal imp.ext.prebid: it is not a JSON object' };
-  if (isJsonObject(prebid) && prebid.is_rewarded_inventory === 1) return { ext: { ...ext, is_rewarded_inventory: true } };
+  if (!isJsonObject(prebid)) return { error: `expect { or n, but found ${firstCharOf(prebid)}` };
+  if (prebid.is_rewarded_inventory === 1) return { ext: { ...ext, is_rewarded_inventory: true } };
   return {};
 }
 
-/** The `publisherId` param when it is a non-zero integer; anything else leaves the endpoint without a publisher. */
+/**
+ * The `publisherId` param when Go's decode of `imp.ext` into `{Bidder: {PublisherID int}}` gives a non-zero one (keys
+ * in any case); anything that fails that decode leaves the endpoint without a publisher.
+ */
 function publisherIdOf(ext: unknown): string | undefined {
-  const bidder = isJsonObject(ext) ? ext.bidder : undefined;
-  if (bidder !== undefined && bidder !== null && !isJsonObject(bidder)) return undefined;
-  const publisherId = isJsonObject(bidder) ? bidder.publisherId : undefined;
+  const bidder = isJsonObject(ext) ? fieldIgnoringCase(ext, 'bidder') : undefined;
+  const publisherId = isJsonObject(bidder) ? fieldIgnoringCase(bidder, 'publisherId') : undefined;
   return Number.isSafeInteger(publisherId) && publisherId !== 0 ? String(publisherId) : undefined;
+}
+
+/**
+ * The character Go's decoder names in "but found X": the value's first JSON character, NUL when there is none (a raw
+ * `null` is held as none).
+ */
+function firstCharOf(value: unknown): string {
+  return value === undefined || value === null ? '\u0000' : JSON.stringify(value)[0]!;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -149,10 +159,10 @@ function publisherIdOf(ext: unknown): string | undefined {
 
 /** The bid's type from `mtype`, else from its imp when the imp has a single media type. */
 function bidType(bid: Bid, imps: Map<string, Imp>): { type: MediaType } | { error: BidderError } {
-  const impId = typeof bid.impid === 'string' ? bid.impid : '';
+  const impId = bid.impid;
   const imp = imps.get(impId);
   if (!imp) return { error: badServerResponse(`Failed to find impression for ID: "${impId}"`) };
-  const mtype = typeof bid.mtype === 'number' ? bid.mtype : 0;
+  const mtype = bid.mtype ?? 0;
   if (mtype === 0) {
     const types = impMediaTypes(imp);
     if (types.length > 1) return { error: badServerResponse(`Bid must have non-zero MType for multi format impression with ID: "${impId}"`) };
@@ -165,19 +175,31 @@ function bidType(bid: Bid, imps: Map<string, Imp>): { type: MediaType } | { erro
 }
 
 /**
- * `ext.improvedigital.line_item_id` becomes the deal id when its `buying_type` is "classic" or "deal". An ext
- * of the wrong shape fails the response, as Prebid Server's decoder makes it.
+ * `ext.improvedigital.line_item_id` becomes the deal id when its `buying_type` is "classic" or "deal". Go decodes
+ * `bid.ext` into `BidExt` (keys in any case, the first field of the wrong type in the JSON's order failing): an ext of
+ * the wrong shape fails the response with the decoder's error. The inner struct is anonymous, so its field errors
+ * name the field alone.
  */
 function applyDeal(bid: Bid): { bid: Bid } | { error: BidderError } {
   if (bid.ext === undefined || bid.ext === null) return { bid };
-  if (!isJsonObject(bid.ext)) return { error: unknownError('cannot unmarshal bid.ext: it is not a JSON object') };
+  if (!isJsonObject(bid.ext)) return { error: unknownError(`expect { or n, but found ${firstCharOf(bid.ext)}`) };
   const details = fieldIgnoringCase(bid.ext, 'improvedigital');
   if (details === null || details === undefined) return { bid };
-  if (!isJsonObject(details)) return { error: unknownError('cannot unmarshal bid.ext.improvedigital: it is not a JSON object') };
-  const lineItem = fieldIgnoringCase(details, 'line_item_id') ?? 0;
-  const buyingType = fieldIgnoringCase(details, 'buying_type') ?? '';
-  if (!Number.isSafeInteger(lineItem)) return { error: unknownError('cannot unmarshal bid.ext.improvedigital.line_item_id: it is not an integer') };
-  if (typeof buyingType !== 'string') return { error: unknownError('cannot unmarshal bid.ext.improvedigital.buying_type: it is not a string') };
+  if (!isJsonObject(details)) return { error: unknownError(`cannot unmarshal improvedigital.BidExt.Improvedigital: expect { or n, but found ${firstCharOf(details)}`) };
+  let lineItem = 0;
+  let buyingType = '';
+  for (const key of Object.keys(details)) {
+    const value = details[key];
+    if (value === null) continue;
+    const field = key.toLowerCase();
+    if (field === 'line_item_id') {
+      if (Number.isInteger(value)) lineItem = value as number;
+      else return { error: unknownError(`cannot unmarshal LineItemID: ${typeof value === 'number' ? 'can not decode float as int' : 'unexpected character: \xff'}`) };
+    } else if (field === 'buying_type') {
+      if (typeof value === 'string') buyingType = value;
+      else return { error: unknownError(`cannot unmarshal BuyingType: expects " or n, but found ${firstCharOf(value)}`) };
+    }
+  }
   if (lineItem !== 0 && DEAL_BUYING_TYPE.test(buyingType)) return { bid: { ...bid, dealid: String(lineItem) } };
   return { bid };
 }

@@ -5,6 +5,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
+  omitEmptyRequestFields,
   unknownError,
   type App,
   type Banner,
@@ -88,7 +89,9 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   const imps: Imp[] = [];
   const siteIds = new Set<string>();
 
-  for (const imp of Array.isArray(request.imp) ? request.imp : []) {
+  for (const entry of Array.isArray(request.imp) ? request.imp : []) {
+    // Go decodes a `null` imp as an empty one.
+    const imp: Imp = entry === null ? { id: '' } : entry;
     let params: IxImpParams;
     try {
       if (!isJsonObject(imp)) throw new DecodeError(`cannot unmarshal openrtb2.Imp: expect { or n, but found ${JSON.stringify(imp)[0]}`);
@@ -102,7 +105,8 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
     imps.push(prepareImp(imp, params));
   }
 
-  const outgoing: BidRequest = { ...request, imp: imps };
+  // Go re-encodes the request: empty top-level fields are left out.
+  const outgoing: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
   const sortedSiteIds = [...siteIds].sort();
   const publisherId = sortedSiteIds.length === 1 ? sortedSiteIds[0] : undefined;
   if (isJsonObject(outgoing.site)) outgoing.site = withPublisher(outgoing.site, publisherId);
@@ -188,15 +192,23 @@ function withPublisher<T extends Site | App>(inventory: T, publisherId: string |
 
 /**
  * The request `ext` as Prebid Server re-encodes it (`prebid`, `schain` and `ixdiag` only), with the diagnostics
- * Index Exchange asks for: host platform and version, the Prebid.js version, and ambiguous site ids.
+ * Index Exchange asks for: host platform and version, the Prebid.js version, and ambiguous site ids. Go decodes the
+ * whole `ext` before it reads `ixdiag`, so an undecodable `prebid` is the error reported first.
  */
 function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings): Ext {
   const incoming = objectOrNull(ext, 'ix.ExtRequest');
   const requestExt: Ext = {};
-  for (const key of KEPT_REQUEST_EXT_KEYS) if (incoming[key] !== undefined && incoming[key] !== null) requestExt[key] = incoming[key];
+  let channel: JsonObject | undefined;
+  for (const key of KEPT_REQUEST_EXT_KEYS) {
+    const value = incoming[key];
+    if (value === undefined || value === null) continue;
+    if (key === 'prebid' || key === 'svc') {
+      channel ??= channelOf(value);
+      requestExt[key] = asExtRequestPrebid(value as JsonObject);
+    } else requestExt[key] = value;
+  }
   const ixdiag: JsonObject = { ...objectOrNull(incoming.ixdiag, 'map[string]interface {}') };
 
-  const channel = channelOf(incoming.prebid ?? incoming.svc);
   if (channel) ixdiag.pbjsv = typeof channel.version === 'string' ? channel.version : '';
   if (sortedSiteIds.length > 1) ixdiag.multipleSiteIds = sortedSiteIds.join(', ');
   // A build suffix such as "1.4.0-3f9c2ab" is noise to the exchange.
@@ -205,6 +217,38 @@ function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings)
 
   requestExt.ixdiag = ixdiag;
   return requestExt;
+}
+
+/**
+ * The members of `openrtb_ext.ExtRequestPrebid`, by what Go's `omitempty` leaves out of its re-encoding: maps and
+ * lists when empty, flags when false, strings when empty, pointers when `null`; raw JSON members stay as they are.
+ */
+const EXT_REQUEST_PREBID_MEMBERS: Readonly<Record<string, 'map' | 'list' | 'bool' | 'string' | 'pointer' | 'raw'>> = {
+  adservertargeting: 'list', aliases: 'map', aliasgvlids: 'map', analytics: 'map', bidadjustmentfactors: 'map',
+  bidadjustments: 'pointer', bidderconfig: 'list', bidderparams: 'raw', cache: 'pointer', channel: 'pointer',
+  currency: 'pointer', data: 'pointer', debug: 'bool', events: 'raw', experiment: 'pointer', floors: 'pointer',
+  integration: 'string', multibid: 'list', passthrough: 'raw', schains: 'list', sdk: 'pointer', server: 'pointer',
+  storedrequest: 'pointer', supportdeals: 'bool', targeting: 'pointer', alternatebiddercodes: 'pointer', macros: 'map',
+  nosale: 'list', returnallbidstatus: 'bool', trace: 'string', biddercontrols: 'map',
+};
+
+/** `ext.prebid` after Go's round trip through `openrtb_ext.ExtRequestPrebid`: unknown members gone, empty ones left out. */
+function asExtRequestPrebid(prebid: JsonObject): JsonObject {
+  const encoded: JsonObject = {};
+  for (const key in prebid) {
+    const kind = EXT_REQUEST_PREBID_MEMBERS[key];
+    const value = prebid[key];
+    if (kind === undefined || value === undefined) continue;
+    const empty =
+      kind === 'raw' ? false
+      : kind === 'map' ? value === null || (isJsonObject(value) && Object.keys(value).length === 0)
+      : kind === 'list' ? value === null || (Array.isArray(value) && value.length === 0)
+      : kind === 'bool' ? value === null || value === false
+      : kind === 'string' ? value === null || value === ''
+      : value === null;
+    if (!empty) encoded[key] = value;
+  }
+  return encoded;
 }
 
 function channelOf(prebidExt: unknown): JsonObject | undefined {

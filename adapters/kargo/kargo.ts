@@ -1,20 +1,20 @@
 /**
- * Kargo bidder: the whole auction share goes to Kargo's OpenRTB endpoint as it is, in one call. Kargo reads its
- * placement from `imp.ext.bidder` itself, so the request is not rewritten. Bids say their media type in
+ * Kargo bidder: the whole auction share goes to Kargo's OpenRTB endpoint in one call, as Prebid Server re-encodes it.
+ * Kargo reads its placement from `imp.ext.bidder` itself, so nothing else is rewritten. Bids say their media type in
  * `bid.ext.mediaType` (`video` or `native`); anything else is banner.
  */
 import {
-  badServerResponse,
   BidderErrorCode,
-  bidResponseCurrency,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
+  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
-  type BidderError,
   type MediaType,
   type TypedBid,
 } from '../../core/api/index.js';
@@ -23,27 +23,33 @@ export function createKargoBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri: config.endpoint, body: request, impIds }] };
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields(request), impIds }] };
     },
 
     makeBids(_request, _sent, response) {
       // Kargo's Go adapter does not set a 400 apart, and ends its text with a period.
-      const read = readBidResponse(response, { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse });
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response, {
+        text: (status) => `${unexpectedStatusText(status)}.`,
+        badRequestCode: BidderErrorCode.BadServerResponse,
+      });
+      if (statusResult) return statusResult;
+
+      // The decoder's error goes back as it is (a generic error): one bad bid fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (isJsonObject(bid)) bids.push({ bid: bid as Bid, type: mediaTypeOf(bid as Bid) });
-        else errors.push(badServerResponse('Bad server response: a bid is not an object'));
-      }
-      const currency = bidResponseCurrency(read.body) ?? 'USD';
-      return errors.length > 0 ? { currency, bids, errors } : { currency, bids };
+      for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push({ bid, type: mediaTypeOf(bid) });
+      return { currency: decoded.value.cur || 'USD', bids };
     },
   };
 }
 
+/**
+ * Go decodes `bid.ext` into `{ MediaType string }`: the key matched ignoring case; an ext that is absent, not an
+ * object, or whose mediaType is not a string fails that decode, which makes the bid a banner.
+ */
 function mediaTypeOf(bid: Bid): MediaType {
-  const declared = isJsonObject(bid.ext) ? bid.ext.mediaType : undefined;
+  const declared = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'mediaType') : undefined;
   return declared === 'video' || declared === 'native' ? declared : 'banner';
 }

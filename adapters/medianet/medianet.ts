@@ -1,17 +1,14 @@
 /**
- * Media.net bidder: the whole auction share goes to Media.net in one call, unchanged (Media.net reads `cid` and
- * `crid` from `imp.ext.bidder` itself). The endpoint carries `src`, the host's own address, so Media.net knows which
+ * Media.net bidder: the whole auction share goes to Media.net in one call, as Prebid Server re-encodes it (Media.net
+ * reads `cid` and `crid` from `imp.ext.bidder` itself). The endpoint carries `src`, the host's own address, so Media.net knows which
  * server integration called. Bids must say their markup type in `bid.mtype`.
  */
 import {
-  badServerResponse,
-  isJsonObject,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   mediaTypeFromMtype,
-  PBS_STATUS_CHECK,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
-  type Bid,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -29,23 +26,25 @@ export function createMedianetBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri, body: request, headers: { ...HEADERS }, impIds }] };
+      return { requests: [{ method: 'POST', uri, body: omitEmptyRequestFields(request), headers: { ...HEADERS }, impIds }] };
     },
 
     makeBids(_request, _sent, response) {
-      const read = readBidResponse(response, PBS_STATUS_CHECK);
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+
+      // The decoder's error goes back as it is (a generic error): one bad bid fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) {
-          errors.push(badServerResponse('Bad server response: a bid is not an object'));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video', 'native']);
+          if (type) bids.push({ bid, type });
+          else errors.push(unknownError(`Unable to fetch mediaType for imp: ${bid.impid}`));
         }
-        const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video', 'native']);
-        if (type) bids.push({ bid: bid as Bid, type });
-        else errors.push(unknownError(`Unable to fetch mediaType for imp: ${typeof bid.impid === 'string' ? bid.impid : ''}`));
       }
       // Media.net's answers are priced in USD; the response's `cur` is not read.
       return errors.length > 0 ? { currency: 'USD', bids, errors } : { currency: 'USD', bids };

@@ -5,13 +5,14 @@
  */
 import {
   badServerResponse,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
+  omitEmptyRequestFields,
   readBidderParams,
-  readGoBidResponse,
-  seatBids,
   unknownError,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -52,34 +53,40 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
         const problem = readParamsInto(imp, state);
         if (problem !== undefined) return { requests: [], errors: [unknownError(problem)] };
         const prepared: Imp = { ...imp, tagid: String(state.placementId) };
-        if (isJsonObject(imp.ext) && imp.ext.skadn !== undefined) prepared.ext = { skadn: imp.ext.skadn };
+        // Go reads `skadn` into a raw field: any case of the key, an explicit null kept.
+        const skadn = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'skadn') : undefined;
+        if (skadn !== undefined) prepared.ext = { skadn };
         else delete prepared.ext;
         imps.push(prepared);
       }
       if (imps.length === 0) return { requests: [], errors: [unknownError('No valid imps')] };
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: { ...request, imp: imps }, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: { ...omitEmptyRequestFields(request), imp: imps }, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
       };
     },
 
     makeBids(_request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response, { status: { text: (status) => `Unexpected status code: ${status}.` } });
-      if ('result' in decoded) return decoded.result;
+      const statusResult = checkResponseStatus(response, { text: (status) => `Unexpected status code: ${status}.` });
+      if (statusResult) return statusResult;
+      // Go decodes the whole answer into openrtb2.BidResponse: one field of the wrong type fails it, unknown fields go.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video', 'native']);
-        if (!type) {
-          const mtype = typeof bid.mtype === 'number' ? bid.mtype : 0;
-          errors.push(badServerResponse(`Unsupported MType "${mtype}" for impression ID "${String(bid.impid ?? '')}"`));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video', 'native']);
+          if (!type) {
+            errors.push(badServerResponse(`Unsupported MType "${bid.mtype ?? 0}" for impression ID "${bid.impid}"`));
+            continue;
+          }
+          // MobileFuse's bid extension is not passed on.
+          const { ext: _dropped, ...passedOn } = bid;
+          bids.push({ bid: passedOn, type });
         }
-        // MobileFuse's bid extension is not passed on.
-        const { ext: _dropped, ...rest } = bid;
-        bids.push({ bid: rest as Bid, type });
       }
+      // The answer's own `cur` is not read: MobileFuse bids in dollars.
       return { currency: 'USD', bids, errors };
     },
   };
@@ -89,9 +96,18 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
 function readParamsInto(imp: Imp, state: ParamsState): string | undefined {
   const read = readBidderParams(imp, 'openrtb_ext.ExtImpMobileFuse');
   if ('error' in read) return read.error;
-  const placementId = read.params.placement_id;
+  const placementId = fieldIgnoringCase(read.params, 'placement_id');
+  // null leaves a Go int as it was: the previous imp's placement.
   if (placementId === undefined || placementId === null) return undefined;
-  if (!Number.isSafeInteger(placementId)) return 'cannot unmarshal openrtb_ext.ExtImpMobileFuse.placement_id: expects an integer';
-  state.placementId = placementId as number;
+  if (typeof placementId !== 'number') return `${PLACEMENT_ID_ERROR}unexpected character: \ufffd`;
+  if (!Number.isInteger(placementId)) return `${PLACEMENT_ID_ERROR}can not decode float as int`;
+  state.placementId = placementId;
   return undefined;
 }
+
+/**
+ * How PBS's decoder (json-iterator, through jsonutil) names a `placement_id` it cannot read as Go's int: the struct
+ * field, then its reader's complaint. A value that does not start like a number is "unexpected character" and a byte
+ * 0xff, which reaches a client as U+FFFD once the message is written as JSON.
+ */
+const PLACEMENT_ID_ERROR = 'cannot unmarshal openrtb_ext.ExtImpMobileFuse.PlacementId: ';

@@ -2,12 +2,13 @@ import {
   badInput,
   badServerResponse,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeBidderParams,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
-  isJsonObject,
   mediaTypeFromMtype,
-  readBidResponse,
-  seatBids,
-  type Bid,
+  omitEmptyRequestFields,
+  readBidderParams,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -56,7 +57,7 @@ export function createNextMillenniumBidder(config: BidderConfig): Bidder {
         const impExt = { prebid: { storedrequest: { id: storedRequestId } }, nextMillennium: withoutEmpty({ nmmFlags: flags }) };
         const [first, ...others] = request.imp;
         const body: BidRequest = {
-          ...request,
+          ...omitEmptyRequestFields(request),
           imp: [{ ...first!, ext: impExt }, ...others],
           ext: {
             prebid: { storedrequest: { id: storedRequestId }, server },
@@ -76,16 +77,20 @@ export function createNextMillenniumBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const read = readBidResponse(response, { text: (status) => `Unexpected http status code: ${status}`, badRequestCode: BidderErrorCode.BadServerResponse });
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response, { text: (status) => `Unexpected http status code: ${status}`, badRequestCode: BidderErrorCode.BadServerResponse });
+      if (statusResult) return statusResult;
+
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(goPercentDText(decoded.error))] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) return { bids: [], errors: [badServerResponse('Bad server response: a bid is not an object')] };
-        const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video']);
-        if (type) bids.push({ bid: bid as Bid, type });
-        else errors.push(badServerResponse(`Unsupported return mType: ${typeof bid.mtype === 'number' ? bid.mtype : 0}`));
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video']);
+          if (type) bids.push({ bid, type });
+          else errors.push(badServerResponse(`Unsupported return mType: ${bid.mtype ?? 0}`));
+        }
       }
       // NextMillennium bids in dollars: Prebid Server does not read the answer's currency either.
       return { currency: 'USD', bids, errors };
@@ -110,6 +115,15 @@ function groupPlacementId(request: BidRequest, groupId: string): string {
   return `g${groupId};${size};${domain}`;
 }
 
+/**
+ * Prebid Server words an unreadable answer with `fmt.Sprintf("Bad server response: %d", err)`: `%d` does not call
+ * `Error()`, so Go prints the error struct (a pointer to `errortypes.FailedToUnmarshal`) field by field, and its one
+ * string field as a bad verb.
+ */
+function goPercentDText(detail: string): string {
+  return `Bad server response: &{%!d(string=${detail})}`;
+}
+
 /** The object without its empty lists and strings (Go's `omitempty`). */
 function withoutEmpty(object: Record<string, string | string[]>): JsonObject {
   const result: JsonObject = {};
@@ -121,24 +135,49 @@ function withoutEmpty(object: Record<string, string | string[]>): JsonObject {
 // Params and host settings, as Prebid Server decodes them (field names match regardless of case, null is "not set")
 // ---------------------------------------------------------------------------------------------------------------
 
+/** `ImpExtNextMillennium`'s fields: JSON key, Go field name, Go type. */
+const PARAM_FIELDS = [
+  { key: 'group_id', goName: 'GroupID', kind: 'string' },
+  { key: 'placement_id', goName: 'PlacementID', kind: 'string' },
+  { key: 'adSlots', goName: 'AdSlots', kind: 'strings' },
+  { key: 'allowedAds', goName: 'AllowedAds', kind: 'strings' },
+] as const;
+
+/** The imp's params, or the text Prebid Server's decoder reports for them (without naming the imp, as it does). */
 function readParams(imp: Imp): NextMillenniumParams | string {
-  const bidder = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'bidder') : undefined;
-  if (bidder === undefined) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder: unexpected end of JSON input`;
-  const params: NextMillenniumParams = { groupId: '', placementId: '', adSlots: [], allowedAds: [] };
-  if (bidder === null) return params;
-  if (!isJsonObject(bidder)) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder: expected an object`;
-  for (const [key, field] of [['group_id', 'groupId'], ['placement_id', 'placementId']] as const) {
-    const value = fieldIgnoringCase(bidder, key);
-    if (value == null) continue;
-    if (typeof value !== 'string') return `imp ${imp.id}: cannot unmarshal imp.ext.bidder.${key}: expected a string`;
-    params[field] = value;
+  // Go decodes `"ext": null` as an empty ExtImpBidder, whose missing bidder then fails.
+  const read = imp.ext === null ? decodeBidderParams(undefined, PARAMS_TYPE) : readBidderParams(imp, PARAMS_TYPE);
+  if ('error' in read) return read.error;
+  const bidder = read.params;
+  const problem = firstFieldError(bidder);
+  if (problem !== undefined) return problem;
+  const text = (key: string): string => (fieldIgnoringCase(bidder, key) as string | null | undefined) ?? '';
+  const list = (key: string): string[] => (fieldIgnoringCase(bidder, key) as string[] | null | undefined) ?? [];
+  return { groupId: text('group_id'), placementId: text('placement_id'), adSlots: list('adSlots'), allowedAds: list('allowedAds') };
+}
+
+const PARAMS_TYPE = 'openrtb_ext.ImpExtNextMillennium';
+
+/**
+ * The first param, in the order the JSON gives them, that Go cannot decode into its field, worded as PBS's decoder
+ * (json-iterator, through jsonutil) words it: the struct field and the reader's complaint, which names the first
+ * character of the value. A list entry that is not a string is reported against the list type, `[]string`.
+ */
+function firstFieldError(bidder: JsonObject): string | undefined {
+  for (const key of Object.keys(bidder)) {
+    const field = PARAM_FIELDS.find((candidate) => candidate.key.toLowerCase() === key.toLowerCase());
+    const value = bidder[key];
+    if (!field || value === null) continue;
+    const found = JSON.stringify(value)[0];
+    if (field.kind === 'string') {
+      if (typeof value !== 'string') return `cannot unmarshal ${PARAMS_TYPE}.${field.goName}: expects " or n, but found ${found}`;
+      continue;
+    }
+    if (!Array.isArray(value)) return `cannot unmarshal ${PARAMS_TYPE}.${field.goName}: decode slice: expect [ or n, but found ${found}`;
+    const entry = value.find((item) => item !== null && typeof item !== 'string');
+    if (entry !== undefined) return `cannot unmarshal []string: expects " or n, but found ${JSON.stringify(entry)[0]}`;
   }
-  for (const key of ['adSlots', 'allowedAds'] as const) {
-    const list = readStrings(fieldIgnoringCase(bidder, key));
-    if (list === undefined) return `imp ${imp.id}: cannot unmarshal imp.ext.bidder.${key}: expected an array of strings`;
-    params[key] = list;
-  }
-  return params;
+  return undefined;
 }
 
 /**

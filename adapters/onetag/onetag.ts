@@ -2,12 +2,12 @@ import {
   badInput,
   badServerResponse,
   BidderErrorCode,
-  bidResponseCurrency,
+  checkResponseStatus,
   compileEndpoint,
-  encodeAsOpenrtb2Bid,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
   unknownError,
   type BidRequest,
@@ -42,39 +42,42 @@ export function createOnetagBidder(config: BidderConfig): Bidder {
       } catch (err) {
         return { requests: [], errors: [unknownError(`cannot build the endpoint: ${(err as Error).message}`)] };
       }
-      // The request goes as it came.
-      return { requests: [{ method: 'POST', uri, body: request, impIds: request.imp.map((imp) => imp.id) }] };
+      // The request goes as it came, re-encoded as Go's openrtb2.BidRequest; no headers, as in Prebid Server.
+      return { requests: [{ method: 'POST', uri, body: omitEmptyRequestFields(request), impIds: request.imp.map((imp) => imp.id) }] };
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
       // OneTag's Go adapter does not set a 400 apart, and ends its text with a period.
-      const parsed = readGoBidResponse(response, {
-        status: { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse },
-        decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`),
-      });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      const statusResult = checkResponseStatus(response, { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse });
+      if (statusResult) return statusResult;
+      // The decoder's own error goes back as it is, as the Go adapter returns it.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(body)) {
-        if (!isJsonObject(bid)) continue;
-        const impId = typeof bid.impid === 'string' ? bid.impid : '';
-        const type = mediaTypeOf(impId, request.imp);
-        // A bid that matches no imp fails the whole response.
-        if (!type) return { bids: [], errors: [badServerResponse(`The impression with ID ${impId} is not present into the request`)] };
-        bids.push({ bid: encodeAsOpenrtb2Bid(bid), type });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeOf(bid.impid, request.imp);
+          // A bid that matches no imp fails the whole response.
+          if (!type) return { bids: [], errors: [badServerResponse(`The impression with ID ${bid.impid} is not present into the request`)] };
+          bids.push({ bid, type });
+        }
       }
-      const currency = bidResponseCurrency(body);
-      return { currency, bids };
+      return { currency: decoded.value.cur || undefined, bids };
     },
   };
 }
 
+/**
+ * The imp's `pubId`, read in Go's two decoding steps: `imp.ext` (absent or not an object fails; `null` is an empty
+ * extension), then its `bidder` (absent fails; `null` is empty params, so an empty publisher id). Keys match in any case.
+ */
 function readPublisherId(imp: Imp): { publisherId: string } | { error: string } {
-  if (!isJsonObject(imp.ext)) return { error: "Bidder extension not provided or can't be unmarshalled" };
-  const params = imp.ext.bidder;
+  if (imp.ext !== null && !isJsonObject(imp.ext)) return { error: "Bidder extension not provided or can't be unmarshalled" };
+  const params = imp.ext === null ? undefined : fieldIgnoringCase(imp.ext, 'bidder');
+  if (params === null) return { publisherId: '' };
   if (!isJsonObject(params)) return { error: 'Error while unmarshaling bidder extension' };
-  const publisherId = params.pubId;
+  const publisherId = fieldIgnoringCase(params, 'pubId');
   if (publisherId !== undefined && publisherId !== null && typeof publisherId !== 'string') return { error: 'Error while unmarshaling bidder extension' };
   return { publisherId: publisherId ?? '' };
 }

@@ -3,14 +3,16 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
+  goFoundByte,
   isJsonObject,
   mediaTypeFromMtype,
+  omitEmptyRequestFields,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Ext,
   type FledgeAuctionConfig,
   type Imp,
@@ -102,7 +104,7 @@ function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?
   const prepared: Imp[] = [];
   const account: OpenxRequestExt = { delDomain: '', platform: '' };
   for (const imp of imps) {
-    const read = readOpenxParams(imp.ext?.bidder);
+    const read = readOpenxParams(imp.ext);
     if ('error' in read) {
       errors.push(badInput(read.error));
       continue;
@@ -117,7 +119,8 @@ function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?
   if (account.delDomain !== '') ext.delDomain = account.delDomain;
   if (account.platform !== '') ext.platform = account.platform;
   return {
-    request: { method: 'POST', uri, body: { ...request, imp: prepared, ext }, headers: { ...REQUEST_HEADERS }, impIds: prepared.map((imp) => imp.id) },
+    // Go re-encodes the request: empty top-level fields are left out.
+    request: { method: 'POST', uri, body: omitEmptyRequestFields({ ...request, imp: prepared, ext }), headers: { ...REQUEST_HEADERS }, impIds: prepared.map((imp) => imp.id) },
     errors,
   };
 }
@@ -132,11 +135,10 @@ function buildImp(imp: Imp, params: OpenxParams): Imp {
   if (ext) built.ext = ext;
   else delete built.ext;
 
-  const rwdd = rewardedFlag(imp);
-  if (rwdd !== undefined) built.rwdd = rwdd;
   if (imp.video) {
+    // The core has already moved the older `is_rewarded_inventory` flag to `imp.rwdd`, as Prebid Server's does.
     const { ext: _dropped, ...video } = imp.video;
-    built.video = built.rwdd === 1 ? { ...video, ext: { rewarded: 1 } } : video;
+    built.video = imp.rwdd === 1 ? { ...video, ext: { rewarded: 1 } } : video;
   }
   return built;
 }
@@ -151,41 +153,36 @@ function outgoingImpExt(incoming: Ext | undefined, customParams: Ext | undefined
 }
 
 /**
- * Rewarded inventory is OpenRTB 2.6 `imp.rwdd`. Prebid Server's core moves the older
- * `imp.ext.prebid.is_rewarded_inventory` there (when `rwdd` is unset) before any adapter runs; Gavel's core does
- * not, so the adapter does: the flag to set on the outgoing imp, if any.
+ * The params as Prebid Server decodes them: `imp.ext` into `adapters.ExtImpBidder`, then its `bidder` into
+ * `openrtb_ext.ExtImpOpenx`, field names matched ignoring case, members read in the order they come (the first of
+ * the wrong JSON type fails the imp). `unit` and `customFloor` are `json.Number`s: a number's text or any string.
  */
-function rewardedFlag(imp: Imp): number | undefined {
-  if (imp.rwdd !== undefined && imp.rwdd !== 0) return undefined;
-  for (const namespace of SERVICE_NAMESPACES) {
-    const options = imp.ext?.[namespace];
-    if (isJsonObject(options) && typeof options.is_rewarded_inventory === 'number') return options.is_rewarded_inventory;
-  }
-  return undefined;
-}
-
-/**
- * The params as Prebid Server decodes them into `openrtb_ext.ExtImpOpenx`: `unit` and `customFloor` are numbers or
- * strings (taken as they are), a missing string is empty, `customParams` an object or nothing.
- */
-function readOpenxParams(raw: unknown): { params: OpenxParams } | { error: string } {
+function readOpenxParams(impExt: unknown): { params: OpenxParams } | { error: string } {
+  if (impExt !== undefined && impExt !== null && !isJsonObject(impExt)) return { error: `cannot unmarshal adapters.ExtImpBidder: expect { or n, but found ${goFoundByte(impExt)}` };
+  const raw = isJsonObject(impExt) ? fieldIgnoringCase(impExt, 'bidder') : undefined;
+  // Absent params give Go's decoder nothing to read, which it reports.
+  if (raw === undefined) return { error: 'expect { or n, but found \u0000' };
   const bidderParams = raw === null ? {} : raw;
-  if (!isJsonObject(bidderParams)) return { error: `expect { or n, but found ${raw === undefined ? '\u0000' : JSON.stringify(raw)[0]}` };
-  const { unit, delDomain, platform, customFloor, customParams } = bidderParams;
-  const unitText = numberText(unit);
-  const floorText = numberText(customFloor);
-  const platformText = stringText(platform);
-  const delDomainText = stringText(delDomain);
-  const customParamsOk = customParams === undefined || customParams === null || isJsonObject(customParams);
-  if (unitText === undefined || floorText === undefined || platformText === undefined || delDomainText === undefined || !customParamsOk) {
-    return { error: `cannot unmarshal openrtb_ext.ExtImpOpenx: a param has the wrong type in ${JSON.stringify(bidderParams)}` };
+  if (!isJsonObject(bidderParams)) return { error: `expect { or n, but found ${goFoundByte(raw)}` };
+  for (const key of Object.keys(bidderParams)) {
+    const field = PARAM_FIELDS.find(([name]) => name.toLowerCase() === key.toLowerCase());
+    const value = bidderParams[key];
+    if (!field || value === null) continue;
+    const [, goName, kind] = field;
+    const wrongType =
+      kind === 'number' ? typeof value !== 'number' && typeof value !== 'string' && 'invalid number'
+      : kind === 'string' ? typeof value !== 'string' && `expects " or n, but found ${goFoundByte(value)}`
+      : !isJsonObject(value) && `expect { or n, but found ${goFoundByte(value)}`;
+    if (wrongType) return { error: `cannot unmarshal openrtb_ext.ExtImpOpenx.${goName}: ${wrongType}` };
   }
+  const floorText = numberText(fieldIgnoringCase(bidderParams, 'customFloor'));
   const floor = Number(floorText);
+  const customParams = fieldIgnoringCase(bidderParams, 'customParams');
   return {
     params: {
-      unit: unitText,
-      delDomain: delDomainText,
-      platform: platformText,
+      unit: numberText(fieldIgnoringCase(bidderParams, 'unit')),
+      delDomain: stringText(fieldIgnoringCase(bidderParams, 'delDomain')),
+      platform: stringText(fieldIgnoringCase(bidderParams, 'platform')),
       customFloor: GO_FLOAT.test(floorText) && floor > 0 ? floor : undefined,
       customParams: isJsonObject(customParams) ? customParams : undefined,
     },
@@ -195,16 +192,23 @@ function readOpenxParams(raw: unknown): { params: OpenxParams } | { error: strin
 /** What Go's `strconv.ParseFloat` reads (decimal forms). */
 const GO_FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+/** `openrtb_ext.ExtImpOpenx`'s fields: JSON name, Go name, and the JSON kinds Go decodes into each. */
+const PARAM_FIELDS: ReadonlyArray<readonly [string, string, 'number' | 'string' | 'object']> = [
+  ['unit', 'Unit', 'number'],
+  ['platform', 'Platform', 'string'],
+  ['delDomain', 'DelDomain', 'string'],
+  ['customFloor', 'CustomFloor', 'number'],
+  ['customParams', 'CustomParams', 'object'],
+];
+
 /** A `json.Number` as Prebid Server's decoder fills it: a JSON number's text, or any string as it is. */
-function numberText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return '';
+function numberText(value: unknown): string {
   if (typeof value === 'number') return String(value);
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string' ? value : '';
 }
 
-function stringText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return '';
-  return typeof value === 'string' ? value : undefined;
+function stringText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 // ---------------------------------------------------------------------------------------------------------------

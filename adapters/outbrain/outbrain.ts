@@ -6,13 +6,13 @@
  */
 import {
   badInput,
-  bidResponseCurrency,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
   unknownError,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -45,7 +45,7 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
         return params.tagid !== '' ? { ...imp, tagid: params.tagid } : imp;
       });
 
-      const body: BidRequest = { ...request, imp: imps };
+      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
       const publisher = withoutEmptyStrings(params.publisher);
       if (request.site) body.site = { ...request.site, publisher };
       else if (request.app) body.app = { ...request.app, publisher };
@@ -60,34 +60,34 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response, { status: {
+      const statusResult = checkResponseStatus(response, {
         text: (status) => `${unexpectedStatusText(status)}.`,
         badRequestText: 'Unexpected status code: 400. Bad request from publisher. Run with request.debug = 1 for more info.',
-      } });
-      if ('result' in decoded) return decoded.result;
+      });
+      if (statusResult) return statusResult;
+      // Go returns its decoder's error as it is; one field of the wrong type fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const impId = typeof bid.impid === 'string' ? bid.impid : '';
-        const type = bidType(impId, request.imp);
-        if (!type) {
-          errors.push(badInput(`Failed to find native/banner/video impression "${impId}" `));
-          continue;
-        }
-        let typed = bid as Bid;
-        if (type === 'native') {
-          const rewritten = rewriteNativeMarkup(typeof bid.adm === 'string' ? bid.adm : '');
-          if ('error' in rewritten) {
-            errors.push(unknownError(rewritten.error));
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = bidType(bid.impid, request.imp);
+          if (!type) {
+            errors.push(badInput(`Failed to find native/banner/video impression "${bid.impid}" `));
             continue;
           }
-          typed = { ...typed, adm: rewritten.adm };
+          if (type !== 'native') {
+            bids.push({ bid, type });
+            continue;
+          }
+          const rewritten = rewriteNativeMarkup(bid.adm ?? '');
+          if ('error' in rewritten) errors.push(unknownError(rewritten.error));
+          else bids.push({ bid: { ...bid, adm: rewritten.adm }, type });
         }
-        bids.push({ bid: typed, type });
       }
-      return { currency: bidResponseCurrency(decoded.body), bids, errors };
+      return { currency: decoded.value.cur || undefined, bids, errors };
     },
   };
 }
@@ -102,32 +102,44 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
  * be decoded, leaving the object as it was.
  */
 function readParamsInto(ext: unknown, params: OutbrainParams): boolean {
+  // Go reads `"ext": null` as an empty extension, whose missing bidder params then fail like absent ones.
   if (!isJsonObject(ext)) return false;
-  const raw = ext.bidder;
+  const raw = fieldIgnoringCase(ext, 'bidder');
   if (raw === null) return true;
   if (!isJsonObject(raw) || !isValidParams(raw)) return false;
-  if (isJsonObject(raw.publisher)) {
+  const publisher = fieldIgnoringCase(raw, 'publisher');
+  if (isJsonObject(publisher)) {
     for (const key of ['id', 'name', 'domain'] as const) {
-      const value = raw.publisher[key];
+      const value = fieldIgnoringCase(publisher, key);
       if (typeof value === 'string') params.publisher[key] = value;
     }
   }
-  if (typeof raw.tagid === 'string') params.tagid = raw.tagid;
+  const tagid = fieldIgnoringCase(raw, 'tagid');
+  if (typeof tagid === 'string') params.tagid = tagid;
   for (const key of ['bcat', 'badv'] as const) {
-    if (raw[key] === null) params[key] = undefined;
-    else if (Array.isArray(raw[key])) params[key] = (raw[key] as unknown[]).map((item) => (typeof item === 'string' ? item : ''));
+    const list = fieldIgnoringCase(raw, key);
+    if (list === null) params[key] = undefined;
+    else if (Array.isArray(list)) params[key] = list.map((item) => (typeof item === 'string' ? item : ''));
   }
   return true;
 }
 
+/** Whether Go decodes the params without error: every known field (any case) of its type, `null` meaning "unset". */
 function isValidParams(raw: JsonObject): boolean {
-  const publisher = raw.publisher;
+  const publisher = fieldIgnoringCase(raw, 'publisher');
   if (publisher != null) {
     if (!isJsonObject(publisher)) return false;
-    if (['id', 'name', 'domain'].some((key) => publisher[key] != null && typeof publisher[key] !== 'string')) return false;
+    if (['id', 'name', 'domain'].some((key) => !isStringOrNull(fieldIgnoringCase(publisher, key)))) return false;
   }
-  if (raw.tagid != null && typeof raw.tagid !== 'string') return false;
-  return ['bcat', 'badv'].every((key) => raw[key] == null || (Array.isArray(raw[key]) && (raw[key] as unknown[]).every((item) => item === null || typeof item === 'string')));
+  if (!isStringOrNull(fieldIgnoringCase(raw, 'tagid'))) return false;
+  return ['bcat', 'badv'].every((key) => {
+    const list = fieldIgnoringCase(raw, key);
+    return list == null || (Array.isArray(list) && list.every((item) => item === null || typeof item === 'string'));
+  });
+}
+
+function isStringOrNull(value: unknown): boolean {
+  return value == null || typeof value === 'string';
 }
 
 /** Go's `Publisher` with `omitempty` strings: empty ones are left out. */

@@ -3,7 +3,7 @@
  * targeting keys PubMatic reads from `imp.ext`. Params are read the way Prebid Server decodes them
  * (`ExtImpBidderPubmatic`, `openrtb_ext.ExtImpPubmatic`): a field of the wrong JSON type fails the imp.
  */
-import { isJsonObject, type Banner, type Imp, type JsonObject } from '../../core/api/index.js';
+import { fieldIgnoringCase, isJsonObject, type Banner, type Imp, type JsonObject } from '../../core/api/index.js';
 import { DecodeError, decodeObject, decodeString, goFloatText } from './json.js';
 
 export interface Wrapper {
@@ -87,6 +87,8 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
     // A readable floor param never lowers a floor the request already sets.
     if (floor !== undefined) built.bidfloor = Math.max(floor, typeof imp.bidfloor === 'number' ? imp.bidfloor : 0);
   }
+  // Go re-encodes the imp, and `bidfloor` is `omitempty`: a zero floor is not sent.
+  if (built.bidfloor === 0 || built.bidfloor === null) delete built.bidfloor;
 
   const ext = buildImpExt(impExt, params);
   if (Object.keys(ext).length > 0) built.ext = ext;
@@ -98,14 +100,18 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
 export function readWrapper(value: unknown): Wrapper | undefined {
   if (value === null) return undefined;
   const wrapper = decodeObject(value, 'pubmatic.pubmaticWrapperExt');
-  for (const key of ['profile', 'version'] as const) {
-    const field = wrapper[key];
+  // Go matches the struct's field names ignoring case.
+  const read = (name: string, goName: string): number => {
+    const field = fieldIgnoringCase(wrapper, name);
     if (field !== undefined && field !== null && !Number.isInteger(field)) {
-      throw new DecodeError(`cannot unmarshal pubmatic.pubmaticWrapperExt.${key}: expects an integer, got ${JSON.stringify(field)}`);
+      throw new DecodeError(`cannot unmarshal pubmatic.pubmaticWrapperExt.${goName}: expects an integer, got ${JSON.stringify(field)}`);
     }
-  }
-  decodeString(wrapper.biddercode, 'pubmatic.pubmaticWrapperExt.biddercode');
-  return { profile: (wrapper.profile as number | null) ?? 0, version: (wrapper.version as number | null) ?? 0 };
+    return (field as number | null | undefined) ?? 0;
+  };
+  const profile = read('profile', 'ProfileID');
+  const version = read('version', 'VersionID');
+  decodeString(fieldIgnoringCase(wrapper, 'biddercode'), 'pubmatic.pubmaticWrapperExt.BidderCode');
+  return { profile, version };
 }
 
 /**
@@ -133,11 +139,15 @@ function applyAdSlot(imp: Imp, adSlot: string): string | undefined {
   return undefined;
 }
 
-/** PubMatic needs `banner.w` and `h`: unless both are set, the first format gives them. */
+/**
+ * PubMatic needs `banner.w` and `h`: unless both are set (`null` is unset, as in Go), the first format gives them (a
+ * `null` format is Go's zero format, 0x0).
+ */
 function withBannerSize(banner: Banner): Banner | undefined {
-  if (banner.w !== undefined && banner.h !== undefined) return banner;
-  const first = Array.isArray(banner.format) ? banner.format[0] : undefined;
-  if (!isJsonObject(first)) return undefined;
+  if (banner.w != null && banner.h != null) return banner;
+  const formats = Array.isArray(banner.format) ? banner.format : [];
+  if (formats.length === 0) return undefined;
+  const first: { w?: number; h?: number } = isJsonObject(formats[0]) ? formats[0] : {};
   return { ...banner, w: first.w ?? 0, h: first.h ?? 0 };
 }
 

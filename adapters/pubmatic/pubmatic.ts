@@ -1,7 +1,7 @@
 /**
  * PubMatic bidder: every valid imp of the auction goes in one call to PubMatic's OpenRTB translator.
  */
-import { unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
+import { omitEmptyRequestFields, unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
 import { readPubmaticBids } from './bids.js';
 import { parseImp } from './imp.js';
 import { appDisplayManager, buildRequestExt, isCompleteWrapper, mergeWrapper, readRequestSettings } from './request-ext.js';
@@ -13,8 +13,8 @@ const HEADERS: Readonly<Record<string, string>> = {
 
 export function createPubmaticBidder(endpoint: string): Bidder {
   return {
-    makeRequests(request, info) {
-      const settings = readRequestSettings(request, info.bidder);
+    makeRequests(request) {
+      const settings = readRequestSettings(request);
       if ('error' in settings) return { requests: [], errors: [unknownError(settings.error)] };
 
       const displayManager = appDisplayManager(request.app);
@@ -36,7 +36,8 @@ export function createPubmaticBidder(endpoint: string): Bidder {
       if (imps.length === 0) return { requests: [], errors };
 
       // The request ext is replaced by PubMatic's; the first publisher id found becomes the site's or app's.
-      const body: BidRequest = { ...request, imp: imps, ext: buildRequestExt(settings, wrapper) };
+      // Go re-encodes the request: empty top-level fields are left out.
+      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps, ext: buildRequestExt(settings, wrapper) });
       if (request.site) body.site = { ...request.site, publisher: withPublisherId(request.site.publisher, publisherId) };
       else if (request.app) body.app = { ...request.app, publisher: withPublisherId(request.app.publisher, publisherId) };
 

@@ -2,7 +2,7 @@
  * The request-level `ext` PubMatic's translator reads (OpenWrap wrapper, allowed categories, marketplace), built as
  * Prebid Server's adapter builds it from `ext.prebid` (here `ext.<ns>`, the service's namespace).
  */
-import { isJsonObject, requestOption, type App, type BidRequest, type JsonObject } from '../../core/api/index.js';
+import { fieldIgnoringCase, isJsonObject, requestOption, type App, type BidRequest, type JsonObject } from '../../core/api/index.js';
 import { DecodeError, decodeObject } from './json.js';
 import { readWrapper, type DisplayManager, type Wrapper } from './imp.js';
 
@@ -19,11 +19,10 @@ export interface RequestSettings {
 }
 
 /**
- * Reads `ext.<ns>.bidderparams` (Prebid Server's core narrows it to this bidder's params; Gavel's core passes the
- * map keyed by bidder name, so the entry for this bidder is taken when there is one), the aliases and the alternate
- * bidder codes. An `ext` Go cannot decode is an error for the whole request.
+ * Reads `ext.<ns>.bidderparams` (narrowed by the core to this bidder's own params, as Prebid Server's core narrows
+ * them), the aliases and the alternate bidder codes. An `ext` Go cannot decode is an error for the whole request.
  */
-export function readRequestSettings(request: BidRequest, bidder: string): RequestSettings | { error: string } {
+export function readRequestSettings(request: BidRequest): RequestSettings | { error: string } {
   if (request.ext === undefined) return {};
   const settings: RequestSettings = {};
   let aliases: JsonObject;
@@ -32,20 +31,18 @@ export function readRequestSettings(request: BidRequest, bidder: string): Reques
     decodeObject(request.ext, 'openrtb_ext.ExtRequest');
     aliases = decodeObject(requestOption(request, 'aliases'), 'openrtb_ext.ExtRequestPrebid.Aliases');
     for (const target of Object.values(aliases)) {
-      if (typeof target !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expects " or n, but found ${JSON.stringify(target)[0]}`);
+      if (target !== null && typeof target !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expects " or n, but found ${JSON.stringify(target)[0]}`);
     }
-    const codes = requestOption(request, 'alternatebiddercodes');
-    alternateCodes = codes === undefined || codes === null ? undefined : decodeObject(codes, 'openrtb_ext.ExtAlternateBidderCodes');
+    alternateCodes = readAlternateBidderCodes(requestOption(request, 'alternatebiddercodes'));
   } catch (err) {
     if (err instanceof DecodeError) return { error: `error decoding Request.ext : ${err.message}` };
     throw err;
   }
   try {
-    const all = decodeObject(requestOption(request, 'bidderparams'), 'map[string]json.RawMessage');
-    const params = isJsonObject(all[bidder]) ? all[bidder] : all;
+    const params = decodeObject(requestOption(request, 'bidderparams'), 'map[string]json.RawMessage');
     const fromParams = params.wrapper === undefined ? undefined : readWrapper(params.wrapper);
-    settings.wrapper = { profile: 0, version: 0, ...fromParams, biddercode: bidderCode(aliases, bidder) };
-    if (params.acat !== undefined && params.acat !== null) settings.acat = readCategories(params.acat);
+    settings.wrapper = { profile: 0, version: 0, ...fromParams, biddercode: bidderCode(aliases) };
+    if (params.acat !== undefined) settings.acat = readCategories(params.acat);
   } catch (err) {
     if (err instanceof DecodeError) return { error: err.message };
     throw err;
@@ -55,17 +52,41 @@ export function readRequestSettings(request: BidRequest, bidder: string): Reques
 }
 
 /**
- * The code PubMatic is asked under: an alias the request declares for it, else `pubmatic`. Prebid Server's core
- * hands the adapter only the alias it runs under; Gavel's core hands it the request's whole map, so the entry for
- * this bidder comes first, then the first alias of PubMatic.
+ * The code PubMatic is asked under: the first alias the request declares, whatever it aliases (Prebid Server's core
+ * hands the adapter only the alias it runs under, and so does Gavel's), else `pubmatic`.
  */
-function bidderCode(aliases: JsonObject, bidder: string): string {
-  if (Object.hasOwn(aliases, bidder)) return bidder;
-  const alias = Object.keys(aliases).find((name) => (aliases[name] as string).toLowerCase() === PUBMATIC);
-  return alias ?? PUBMATIC;
+function bidderCode(aliases: JsonObject): string {
+  for (const alias in aliases) if (Object.hasOwn(aliases, alias)) return alias;
+  return PUBMATIC;
 }
 
-function readCategories(value: unknown): string[] {
+/**
+ * `alternatebiddercodes` as Go decodes it into `openrtb_ext.ExtAlternateBidderCodes`: a flag, and per bidder a flag
+ * and a list of codes. A member of the wrong JSON type fails the request ext.
+ */
+function readAlternateBidderCodes(value: unknown): JsonObject | undefined {
+  if (value === undefined || value === null) return undefined;
+  const codes = decodeObject(value, 'openrtb_ext.ExtAlternateBidderCodes');
+  decodeBool(fieldIgnoringCase(codes, 'enabled'), 'openrtb_ext.ExtAlternateBidderCodes.Enabled');
+  const bidders = decodeObject(fieldIgnoringCase(codes, 'bidders'), 'openrtb_ext.ExtAlternateBidderCodes.Bidders');
+  for (const entry of Object.values(bidders)) {
+    const adapter = decodeObject(entry, 'openrtb_ext.ExtAdapterAlternateBidderCodes');
+    decodeBool(fieldIgnoringCase(adapter, 'enabled'), 'openrtb_ext.ExtAdapterAlternateBidderCodes.Enabled');
+    const allowed = fieldIgnoringCase(adapter, 'allowedbiddercodes');
+    if (allowed !== undefined && allowed !== null && !(Array.isArray(allowed) && allowed.every((code) => code === null || typeof code === 'string'))) {
+      throw new DecodeError(`cannot unmarshal openrtb_ext.ExtAdapterAlternateBidderCodes.AllowedBidderCodes: expects a list of strings, got ${JSON.stringify(allowed)}`);
+    }
+  }
+  return codes;
+}
+
+function decodeBool(value: unknown, field: string): void {
+  if (value !== undefined && value !== null && typeof value !== 'boolean') throw new DecodeError(`cannot unmarshal ${field}: expects a boolean, got ${JSON.stringify(value)}`);
+}
+
+/** `acat` as Go decodes it into `[]string`: `null` is no list, any other non-list fails. */
+function readCategories(value: unknown): string[] | undefined {
+  if (value === null) return undefined;
   if (!Array.isArray(value) || !value.every((item) => item === null || typeof item === 'string')) {
     throw new DecodeError(`cannot unmarshal acat: expects a list of strings, got ${JSON.stringify(value)}`);
   }
@@ -78,12 +99,14 @@ function readCategories(value: unknown): string[] {
  */
 function allowedBidderCodes(config: JsonObject): string[] {
   const allowed = [PUBMATIC];
-  if (config.enabled !== true) return allowed;
-  const own = isJsonObject(config.bidders) ? config.bidders[PUBMATIC] : undefined;
-  if (!isJsonObject(own) || own.enabled !== true) return allowed;
-  const codes = own.allowedbiddercodes;
+  if (fieldIgnoringCase(config, 'enabled') !== true) return allowed;
+  const bidders = fieldIgnoringCase(config, 'bidders');
+  const own = isJsonObject(bidders) ? bidders[PUBMATIC] : undefined;
+  if (!isJsonObject(own) || fieldIgnoringCase(own, 'enabled') !== true) return allowed;
+  const codes = fieldIgnoringCase(own, 'allowedbiddercodes');
   if (!Array.isArray(codes) || (codes.length === 1 && codes[0] === '*')) return ['all'];
-  return [...allowed, ...codes.filter((code): code is string => typeof code === 'string')];
+  // A `null` entry decodes to the empty string.
+  return [...allowed, ...codes.map((code: string | null) => code ?? '')];
 }
 
 /** The wire form of the request `ext`: Go leaves out a missing wrapper, empty fields, an empty category list. */

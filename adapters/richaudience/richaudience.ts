@@ -3,11 +3,10 @@ import {
   badServerResponse,
   bidResponseCurrency,
   checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   isJsonObject,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -16,6 +15,7 @@ import {
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
+  type MediaType,
   type RequestData,
   type ResponseData,
   type Site,
@@ -28,6 +28,11 @@ const REQUEST_HEADERS = {
   Accept: 'application/json',
   'X-Openrtb-Version': '2.5',
 };
+/**
+ * The bid type Prebid Server's adapter gives a bid for an imp other than the one the call carried: not a media type,
+ * passed on as it is.
+ */
+const UNASSIGNED_BID_TYPE = 'no bidtype assigned' as MediaType;
 /** The device IP Rich Audience expects on test requests. */
 const TEST_DEVICE_IP = '11.222.33.44';
 
@@ -104,35 +109,36 @@ export function createRichaudienceBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       const sentImps = readSentImps(sent.body);
       if (typeof sentImps === 'string') return { bids: [], errors: [badServerResponse(sentImps)] };
-      const read = readBidResponse(response);
-      if ('result' in read) return read.result;
+      // Prebid Server decodes the whole answer strictly: a body it cannot decode, a bid that is not an object
+      // included, fails the answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(decoded.error)] };
+      const answer = decoded.value;
 
       const bids: TypedBid[] = [];
-      const errors: BidderError[] = [];
       for (const imp of sentImps) {
-        for (const { bid: entry } of seatBids(read.body)) {
-          if (!isJsonObject(entry)) {
-            errors.push(badServerResponse('Bad server response: a bid is not an object'));
-            continue;
-          }
-          const bid = entry as Bid;
-          if (bid.impid !== imp.id) {
-            errors.push(badServerResponse(`bid ${bid.id} is for imp "${bid.impid}", which was not in the request: no bid type assigned`));
-          } else if (imp.video) {
-            // Rich Audience's video bids take the player size of the imp.
-            bids.push({ bid: { ...bid, w: imp.video.w, h: imp.video.h }, type: 'video' });
-          } else {
-            bids.push({ bid, type: 'banner' });
+        for (const seatbid of answer.seatbid) {
+          for (const bid of seatbid.bid) {
+            if (bid.impid !== imp.id) {
+              // Prebid Server passes such a bid on under this made-up type rather than reporting it.
+              bids.push({ bid, type: UNASSIGNED_BID_TYPE });
+            } else if (imp.video) {
+              // Rich Audience's video bids take the player size of the imp.
+              bids.push({ bid: { ...bid, w: imp.video.w, h: imp.video.h }, type: 'video' });
+            } else {
+              bids.push({ bid, type: 'banner' });
+            }
           }
         }
       }
-      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids, errors };
+      return { currency: bidResponseCurrency(answer) ?? 'USD', bids };
     },
   };
 }
 
+/** The request for one imp, as Prebid Server re-encodes it (empty top-level fields left out). */
 function withEnvelope(request: BidRequest, envelope: Envelope, imp: Imp): BidRequest {
-  const body: BidRequest = { ...request, imp: [imp] };
+  const body: BidRequest = omitEmptyRequestFields({ ...request, imp: [imp] });
   for (const key of ['site', 'app', 'device', 'test'] as const) {
     if (envelope[key] !== undefined) (body as Record<string, unknown>)[key] = envelope[key];
   }

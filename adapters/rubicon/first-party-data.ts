@@ -3,17 +3,14 @@
  * `site.ext.rp.target`) whose values are lists of strings. These helpers turn OpenRTB first-party data into them, as
  * Prebid Server's adapter does.
  */
-import { isJsonObject, type JsonObject } from '../../core/api/index.js';
-import { DecodeError } from './params.js';
+import { goMap, isJsonObject, type JsonObject } from '../../core/api/index.js';
 
 /**
  * A targeting map to start from: absent or `null` is an empty map, an object a copy of itself; anything else is
- * an error (Go cannot decode it into a map).
+ * an error (Go cannot decode it into a map). For a value `jsonparser.Get` found, pass `goMapFromJsonparser`'s map.
  */
 export function targetingMap(value: unknown): JsonObject {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal map[string]interface {}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return { ...value };
+  return { ...goMap(value ?? null, []) };
 }
 
 /**

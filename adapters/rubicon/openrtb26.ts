@@ -4,7 +4,7 @@
  * GDPR and US privacy in `regs`, consent and eids in `user`, the rewarded flag in `imp.rwdd`. A value already in its
  * 2.6 place wins; the 2.5 copy is removed either way, and an ext left empty goes.
  */
-import { isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
+import { GoDecodeError, goMap, goSlice, goString, goStruct, isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
 
 export function convertUpTo26(incoming: BidRequest): { converted: BidRequest } | { error: string } {
   // Go decodes a `null` imp as an empty one.
@@ -69,31 +69,58 @@ function setExt(object: { ext?: JsonObject }, ext: JsonObject): void {
   else delete object.ext;
 }
 
-/** The exts the conversion reads must be objects holding the 2.5 fields with their types, or the request fails. */
+/**
+ * Go's request wrapper decodes each ext the conversion reads, and the first one that fails stops the request:
+ * `<name> is invalid: <decoder text>`. Each ext must be an object; the fields the wrapper knows are decoded on
+ * their own (so their texts are those of a value at the top), with two wrapper texts of its own for `regs.ext.gdpr`.
+ */
 function invalidExt(request: BidRequest): string | undefined {
-  const checks: Array<[unknown, string, Record<string, (value: unknown) => boolean>]> = [
-    [request.ext, 'req.ext', {}],
-    [request.source?.ext, 'req.source.ext', { schain: isJsonObject }],
-    [request.regs?.ext, 'req.regs.ext', { gdpr: Number.isInteger, us_privacy: (value) => typeof value === 'string' }],
-    [request.user?.ext, 'req.user.ext', { consent: (value) => typeof value === 'string', eids: Array.isArray }],
+  const checks: Array<[string, unknown, (ext: JsonObject) => void]> = [
+    ['req.ext', request.ext, (ext) => {
+      goStructField(ext, 'prebid');
+      goStructField(ext, 'schain');
+    }],
+    ['req.source.ext', request.source?.ext, (ext) => goStructField(ext, 'schain')],
+    ['req.regs.ext', request.regs?.ext, (ext) => {
+      goStructField(ext, 'dsa');
+      if (ext.gdpr !== undefined && !isInt8(ext.gdpr)) throw new GoDecodeError('gdpr must be an integer');
+      goString(ext.us_privacy, []);
+    }],
+    ['req.user.ext', request.user?.ext, (ext) => {
+      goString(ext.consent, []);
+      goStructField(ext, 'prebid');
+      goSlice(ext.eids, [], '[]openrtb2.EID').forEach((eid) => goStruct(eid, ['[]openrtb2.EID']));
+    }],
+    ...request.imp.map((imp, index): [string, unknown, (ext: JsonObject) => void] => [`imp[${index}].imp.ext`, imp.ext, (ext) => {
+      goStructField(ext, 'prebid');
+      const data = goStructField(ext, 'data');
+      goString(data.pbadslot, ['openrtb_ext.ExtImpData.PbAdslot']);
+      const adserverLinks = ['openrtb_ext.ExtImpData.AdServer'];
+      const adserver = goStruct(data.adserver, adserverLinks);
+      goString(adserver.name, [...adserverLinks, 'openrtb_ext.ExtImpDataAdServer.Name']);
+      goString(adserver.adslot, [...adserverLinks, 'openrtb_ext.ExtImpDataAdServer.AdSlot']);
+      goString(ext.tid, []);
+      goString(ext.gpid, []);
+    }]),
   ];
-  for (const [ext, name, fields] of checks) {
-    const problem = extProblem(ext, fields);
-    if (problem) return `${name} is invalid: ${problem}`;
-  }
-  for (const [index, imp] of request.imp.entries()) {
-    const problem = extProblem(imp.ext, { prebid: isJsonObject });
-    if (problem) return `imp[${index}].imp.ext is invalid: ${problem}`;
+  for (const [name, ext, checkFields] of checks) {
+    try {
+      // An absent ext is nothing to decode; `null` decodes to an empty map.
+      if (ext !== undefined) checkFields(goMap(ext, []));
+    } catch (err) {
+      if (err instanceof GoDecodeError) return `${name} is invalid: ${err.message}`;
+      throw err;
+    }
   }
   return undefined;
 }
 
-function extProblem(ext: unknown, fields: Record<string, (value: unknown) => boolean>): string | undefined {
-  if (ext === undefined || ext === null) return undefined;
-  if (!isJsonObject(ext)) return `expect { or n, but found ${JSON.stringify(ext)[0]}`;
-  for (const [key, fits] of Object.entries(fields)) {
-    const value = ext[key];
-    if (value !== undefined && value !== null && !fits(value)) return `cannot unmarshal ${key}: unexpected ${JSON.stringify(value)}`;
-  }
-  return undefined;
+/** A field the wrapper decodes into a struct of its own, at the top of that decoding. */
+function goStructField(ext: JsonObject, key: string): JsonObject {
+  return ext[key] === undefined ? {} : goStruct(ext[key], []);
+}
+
+/** Go's `*int8`: `null` is nil; anything else must be an integer from -128 to 127. */
+function isInt8(value: unknown): boolean {
+  return value === null || (Number.isInteger(value) && (value as number) >= -128 && (value as number) <= 127);
 }

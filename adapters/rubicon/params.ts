@@ -1,4 +1,5 @@
-import { isJsonObject, type Imp, type JsonObject } from '../../core/api/index.js';
+import { GoDecodeError, goBool, goFloat, goInt, goSlice, goString, goStruct } from '../../core/api/index.js';
+import type { Imp } from '../../core/api/index.js';
 
 /**
  * An imp's `ext` as Prebid Server decodes it (`rubiconExtImpBidder`, with the params as `openrtb_ext.ExtImpRubicon`).
@@ -30,21 +31,21 @@ export interface RubiconParams {
   cpmOverride: number;
 }
 
-/** A value Go's decoder would refuse; its message is the error reported. */
-export class DecodeError extends Error {}
+const BIDDER = ['rubicon.rubiconExtImpBidder.Bidder'];
+const param = (field: string): string[] => [...BIDDER, `openrtb_ext.ExtImpRubicon.${field}`];
+const VIDEO = param('Video');
+const DEBUG = param('Debug');
 
 export function readRubiconImpExt(imp: Imp): RubiconImpExt {
-  const ext = decodeObject(imp.ext, 'rubicon.rubiconExtImpBidder');
-  decodeObject(ext.prebid, 'openrtb_ext.ExtImpPrebid');
-  const bidder = decodeObject(ext.bidder, 'openrtb_ext.ExtImpRubicon');
-  const video = decodeObject(bidder.video, 'openrtb_ext.rubiconVideoParams');
-  const debug = decodeObject(bidder.debug, 'openrtb_ext.impExtRubiconDebug');
-  decodeString(video.language, 'Language');
+  const ext = goStruct(imp.ext, []);
+  goStruct(ext.prebid, ['rubicon.rubiconExtImpBidder.Prebid']);
+  const bidder = goStruct(ext.bidder, BIDDER);
+  const video = goStruct(bidder.video, VIDEO);
+  const debug = goStruct(bidder.debug, DEBUG);
+  goString(video.language, [...VIDEO, 'openrtb_ext.rubiconVideoParams.Language']);
   decodeNumber(video.playerHeight, 'PlayerHeight');
   decodeNumber(video.playerWidth, 'PlayerWidth');
-  if (bidder.bidonmultiformat !== undefined && bidder.bidonmultiformat !== null && typeof bidder.bidonmultiformat !== 'boolean') {
-    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpRubicon.BidOnMultiformat: expects a boolean, got ${JSON.stringify(bidder.bidonmultiformat)}`);
-  }
+  const keywords = param('Keywords');
   return {
     params: {
       accountId: decodeNumber(bidder.accountId, 'AccountId'),
@@ -52,13 +53,17 @@ export function readRubiconImpExt(imp: Imp): RubiconImpExt {
       zoneId: decodeNumber(bidder.zoneId, 'ZoneId'),
       inventory: bidder.inventory,
       visitor: bidder.visitor,
-      bidOnMultiformat: bidder.bidonmultiformat === true,
-      keywords: decodeStrings(bidder.keywords, 'Keywords'),
-      video: { sizeId: decodeInt(video.size_id, 'VideoSizeID'), skip: decodeInt(video.skip, 'Skip'), skipDelay: decodeInt(video.skipdelay, 'SkipDelay') },
-      cpmOverride: decodeFloat(debug.cpmoverride, 'CpmOverride'),
+      bidOnMultiformat: goBool(bidder.bidonmultiformat, param('BidOnMultiformat')) ?? false,
+      keywords: goSlice(bidder.keywords, keywords, '[]string').map((keyword) => goString(keyword, [...keywords, '[]string'])),
+      video: {
+        sizeId: goInt(video.size_id, [...VIDEO, 'openrtb_ext.rubiconVideoParams.VideoSizeID']),
+        skip: goInt(video.skip, [...VIDEO, 'openrtb_ext.rubiconVideoParams.Skip']),
+        skipDelay: goInt(video.skipdelay, [...VIDEO, 'openrtb_ext.rubiconVideoParams.SkipDelay']),
+      },
+      cpmOverride: goFloat(debug.cpmoverride, [...DEBUG, 'openrtb_ext.impExtRubiconDebug.CpmOverride']),
     },
-    gpid: decodeString(ext.gpid, 'Gpid'),
-    tid: decodeString(ext.tid, 'Tid'),
+    gpid: goString(ext.gpid, ['rubicon.rubiconExtImpBidder.Gpid']),
+    tid: goString(ext.tid, ['rubicon.rubiconExtImpBidder.Tid']),
     skadn: ext.skadn,
     data: ext.data,
   };
@@ -66,23 +71,10 @@ export function readRubiconImpExt(imp: Imp): RubiconImpExt {
 
 /** Go's `json.Number.Int64()`: `strconv.ParseInt` of the text, with its error texts. */
 export function goInt64(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new DecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(text)) throw new GoDecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
   const value = BigInt(text);
-  if (value > 9223372036854775807n || value < -9223372036854775808n) throw new DecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
+  if (value > 9223372036854775807n || value < -9223372036854775808n) throw new GoDecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
   return Number(value);
-}
-
-/** An object as Go decodes one into a struct or map: `null` (or absence) is empty, anything else fails. */
-export function decodeObject(value: unknown, type: string): JsonObject {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-function decodeString(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new DecodeError(`cannot unmarshal ${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
 }
 
 /** A `json.Number` as Prebid Server's decoder fills it: a JSON number's text, or any string as it is. */
@@ -90,25 +82,5 @@ function decodeNumber(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'number') return String(value);
   if (typeof value === 'string') return value;
-  throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpRubicon.${field}: invalid number ${JSON.stringify(value)}`);
-}
-
-function decodeInt(value: unknown, field: string): number {
-  if (value === undefined || value === null) return 0;
-  if (!Number.isInteger(value)) throw new DecodeError(`cannot unmarshal ${field}: expects an integer, got ${JSON.stringify(value)}`);
-  return value as number;
-}
-
-function decodeFloat(value: unknown, field: string): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number') throw new DecodeError(`cannot unmarshal ${field}: expects a number, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function decodeStrings(value: unknown, field: string): string[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((item) => item === null || typeof item === 'string')) {
-    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpRubicon.${field}: expects a list of strings, got ${JSON.stringify(value)}`);
-  }
-  return value.map((item: string | null) => item ?? '');
+  throw new GoDecodeError(`cannot unmarshal openrtb_ext.ExtImpRubicon.${field}: invalid number ${JSON.stringify(value)}`);
 }

@@ -1,10 +1,10 @@
 /**
  * Rubicon Project (Magnite) bidder: one XAPI call per imp, or per imp and media type with `bidonmultiformat`.
  */
-import { badInput, isJsonObject, requestOption, unknownError, type Bidder, type BidderError, type BidRequest, type Imp, type RequestData } from '../../core/api/index.js';
+import { badInput, GoDecodeError, isJsonObject, requestOption, unknownError, type Bidder, type BidderError, type BidRequest, type Imp, type RequestData } from '../../core/api/index.js';
 import { basicAuthorization, type RubiconHostSettings } from './host-settings.js';
 import { convertUpTo26 } from './openrtb26.js';
-import { DecodeError, readRubiconImpExt, type RubiconImpExt } from './params.js';
+import { readRubiconImpExt, type RubiconImpExt } from './params.js';
 import { priceOverrides, readXapiBids } from './xapi-bids.js';
 import { buildXapiBody, splitByMediaType, type CallContext } from './xapi-request.js';
 
@@ -34,7 +34,7 @@ export function createRubiconBidder(host: RubiconHostSettings): Bidder {
         try {
           impExt = readRubiconImpExt(imp);
         } catch (err) {
-          if (!(err instanceof DecodeError)) throw err;
+          if (!(err instanceof GoDecodeError)) throw err;
           errors.push(badInput(err.message));
           continue;
         }

@@ -2,23 +2,10 @@
  * Builds the body of one XAPI call, as Prebid Server's adapter does: the (OpenRTB 2.6) auction request narrowed to a
  * single imp of a single media type, with the Magnite ids, targeting and privacy signals where XAPI reads them.
  */
-import {
-  badInput,
-  isJsonObject,
-  unknownError,
-  type BidderError,
-  type BidRequest,
-  type Imp,
-  type JsonObject,
-  type MediaType,
-  type Native,
-  type RequestInfo,
-  type User,
-  type Video,
-} from '../../core/api/index.js';
+import { badInput, GoDecodeError, goMap, goMapFromJsonparser, goString, goStruct, isJsonObject, unknownError, type BidderError, type BidRequest, type Imp, type JsonObject, type MediaType, type Native, type RequestInfo, type User, type Video } from '../../core/api/index.js';
 import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds, targetingMap } from './first-party-data.js';
 import type { RubiconHostSettings } from './host-settings.js';
-import { DecodeError, decodeObject, goInt64, type RubiconImpExt } from './params.js';
+import { goInt64, type RubiconImpExt } from './params.js';
 
 /** XAPI keeps only this many blocked advertiser domains. */
 const BADV_LIMIT = 50;
@@ -60,15 +47,15 @@ export function buildXapiBody(request: BidRequest, imp: Imp, impExt: RubiconImpE
   try {
     return buildBody(request, imp, impExt, context);
   } catch (err) {
-    if (err instanceof DecodeError) return { error: unknownError(err.message) };
+    if (err instanceof GoDecodeError) return { error: unknownError(err.message) };
     throw err;
   }
 }
 
-/** Throws a DecodeError for the failures Prebid Server reports as plain errors. */
+/** Throws a GoDecodeError for the failures Prebid Server reports as plain errors. */
 function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context: CallContext): BodyResult {
   const params = impExt.params;
-  if (!request.site && !request.app) throw new DecodeError('rubicon needs request.site or request.app');
+  if (!request.site && !request.app) throw new GoDecodeError('rubicon needs request.site or request.app');
   const target = impTargeting(request, imp, impExt, context.host);
   const siteId = goInt64(params.siteId);
   const zoneId = goInt64(params.zoneId);
@@ -181,21 +168,23 @@ function resolveFloor(imp: Imp, info: RequestInfo): { value: number } | { error:
  * the imp already has. First-party data that is not an object is an error for the imp.
  */
 function impTargeting(request: BidRequest, imp: Imp, impExt: RubiconImpExt, host: RubiconHostSettings): JsonObject {
+  // Go finds the existing target and the site's or app's data with jsonparser.
   const existing = isJsonObject(imp.ext) && isJsonObject(imp.ext.rp) ? imp.ext.rp.target : undefined;
-  const target = targetingMap(existing);
+  const target = targetingMap(goMapFromJsonparser(existing));
   addFirstPartyAttributes(impExt.params.inventory, target);
   const holder = request.site ?? request.app!;
-  addFirstPartyAttributes(isJsonObject(holder.ext) ? holder.ext.data : undefined, target);
+  addFirstPartyAttributes(goMapFromJsonparser(isJsonObject(holder.ext) ? holder.ext.data : undefined), target);
   if (request.site?.page) target.page = [request.site.page];
   addFirstPartyAttributes(impExt.data, target);
 
-  const data = decodeObject(impExt.data, 'rubicon.rubiconData');
-  const adserver = decodeObject(data.adserver, 'rubicon.rubiconAdServer');
-  for (const [value, field] of [[data.pbadslot, 'PbAdSlot'], [adserver.name, 'Name'], [adserver.adslot, 'AdSlot']] as const) {
-    if (value !== undefined && value !== null && typeof value !== 'string') throw new DecodeError(`cannot unmarshal rubicon.${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
-  }
-  if (data.pbadslot) target.pbadslot = data.pbadslot;
-  else if (adserver.name === 'gam' && adserver.adslot) target.dfp_ad_unit_code = adserver.adslot;
+  const data = goStruct(impExt.data ?? null, []);
+  const adserverLinks = ['rubicon.rubiconData.AdServer'];
+  const adserver = goStruct(data.adserver, adserverLinks);
+  const pbadslot = goString(data.pbadslot, ['rubicon.rubiconData.PbAdSlot']);
+  const adserverName = goString(adserver.name, [...adserverLinks, 'rubicon.rubiconAdServer.Name']);
+  const adslot = goString(adserver.adslot, [...adserverLinks, 'rubicon.rubiconAdServer.AdSlot']);
+  if (pbadslot) target.pbadslot = pbadslot;
+  else if (adserverName === 'gam' && adslot) target.dfp_ad_unit_code = adslot;
 
   if (impExt.params.keywords.length > 0) target.keywords = impExt.params.keywords;
   target.pbs_login = host.username;
@@ -209,18 +198,22 @@ function impTargeting(request: BidRequest, imp: Imp, impExt: RubiconImpExt, host
  * placement type. Versions 1.0 and 1.1 go as they are.
  */
 function parseNativeRequest(native: Native | undefined): JsonObject | undefined {
-  if (!native) throw new DecodeError('Native object is not present for request');
-  if (native.ver === '1.0' || native.ver === '1.1') return undefined;
+  if (!native) throw new GoDecodeError('Native object is not present for request');
+  if (typeof native.ver === 'string' && NATIVE_VERSIONS_WITHOUT_VALIDATION.has(native.ver)) return undefined;
+  const text = typeof native.request === 'string' ? native.request : '';
+  // json-iterator looks at the first byte before anything else: nothing, or anything but an object or null, fails.
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== 'n') throw new GoDecodeError(`expect { or n, but found ${first ?? '\u0000'}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof native.request === 'string' ? native.request : '');
+    parsed = JSON.parse(text);
   } catch (err) {
-    throw new DecodeError(`cannot unmarshal native request: ${(err as Error).message}`);
+    throw new GoDecodeError(`cannot unmarshal native request: ${(err as Error).message}`);
   }
-  const request = decodeObject(parsed, 'map[string]interface {}');
-  if (!Array.isArray(request.eventtrackers)) throw new DecodeError('Eventtrackers are not present or not of array type');
-  if (request.context !== undefined && request.context !== null && typeof request.context !== 'number') throw new DecodeError('Context is not of int type');
-  if (typeof request.plcmttype !== 'number') throw new DecodeError('Plcmttype is not present or not of int type');
+  const request = goMap(parsed, []);
+  if (!Array.isArray(request.eventtrackers)) throw new GoDecodeError('Eventtrackers are not present or not of array type');
+  if (request.context !== undefined && request.context !== null && typeof request.context !== 'number') throw new GoDecodeError('Context is not of int type');
+  if (typeof request.plcmttype !== 'number') throw new GoDecodeError('Plcmttype is not present or not of int type');
   return Object.keys(request).length > 0 ? request : undefined;
 }
 
@@ -230,10 +223,11 @@ function parseNativeRequest(native: Native | undefined): JsonObject | undefined 
  */
 function buildUser(user: User, visitor: unknown): User {
   const userExt = isJsonObject(user.ext) ? user.ext : {};
+  // Go finds the existing target and the user's data with jsonparser.
   const existing = isJsonObject(userExt.rp) ? userExt.rp.target : undefined;
-  const target = targetingMap(existing);
+  const target = targetingMap(goMapFromJsonparser(existing));
   addFirstPartyAttributes(visitor, target);
-  addFirstPartyAttributes(userExt.data, target);
+  addFirstPartyAttributes(goMapFromJsonparser(userExt.data), target);
   const iab = iabSegmentIds(user.data, AUDIENCE_TAXONOMIES);
   if (iab.length > 0) target.iab = iab;
 

@@ -3,15 +3,12 @@
  * USD bids. Seedtag reads its params from `imp.ext.bidder` itself. Bids must say their markup type in `bid.mtype`.
  */
 import {
-  badServerResponse,
-  isJsonObject,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   mediaTypeFromMtype,
-  PBS_STATUS_CHECK,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
   withFloorInCurrency,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -35,25 +32,28 @@ export function createSeedtagBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors };
 
-      const body: BidRequest = { ...request, cur: ['USD'], imp: imps };
+      // Prebid Server re-encodes the request: empty top-level fields are left out.
+      const body: BidRequest = omitEmptyRequestFields({ ...request, cur: ['USD'], imp: imps });
       const call = { method: 'POST' as const, uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) };
       return { requests: [call], errors };
     },
 
     makeBids(_request, _sent, response) {
-      const read = readBidResponse(response, PBS_STATUS_CHECK);
-      if ('result' in read) return read.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      // Prebid Server returns its decoder's error as it is (a generic error), and any field of the wrong type, a bid
+      // that is not an object included, fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) {
-          errors.push(badServerResponse('Bad server response: a bid is not an object'));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video']);
+          if (type) bids.push({ bid, type });
+          else errors.push(unknownError('bid.MType invalid'));
         }
-        const type = mediaTypeFromMtype(bid.mtype, ['banner', 'video']);
-        if (type) bids.push({ bid: bid as Bid, type });
-        else errors.push(unknownError('bid.MType invalid'));
       }
       // The request asked for USD, and Seedtag's `cur` is not read.
       return errors.length > 0 ? { currency: 'USD', bids, errors } : { currency: 'USD', bids };

@@ -8,21 +8,22 @@ import {
   badInput,
   badServerResponse,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goFoundByte,
   isJsonObject,
   omitEmptyRequestFields,
   readBidderParams,
-  readGoBidResponse,
-  seatBids,
   unexpectedStatusText,
   unknownError,
   withFloorInCurrency,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
-  type JsonObject,
   type MakeBidsResult,
   type MakeRequestsResult,
   type MediaType,
@@ -35,6 +36,9 @@ import {
 
 /** The adapter version Sharethrough knows Prebid Server's adapter by (`source.ext.str`). */
 const ADAPTER_VERSION = '10.0';
+const PARAMS_TYPE = 'cannot unmarshal openrtb_ext.ExtImpSharethrough';
+/** The type Prebid Server gives a bid whose type it cannot read: none, passed on as it is. */
+const UNTYPED = '' as MediaType;
 const HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json;charset=utf-8', Accept: 'application/json' };
 
 interface SharethroughParams {
@@ -64,6 +68,8 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
         // A floor that cannot be converted stops the whole request, calls already built included.
         if ('error' in converted) return { requests: [], errors: [unknownError(converted.error)] };
         const prepared: Imp = { ...converted.imp, tagid: read.params.pkey };
+        // Go's encoder leaves an empty tagid out (omitempty).
+        if (read.params.pkey === '') delete prepared.tagid;
         bcat = [...bcat, ...read.params.bcat];
         badv = [...badv, ...read.params.badv];
 
@@ -82,20 +88,21 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
 
     makeBids(_request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
       // Sharethrough's Go adapter reports statuses other than 400 itself, as generic errors.
-      const decoded = readGoBidResponse(response, { status: {
+      const statusResult = checkResponseStatus(response, {
         text: (status) => `unexpected status code: ${status}. Run with request.debug = 1 for more info`,
         badRequestText: unexpectedStatusText(400),
         code: BidderErrorCode.Unknown,
-      } });
-      if ('result' in decoded) return decoded.result;
+      });
+      if (statusResult) return statusResult;
+      // The decoder's error is returned as it is: a bid that is not an object fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const type = bidType(bid, errors);
-        // Prebid Server keeps a bid it cannot type (with an empty type); a typed bid is all the SDK can return.
-        if (type) bids.push({ bid: bid as Bid, type });
+      for (const seatbid of decoded.value.seatbid) {
+        // Prebid Server keeps a bid it cannot type, with an empty type, beside the error.
+        for (const bid of seatbid.bid) bids.push({ bid, type: bidType(bid, errors) ?? UNTYPED });
       }
       return { currency: 'USD', bids, errors };
     },
@@ -111,18 +118,30 @@ function versionedSource(source: Source | undefined, hostVersion: string): Sourc
   return { ...source, ext: { ...ext, str: ADAPTER_VERSION, version: hostVersion } };
 }
 
+/**
+ * The params as Go decodes them into `openrtb_ext.ExtImpSharethrough`: names matched ignoring case, `null` the zero
+ * value, the first member of the wrong type (in the order written) failing them with the decoder's text.
+ */
 function readParams(imp: Imp): { params: SharethroughParams } | { error: string } {
   const read = readBidderParams(imp, 'openrtb_ext.ExtImpSharethrough');
   if ('error' in read) return read;
-  const source = read.params;
-  if (source.pkey != null && typeof source.pkey !== 'string') return { error: 'cannot unmarshal openrtb_ext.ExtImpSharethrough.pkey: expects a string' };
-  for (const key of ['badv', 'bcat'] as const) {
-    const list = source[key];
-    if (list != null && !(Array.isArray(list) && list.every((item) => typeof item === 'string'))) {
-      return { error: `cannot unmarshal openrtb_ext.ExtImpSharethrough.${key}: expects a list of strings` };
+  const params: SharethroughParams = { pkey: '', badv: [], bcat: [] };
+  for (const [key, value] of Object.entries(read.params)) {
+    const name = key.toLowerCase();
+    if (value === null || !(name === 'pkey' || name === 'badv' || name === 'bcat')) continue;
+    if (name === 'pkey') {
+      if (typeof value !== 'string') return { error: `${PARAMS_TYPE}.Pkey: expects " or n, but found ${goFoundByte(value)}` };
+      params.pkey = value;
+      continue;
     }
+    const field = name === 'badv' ? 'BAdv' : 'BCat';
+    if (!Array.isArray(value)) return { error: `${PARAMS_TYPE}.${field}: decode slice: expect [ or n, but found ${goFoundByte(value)}` };
+    const wrong = value.find((item) => item !== null && typeof item !== 'string');
+    if (wrong !== undefined) return { error: `${PARAMS_TYPE}.${field}: expects " or n, but found ${goFoundByte(wrong)}` };
+    // A `null` entry is Go's empty string, and stays in the list.
+    params[name] = value.map((item: string | null) => item ?? '');
   }
-  return { params: { pkey: (source.pkey as string | undefined) ?? '', badv: stringList(source.badv), bcat: stringList(source.bcat) } };
+  return { params };
 }
 
 /** One copy of the imp per media type it offers (banner, video, native, in that order); audio is dropped. */
@@ -145,15 +164,20 @@ function stringList(value: unknown): string[] {
 
 const BID_TYPES: ReadonlySet<string> = new Set<MediaType>(['banner', 'video', 'audio', 'native']);
 
-/** The type Sharethrough states in `bid.ext.prebid.type`; records the error when there is none usable. */
-function bidType(bid: JsonObject, errors: BidderError[]): MediaType | undefined {
-  const prebid = isJsonObject(bid.ext) ? bid.ext.prebid : undefined;
-  if (isJsonObject(prebid) && (prebid.type === undefined || prebid.type === null || typeof prebid.type === 'string')) {
-    const type = typeof prebid.type === 'string' ? prebid.type : '';
-    if (BID_TYPES.has(type)) return type as MediaType;
-    errors.push(unknownError(`invalid BidType: ${type}`));
+/**
+ * The type Sharethrough states in `bid.ext.prebid.type` (names matched ignoring case, as Go decodes `ExtBid`);
+ * records the error when there is none usable.
+ */
+function bidType(bid: Bid, errors: BidderError[]): MediaType | undefined {
+  const ext = bid.ext as unknown;
+  const prebid = isJsonObject(ext) ? fieldIgnoringCase(ext, 'prebid') : undefined;
+  const type = isJsonObject(prebid) ? fieldIgnoringCase(prebid, 'type') : undefined;
+  if (isJsonObject(prebid) && (type === undefined || type === null || typeof type === 'string')) {
+    const named = typeof type === 'string' ? type : '';
+    if (BID_TYPES.has(named)) return named as MediaType;
+    errors.push(unknownError(`invalid BidType: ${named}`));
     return undefined;
   }
-  errors.push(badServerResponse(`Failed to parse bid mediatype for impression "${String(bid.impid ?? '')}"`));
+  errors.push(badServerResponse(`Failed to parse bid mediatype for impression "${bid.impid}"`));
   return undefined;
 }

@@ -6,7 +6,9 @@
  */
 import {
   badInput,
+  fieldIgnoringCase,
   isJsonObject,
+  omitEmptyRequestFields,
   unknownError,
   type BidRequest,
   type BidderError,
@@ -57,7 +59,10 @@ function withUserData(user: User): Result<User> {
 
   const { data, ...ext } = user.ext;
   if (!isObjectOrNull(data)) return { error: badInput('Invalid user.ext.data.') };
-  const { keywords, gender, yob } = data ?? {};
+  // Go decodes the data into a struct: names match ignoring case.
+  const keywords = data && fieldIgnoringCase(data, 'keywords');
+  const gender = data && fieldIgnoringCase(data, 'gender');
+  const yob = data && fieldIgnoringCase(data, 'yob');
   if (!isOptional(keywords, 'string') || !isOptional(gender, 'string') || !(isOptional(yob, 'number') && (yob == null || Number.isInteger(yob)))) {
     return { error: badInput('Invalid user.ext.data.') };
   }
@@ -72,8 +77,9 @@ function withUserData(user: User): Result<User> {
 function withSiteKeywords(site: NonNullable<BidRequest['site']>): Result<NonNullable<BidRequest['site']>> {
   if (site.ext === undefined) return { value: site };
   const ext: unknown = site.ext;
-  const data = isJsonObject(ext) ? (ext.data ?? null) : null;
-  const keywords = isJsonObject(data) ? (data.keywords ?? '') : '';
+  // Go decodes the ext into a struct: names match ignoring case.
+  const data = isJsonObject(ext) ? (fieldIgnoringCase(ext, 'data') ?? null) : null;
+  const keywords = isJsonObject(data) ? (fieldIgnoringCase(data, 'keywords') ?? '') : '';
   if (!isObjectOrNull(ext) || !isObjectOrNull(data) || typeof keywords !== 'string') return { error: badInput('Invalid site.ext.') };
 
   const { ext: _dropped, keywords: _replaced, ...rest } = site;
@@ -205,7 +211,9 @@ function withTagId(imp: Imp, tagId: string): Imp {
   return rest as Imp;
 }
 
-function call(body: BidRequest, endpoint: string): RequestData {
+/** A call with the request as Prebid Server re-encodes it (empty top-level fields left out). */
+function call(request: BidRequest, endpoint: string): RequestData {
+  const body = omitEmptyRequestFields(request);
   return { method: 'POST', uri: endpoint, body, headers: { ...HEADERS }, impIds: body.imp.map((imp) => imp.id) };
 }
 

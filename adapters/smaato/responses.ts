@@ -7,11 +7,14 @@
 import {
   badServerResponse,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Bid,
+  fieldIgnoringCase,
   isJsonObject,
-  readBidResponse,
-  seatBids,
   unexpectedStatusText,
+  unknownError,
+  type Bid,
   type BidderError,
   type MakeBidsResult,
   type MediaType,
@@ -29,8 +32,12 @@ interface SmaatoBidExt {
 
 export function smaatoBids(response: ResponseData, now: () => number): MakeBidsResult {
   // Smaato's Go adapter does not set a 400 apart, and ends its text with a period.
-  const read = readBidResponse(response, { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse });
-  if ('result' in read) return read.result;
+  const statusResult = checkResponseStatus(response, { text: (status) => `${unexpectedStatusText(status)}.`, badRequestCode: BidderErrorCode.BadServerResponse });
+  if (statusResult) return statusResult;
+  // Prebid Server returns its decoder's error as it is (a generic error): an empty body, or a bid that is not an
+  // object, fails the whole answer, before the headers are looked at.
+  const decoded = decodeOpenrtb2BidResponse(response.body);
+  if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
   const markupType = header(response, 'X-Smt-Adtype') ?? '';
   if (markupType === '') return { bids: [], errors: [badServerResponse('X-Smt-Adtype header is missing.')] };
@@ -38,40 +45,44 @@ export function smaatoBids(response: ResponseData, now: () => number): MakeBidsR
 
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
-  for (const { bid } of seatBids(read.body)) {
-    const typed = typedBid(bid, markupType, ttl);
-    if ('code' in typed) errors.push(typed);
-    else bids.push(typed);
+  for (const seatbid of decoded.value.seatbid) {
+    for (const bid of seatbid.bid) {
+      const typed = typedBid(bid, markupType, ttl);
+      if ('code' in typed) errors.push(typed);
+      else bids.push(typed);
+    }
   }
   return errors.length > 0 ? { currency: 'USD', bids, errors } : { currency: 'USD', bids };
 }
 
-function typedBid(candidate: unknown, markupType: string, ttl: number): TypedBid | BidderError {
-  if (!isJsonObject(candidate)) return badServerResponse('Bad server response: a bid is not an object');
-  const ext = readBidExt(candidate.ext);
+function typedBid(decoded: Bid, markupType: string, ttl: number): TypedBid | BidderError {
+  const ext = readBidExt(decoded.ext);
   if (!ext) return badServerResponse('Invalid bid.ext.');
   const type = MARKUP_TYPES[markupType];
   if (!type) return badServerResponse(`Unknown markup type ${markupType}.`);
 
-  const adm = typeof candidate.adm === 'string' ? candidate.adm : '';
+  const adm = typeof decoded.adm === 'string' ? decoded.adm : '';
   const rendered = type === 'native' ? nativeMarkup(adm) : type === 'banner' ? bannerMarkup(adm, ext.curls) : adm;
   if (rendered === undefined) return badServerResponse(`Invalid ad markup ${adm}.`);
 
-  // Any other field Smaato sends (such as `bidderName`) is not passed on, as Prebid Server's bid struct drops it.
-  const bid = encodeAsOpenrtb2Bid({ ...candidate, adm: rendered, exp: ttl });
+  // Encoded again so that an empty markup or a zero expiry is left out, as Go's encoder leaves it out.
+  const bid = encodeAsOpenrtb2Bid({ ...decoded, adm: rendered, exp: ttl });
   if (type !== 'video') return { bid, type };
   const category = Array.isArray(bid.cat) && typeof bid.cat[0] === 'string' ? bid.cat[0] : '';
   return { bid, type, video: { duration: ext.duration, primaryCategory: category } };
 }
 
-/** `bid.ext` as Smaato writes it (`duration`, `curls`); undefined when it has another shape. */
+/**
+ * `bid.ext` as Go decodes it into Smaato's struct (`duration`, `curls`; names matched ignoring case, `null` the zero
+ * value, a `null` click tracker an empty one); undefined when it has another shape.
+ */
 function readBidExt(ext: unknown): SmaatoBidExt | undefined {
   if (ext === undefined || ext === null) return { duration: 0, curls: [] };
   if (!isJsonObject(ext)) return undefined;
-  const duration = ext.duration ?? 0;
-  const curls = ext.curls ?? [];
-  if (!Number.isInteger(duration) || !Array.isArray(curls) || !curls.every((url) => typeof url === 'string')) return undefined;
-  return { duration: duration as number, curls: curls as string[] };
+  const duration = fieldIgnoringCase(ext, 'duration') ?? 0;
+  const curls = fieldIgnoringCase(ext, 'curls') ?? [];
+  if (!Number.isInteger(duration) || !Array.isArray(curls) || !curls.every((url) => url === null || typeof url === 'string')) return undefined;
+  return { duration: duration as number, curls: curls.map((url: string | null) => url ?? '') };
 }
 
 /** With click trackers, the markup is wrapped in a clickable div that fires each of them. */
@@ -92,7 +103,7 @@ export function nativeMarkup(adm: string): string | undefined {
     return undefined;
   }
   if (parsed !== null && !isJsonObject(parsed)) return undefined;
-  const native = parsed === null ? undefined : parsed.native;
+  const native = parsed === null ? undefined : fieldIgnoringCase(parsed, 'native');
   return goJson(native === undefined ? null : native);
 }
 

@@ -1,14 +1,12 @@
 import {
-  asGenericErrors,
   badInput,
   checkResponseStatus,
   compileEndpoint,
-  encodeAsOpenrtb2Bid,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
   type BidRequest,
   type Bidder,
@@ -70,7 +68,8 @@ export function createSmartadserverBidder(config: BidderConfig): Bidder {
       const networkId = accepted[accepted.length - 1]!.ids.networkId;
       const site = { ...request.site, publisher: { ...request.site?.publisher, id: String(networkId) } };
       return {
-        requests: [{ method: 'POST', uri: uri.url, body: { ...request, site, imp: imps }, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        // The body as Prebid Server re-encodes it: empty top-level fields are left out.
+        requests: [{ method: 'POST', uri: uri.url, body: omitEmptyRequestFields({ ...request, site, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
         errors,
       };
     },
@@ -78,15 +77,14 @@ export function createSmartadserverBidder(config: BidderConfig): Bidder {
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
       const statusResult = checkResponseStatus(response);
       if (statusResult) return statusResult;
-      // Only the body's errors are reported as PBS's decoder reports them.
-      const read = readBidResponse(response);
-      if ('result' in read) return { bids: [], errors: asGenericErrors(read.result.errors) };
+      // Prebid Server returns its decoder's error as it is (a generic error): an empty body, or a bid that is not an
+      // object, fails the whole answer.
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(read.body)) {
-        if (!isJsonObject(bid)) return { bids: [], errors: [unknownError('cannot unmarshal the response: a bid is not an object')] };
-        const typed = encodeAsOpenrtb2Bid(bid);
-        bids.push({ bid: typed, type: mediaTypeFromMtype(typed.mtype) ?? 'banner' });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) bids.push({ bid, type: mediaTypeFromMtype(bid.mtype) ?? 'banner' });
       }
       // Equativ bids in dollars: Prebid Server does not read the answer's currency either.
       return { currency: 'USD', bids };

@@ -4,17 +4,18 @@
  */
 import {
   badInput,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goObjectExpected,
   isJsonObject,
-  readBidderParams,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
   withFloorInCurrency,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -48,22 +49,25 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
           continue;
         }
         // Sonobi only bids in USD.
-        requests.push({ method: 'POST', uri: config.endpoint, body: { ...request, imp: [prepared.imp], cur: ['USD'] }, headers: { ...HEADERS }, impIds: [imp.id] });
+        const body = omitEmptyRequestFields({ ...request, imp: [prepared.imp], cur: ['USD'] });
+        requests.push({ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: [imp.id] });
       }
       return { requests, errors };
     },
 
     makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response);
-      if ('result' in decoded) return decoded.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const impId = typeof bid.impid === 'string' ? bid.impid : '';
-        const imp = request.imp.find((candidate) => candidate.id === impId);
-        if (!imp) return { bids: [], errors: [badInput(`Failed to find impression "${impId}" `)] };
-        bids.push({ bid: bid as Bid, type: bidType(imp) });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const imp = request.imp.find((candidate) => candidate.id === bid.impid);
+          if (!imp) return { bids: [], errors: [badInput(`Failed to find impression "${bid.impid}" `)] };
+          bids.push({ bid, type: bidType(imp) });
+        }
       }
       return { currency: 'USD', bids };
     },
@@ -71,17 +75,24 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
 }
 
 /**
- * Reads the tag id into the shared value. Go matches the `tagid` field name ignoring case (the params say `TagID`),
- * the last matching key wins, and null leaves the value as it was. Returns the problem when the params cannot be
- * decoded.
+ * Reads the tag id into the shared value, as Prebid Server's decoder fills `openrtb_ext.ExtImpSonobi`: the `tagid`
+ * field name matched ignoring case (the params say `TagID`), the last matching key winning, and `null` setting it
+ * empty. Returns the decoder's text when `imp.ext` or its params cannot be decoded.
  */
 function readTagIdInto(imp: Imp, shared: { tagId: string }): string | undefined {
-  const read = readBidderParams(imp, 'openrtb_ext.ExtImpSonobi');
-  if ('error' in read) return read.error;
-  for (const [key, value] of Object.entries(read.params)) {
-    if (key.toLowerCase() !== 'tagid' || value === null) continue;
-    if (typeof value !== 'string') return `cannot unmarshal openrtb_ext.ExtImpSonobi.${key}: expects a string`;
-    shared.tagId = value;
+  // A `null` imp.ext decodes to no params at all, as an absent one does.
+  const ext: unknown = imp.ext ?? undefined;
+  if (ext !== undefined && !isJsonObject(ext)) return goObjectExpected(ext);
+  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  if (bidder === null) return undefined;
+  if (!isJsonObject(bidder)) return goObjectExpected(bidder);
+  for (const key in bidder) {
+    if (!Object.hasOwn(bidder, key) || key.toLowerCase() !== 'tagid') continue;
+    const value = bidder[key];
+    // A member set to undefined is not in the JSON the bidder decodes.
+    if (value === undefined) continue;
+    if (value !== null && typeof value !== 'string') return `cannot unmarshal openrtb_ext.ExtImpSonobi.TagID: expects " or n, but found ${JSON.stringify(value)[0]}`;
+    shared.tagId = value ?? '';
   }
   return undefined;
 }

@@ -5,27 +5,32 @@
 import {
   badInput,
   badServerResponse,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goObjectExpected,
   isJsonObject,
-  readBidderParams,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
+  unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
+  type RequestData,
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
 
 /** `imp.ext.bidder` as Prebid Server's `ExtImpSovrn` reads it. */
 interface SovrnParams {
-  tagId: string;
-  tagid: string;
-  bidfloor: unknown;
+  TagId: string;
+  Tagid: string;
+  BidFloor: unknown;
+  AdUnitCode: string;
 }
 
 export function createSovrnBidder(config: BidderConfig): Bidder {
@@ -39,13 +44,13 @@ export function createSovrnBidder(config: BidderConfig): Bidder {
           errors.push(badInput(read.error));
           continue;
         }
-        const tagId = read.params.tagid !== '' ? read.params.tagid : read.params.tagId;
+        const tagId = read.params.Tagid !== '' ? read.params.Tagid : read.params.TagId;
         if (tagId === '') {
           errors.push(badInput("Missing required parameter 'tagid'"));
           continue;
         }
         const prepared: Imp = { ...imp, tagid: tagId };
-        const floor = paramsFloor(read.params.bidfloor);
+        const floor = paramsFloor(read.params.BidFloor);
         if (!imp.bidfloor && floor > 0) prepared.bidfloor = floor;
         const video = imp.video;
         if (video && (video.mimes == null || !video.maxduration || video.protocols == null)) {
@@ -55,30 +60,46 @@ export function createSovrnBidder(config: BidderConfig): Bidder {
         imps.push(prepared);
       }
       if (imps.length === 0) return { requests: [], errors };
+      // A params floor of "Inf" passes Go's ParseFloat; JSON cannot carry it, so Prebid Server sends nothing at all.
+      if (imps.some((imp) => imp.bidfloor === Infinity)) return { requests: [], errors: [...errors, unknownError('json: unsupported value: +Inf')] };
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: { ...request, imp: imps }, headers: requestHeaders(request), impIds: imps.map((imp) => imp.id) }],
+        requests: [
+          {
+            method: 'POST',
+            uri: config.endpoint,
+            body: omitEmptyRequestFields({ ...request, imp: imps }),
+            headers: requestHeaders(request),
+            impIds: imps.map((imp) => imp.id),
+          },
+        ],
         errors,
       };
     },
 
-    makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response, { decodeError: (detail) => badServerResponse(detail) });
-      if ('result' in decoded) return decoded.result;
+    makeBids(request: BidRequest, sent: RequestData, response: ResponseData): MakeBidsResult {
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(decoded.error)] };
 
+      // Prebid Server's adapter replaces the request's imps with the ones it sent, and looks bids up among those.
+      const imps = sentImps(sent) ?? request.imp;
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        if (!isJsonObject(bid)) continue;
-        const typed = bid as Bid;
-        // Markup that is not validly URL-encoded drops the bid without a word, as Prebid Server does.
-        const adm = queryUnescape(typeof typed.adm === 'string' ? typed.adm : '');
-        if (adm === undefined) continue;
-        const imp = request.imp.find((candidate) => candidate.id === typed.impid);
-        if (!imp) {
-          errors.push(badInput(`Imp ID ${String(typed.impid ?? '')} in bid didn't match with any imp in the original request`));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          // Markup that is not validly URL-encoded drops the bid without a word, as Prebid Server does.
+          const adm = queryUnescape(bid.adm ?? '');
+          if (adm === undefined) continue;
+          const imp = imps.find((candidate) => candidate.id === bid.impid);
+          if (!imp) {
+            errors.push(badInput(`Imp ID ${bid.impid} in bid didn't match with any imp in the original request`));
+            continue;
+          }
+          const unescaped: Bid = { ...bid, adm };
+          if (adm === '') delete unescaped.adm;
+          bids.push({ bid: unescaped, type: imp.video ? 'video' : 'banner' });
         }
-        bids.push({ bid: typed.adm === undefined ? typed : { ...typed, adm }, type: imp.video ? 'video' : 'banner' });
       }
       // Sovrn bids in USD; the response's `cur` is not read.
       return { currency: 'USD', bids, errors };
@@ -108,25 +129,54 @@ function setIfNonEmpty(headers: Record<string, string>, name: string, value: unk
   if (typeof value === 'string' && value !== '') headers[name] = value;
 }
 
+/**
+ * `ExtImpSovrn`'s fields by JSON name. Two of them differ only in case, so Prebid Server's decoder matches a key
+ * exactly first and only then in lower case: `tagId` is `TagId`, while `TagId` or `TAGID` is `Tagid`.
+ */
+const PARAM_FIELDS: Readonly<Record<string, keyof SovrnParams>> = { tagId: 'TagId', tagid: 'Tagid', bidfloor: 'BidFloor', adunitcode: 'AdUnitCode' };
+
+/** The params as Prebid Server decodes them, with its decoder's texts. */
 function readParams(imp: Imp): { params: SovrnParams } | { error: string } {
-  const read = readBidderParams(imp, 'openrtb_ext.ExtImpSovrn');
-  if ('error' in read) return read;
-  const source = read.params;
-  const params: SovrnParams = { tagId: '', tagid: '', bidfloor: source.bidfloor };
-  for (const key of ['tagId', 'tagid', 'adunitcode'] as const) {
-    const value = source[key];
-    if (value == null) continue;
-    if (typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImpSovrn.${key}: expects a string` };
-    if (key !== 'adunitcode') params[key] = value;
+  // A `null` imp.ext decodes to no params at all, as an absent one does.
+  const ext: unknown = imp.ext ?? undefined;
+  if (ext !== undefined && !isJsonObject(ext)) return { error: goObjectExpected(ext) };
+  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  const params: SovrnParams = { TagId: '', Tagid: '', BidFloor: undefined, AdUnitCode: '' };
+  if (bidder === null) return { params };
+  if (!isJsonObject(bidder)) return { error: goObjectExpected(bidder) };
+  for (const key in bidder) {
+    if (!Object.hasOwn(bidder, key)) continue;
+    const field = Object.hasOwn(PARAM_FIELDS, key) ? PARAM_FIELDS[key] : Object.hasOwn(PARAM_FIELDS, key.toLowerCase()) ? PARAM_FIELDS[key.toLowerCase()] : undefined;
+    if (field === undefined) continue;
+    const value = bidder[key];
+    // A member set to undefined is not in the JSON the bidder decodes.
+    if (value === undefined) continue;
+    if (field === 'BidFloor') {
+      params.BidFloor = value;
+      continue;
+    }
+    // Go's decoder empties a string field on `null`.
+    if (value !== null && typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImpSovrn.${field}: expects " or n, but found ${JSON.stringify(value)[0]}` };
+    params[field] = value ?? '';
   }
   return { params };
 }
 
-/** The params floor: a number, or a string Go's `strconv.ParseFloat` reads as a finite decimal; else 0. */
+/** The params floor: a number, or a string Go's `strconv.ParseFloat` reads without error; else 0. */
 function paramsFloor(value: unknown): number {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value)) return Number(value);
-  return 0;
+  if (typeof value !== 'string') return 0;
+  if (/^[+-]?(inf|infinity)$/i.test(value)) return value.startsWith('-') ? -Infinity : Infinity;
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value)) return 0;
+  // Out of range is an error to ParseFloat: no floor.
+  const floor = Number(value);
+  return Number.isFinite(floor) ? floor : 0;
+}
+
+/** The imps of the call this answer is for, as the adapter sent them. */
+function sentImps(sent: RequestData): Imp[] | undefined {
+  const body = sent.body;
+  return isJsonObject(body) && Array.isArray(body.imp) ? body.imp.filter((imp): imp is Imp => isJsonObject(imp)) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

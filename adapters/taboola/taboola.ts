@@ -1,17 +1,20 @@
 import {
   badInput,
-  bidResponseCurrency,
+  checkResponseStatus,
   compileEndpoint,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goFoundByte,
+  goObjectExpected,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unexpectedStatusText,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -27,28 +30,38 @@ import {
  * are those left after the last imp.
  */
 interface TaboolaParams {
-  publisherId: string;
-  publisherDomain: string;
-  bidfloor: number;
-  tagid: string;
-  tagId: string;
-  bcat?: string[];
-  badv?: string[];
-  pageType: string;
-  position?: number;
+  PublisherId: string;
+  PublisherDomain: string;
+  BidFloor: number;
+  /** `tagid`, the older spelling. */
+  TagId: string;
+  /** `tagId`. */
+  TagID: string;
+  BCat?: string[];
+  BAdv?: string[];
+  PageType: string;
+  Position?: number;
 }
 
-type ParamKind = 'string' | 'number' | 'integer' | 'strings';
-const PARAM_KINDS: Record<keyof TaboolaParams, ParamKind> = {
-  publisherId: 'string',
-  publisherDomain: 'string',
-  bidfloor: 'number',
-  tagid: 'string',
-  tagId: 'string',
-  bcat: 'strings',
-  badv: 'strings',
-  pageType: 'string',
-  position: 'integer',
+type ParamKind = 'string' | 'float' | 'int' | 'strings';
+
+/**
+ * `ImpExtTaboola`'s fields by JSON name. `tagid` and `tagId` differ only in case, so Prebid Server's decoder matches a
+ * key exactly first and only then in lower case (where `TagId` or `TAGID` is `tagid`).
+ */
+const PARAM_FIELDS: Readonly<Record<string, { field: keyof TaboolaParams; kind: ParamKind }>> = {
+  publisherId: { field: 'PublisherId', kind: 'string' },
+  publisherid: { field: 'PublisherId', kind: 'string' },
+  publisherDomain: { field: 'PublisherDomain', kind: 'string' },
+  publisherdomain: { field: 'PublisherDomain', kind: 'string' },
+  bidfloor: { field: 'BidFloor', kind: 'float' },
+  tagid: { field: 'TagId', kind: 'string' },
+  tagId: { field: 'TagID', kind: 'string' },
+  bcat: { field: 'BCat', kind: 'strings' },
+  badv: { field: 'BAdv', kind: 'strings' },
+  pageType: { field: 'PageType', kind: 'string' },
+  pagetype: { field: 'PageType', kind: 'string' },
+  position: { field: 'Position', kind: 'int' },
 };
 
 /** The endpoint's first label: Taboola runs one host for display (banner) and one for native. */
@@ -75,33 +88,34 @@ export function createTaboolaBidder(config: BidderConfig): Bidder {
         } catch (err) {
           return { requests: [], errors: [unknownError(`unable to build request ${(err as Error).message}`)] };
         }
-        requests.push({ method: 'POST', uri, body: outgoing, impIds: outgoing.imp.map((imp) => imp.id) });
+        requests.push({ method: 'POST', uri, body: omitEmptyRequestFields(outgoing), impIds: outgoing.imp.map((imp) => imp.id) });
       }
       return { requests };
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const parsed = readGoBidResponse(response, { status: {
+      const statusResult = checkResponseStatus(response, {
         text: (status) => `${unexpectedStatusText(status)}.`,
         badRequestText: 'Unexpected status code: 400. Bad request from publisher. Run with request.debug = 1 for more info.',
-      }, decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`) });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      });
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(body)) {
-        if (!isJsonObject(bid)) continue;
-        const resolved = resolvePriceMacro(bid as Bid);
-        const type = mediaTypeOf(resolved.impid, request.imp);
-        if (!type) {
-          errors.push(badInput(`Failed to find banner/native impression "${typeof resolved.impid === 'string' ? resolved.impid : ''}" `));
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeOf(bid.impid, request.imp);
+          if (!type) {
+            errors.push(badInput(`Failed to find banner/native impression "${bid.impid}" `));
+            continue;
+          }
+          bids.push({ bid: resolvePriceMacro(bid), type });
         }
-        bids.push({ bid: resolved, type });
       }
-      const currency = bidResponseCurrency(body);
-      return { currency, bids, errors };
+      // An answer without `cur` leaves the currency unset, which is USD.
+      return { currency: decoded.value.cur || undefined, bids, errors };
     },
   };
 }
@@ -113,21 +127,21 @@ export function createTaboolaBidder(config: BidderConfig): Bidder {
 /** One request for the native imps, one for the banner imps (either may end up empty), or the errors met. */
 function splitRequest(request: BidRequest): { requests: BidRequest[]; errors: BidderError[] } {
   const errors: BidderError[] = [];
-  const params: TaboolaParams = { publisherId: '', publisherDomain: '', bidfloor: 0, tagid: '', tagId: '', pageType: '' };
+  const params: TaboolaParams = { PublisherId: '', PublisherDomain: '', BidFloor: 0, TagId: '', TagID: '', PageType: '' };
   const natives: Imp[] = [];
   const banners: Imp[] = [];
 
   for (const imp of request.imp) {
-    const problem = decodeParams(imp.ext?.bidder, params);
+    const problem = decodeImpParams(imp, params);
     if (problem) {
       errors.push(unknownError(problem));
       continue;
     }
-    const tagid = params.tagId.length > 0 ? params.tagId : params.tagid;
+    const tagid = params.TagID.length > 0 ? params.TagID : params.TagId;
     const outgoing: Imp = withString({ ...imp }, 'tagid', tagid);
-    if (params.bidfloor !== 0) outgoing.bidfloor = params.bidfloor;
+    if (params.BidFloor !== 0) outgoing.bidfloor = params.BidFloor;
     if (outgoing.banner) {
-      if (params.position !== undefined) outgoing.banner = { ...outgoing.banner, pos: params.position };
+      if (params.Position !== undefined) outgoing.banner = { ...outgoing.banner, pos: asInt8(params.Position) };
       banners.push(outgoing);
     } else if (outgoing.native) {
       natives.push(outgoing);
@@ -135,56 +149,84 @@ function splitRequest(request: BidRequest): { requests: BidRequest[]; errors: Bi
   }
 
   const modified: BidRequest = { ...request };
-  const publisher = params.publisherId !== '' ? { id: params.publisherId } : {};
+  const publisher = params.PublisherId !== '' ? { id: params.PublisherId } : {};
   if (request.site) {
-    let site = withString({ ...request.site }, 'id', params.publisherId);
-    site = withString(site, 'name', params.publisherId);
-    site = withString(site, 'domain', params.publisherDomain !== '' ? params.publisherDomain : (request.site.domain ?? ''));
+    let site = withString({ ...request.site }, 'id', params.PublisherId);
+    site = withString(site, 'name', params.PublisherId);
+    site = withString(site, 'domain', params.PublisherDomain !== '' ? params.PublisherDomain : (request.site.domain ?? ''));
     modified.site = { ...site, publisher };
   }
-  if (request.app) modified.app = { ...withString({ ...request.app }, 'id', params.publisherId), publisher };
-  if (params.bcat) setList(modified, 'bcat', params.bcat);
-  if (params.badv) setList(modified, 'badv', params.badv);
-  if (params.pageType !== '') {
-    if (request.ext === undefined || request.ext === null) modified.ext = { pageType: params.pageType };
-    else if (isJsonObject(request.ext)) modified.ext = { ...request.ext, pageType: params.pageType };
-    else errors.push(unknownError('could not unmarshal request ext: it is not a JSON object'));
+  if (request.app) modified.app = { ...withString({ ...request.app }, 'id', params.PublisherId), publisher };
+  if (params.BCat) setList(modified, 'bcat', params.BCat);
+  if (params.BAdv) setList(modified, 'badv', params.BAdv);
+  if (params.PageType !== '') {
+    const ext: unknown = request.ext;
+    if (ext === undefined || ext === null) modified.ext = { pageType: params.PageType };
+    else if (isJsonObject(ext)) modified.ext = { ...ext, pageType: params.PageType };
+    else errors.push(unknownError(`could not unmarshal request ext: ${goObjectExpected(ext)}`));
   }
 
   return { requests: [{ ...modified, imp: natives }, { ...modified, imp: banners }], errors };
 }
 
 /**
- * Decodes one imp's params into `into`, as Go's decoder does into a reused struct: keys present overwrite, `null`
- * clears a list or the position and leaves the rest as they were. Returns the problem when the params are unusable.
+ * Decodes one imp's params into `into`, as Prebid Server's decoder fills its one reused struct: each key present
+ * overwrites its field, in the order the keys come; `null` empties a text, clears a list or the position, and leaves
+ * the floor as it was. Returns the decoder's text when `imp.ext` or the params cannot be decoded.
  */
-function decodeParams(bidder: unknown, into: TaboolaParams): string | undefined {
-  if (!isJsonObject(bidder)) return 'cannot unmarshal imp.ext.bidder: the taboola params must be a JSON object';
+function decodeImpParams(imp: Imp, into: TaboolaParams): string | undefined {
+  // A `null` imp.ext decodes to no params at all, as an absent one does.
+  const ext: unknown = imp.ext ?? undefined;
+  if (ext !== undefined && !isJsonObject(ext)) return goObjectExpected(ext);
+  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  if (bidder === null) return undefined;
+  if (!isJsonObject(bidder)) return goObjectExpected(bidder);
   const target = into as unknown as Record<string, unknown>;
-  for (const [key, kind] of Object.entries(PARAM_KINDS) as Array<[keyof TaboolaParams, ParamKind]>) {
-    if (!(key in bidder)) continue;
+  for (const key in bidder) {
+    if (!Object.hasOwn(bidder, key)) continue;
+    const known = Object.hasOwn(PARAM_FIELDS, key) ? PARAM_FIELDS[key] : Object.hasOwn(PARAM_FIELDS, key.toLowerCase()) ? PARAM_FIELDS[key.toLowerCase()] : undefined;
+    if (!known) continue;
     const value = bidder[key];
-    if (value === null) {
-      if (kind === 'strings' || kind === 'integer') target[key] = undefined;
-      continue;
-    }
-    if (!hasKind(value, kind)) return `cannot unmarshal imp.ext.bidder.${key}: expected ${kind === 'strings' ? 'a list of strings' : `a ${kind}`}`;
-    target[key] = kind === 'strings' ? [...(value as string[])] : value;
+    // A member set to undefined is not in the JSON the bidder decodes.
+    if (value === undefined) continue;
+    const decoded = decodeParam(value, known.kind);
+    if ('error' in decoded) return known.kind === 'strings' ? `cannot unmarshal []string: ${decoded.error}` : `cannot unmarshal openrtb_ext.ImpExtTaboola.${known.field}: ${decoded.error}`;
+    if (decoded.value !== KEEP) target[known.field] = decoded.value;
   }
   return undefined;
 }
 
-function hasKind(value: unknown, kind: ParamKind): boolean {
+const KEEP = Symbol('keep');
+
+/** One param value as Go's decoder reads it into a field of the kind; `KEEP` when it leaves the field as it was. */
+function decodeParam(value: unknown, kind: ParamKind): { value: unknown } | { error: string } {
   switch (kind) {
     case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'integer':
-      return Number.isInteger(value);
-    case 'strings':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+      if (value === null) return { value: '' };
+      return typeof value === 'string' ? { value } : { error: `expects " or n, but found ${goFoundByte(value)}` };
+    case 'float':
+      if (value === null) return { value: KEEP };
+      return typeof value === 'number' ? { value } : { error: 'invalid number' };
+    case 'int':
+      if (value === null) return { value: undefined };
+      if (typeof value !== 'number') return { error: 'unexpected character: \ufffd' };
+      return Number.isInteger(value) ? { value } : { error: 'can not decode float as int' };
+    case 'strings': {
+      if (value === null) return { value: undefined };
+      if (!Array.isArray(value)) return { error: `expect [ or n, but found ${goFoundByte(value)}` };
+      const list: string[] = [];
+      for (const item of value) {
+        if (item != null && typeof item !== 'string') return { error: `expects " or n, but found ${goFoundByte(item)}` };
+        list.push(item ?? '');
+      }
+      return { value: list };
+    }
   }
+}
+
+/** Go's conversion to `adcom1.PlacementPosition`, an int8: out-of-range positions wrap around. */
+function asInt8(value: number): number {
+  return ((((value + 128) % 256) + 256) % 256) - 128;
 }
 
 /** Sets a string field, or removes it when empty (Prebid Server's OpenRTB structs omit empty strings). */
@@ -206,7 +248,7 @@ function setList(request: BidRequest, key: 'bcat' | 'badv', list: string[]): voi
 // ---------------------------------------------------------------------------------------------------------------
 
 /** The imp's type: banner first, then native; undefined when the imp is unknown or neither. */
-function mediaTypeOf(impId: unknown, imps: Imp[]): MediaType | undefined {
+function mediaTypeOf(impId: string, imps: Imp[]): MediaType | undefined {
   for (const imp of imps) {
     if (imp.id !== impId) continue;
     if (imp.banner) return 'banner';

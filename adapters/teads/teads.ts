@@ -1,19 +1,16 @@
 import {
-  asGenericErrors,
   badInput,
-  bidResponseCurrency,
+  checkResponseStatus,
   compileEndpoint,
-  fieldIgnoringCase,
+  decodeOpenrtb2BidResponse,
+  goObjectExpected,
   isJsonObject,
-  PBS_STATUS_CHECK,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -40,7 +37,7 @@ export function createTeadsBidder(config: BidderConfig): Bidder {
         requests: [{
           method: 'POST',
           uri: endpoint.uri,
-          body: { ...request, imp: imps },
+          body: omitEmptyRequestFields({ ...request, imp: imps }),
           headers: { 'Content-Type': 'application/json;charset=utf-8' },
           impIds: imps.map((imp) => imp.id),
         }],
@@ -48,24 +45,22 @@ export function createTeadsBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const read = readBidResponse(response, PBS_STATUS_CHECK);
-      if ('result' in read) {
-        // Past the status check (only a 200 carries bids), an error is an unreadable body: a plain error (code 999).
-        const decoding = response.status === 200;
-        return decoding ? { bids: [], errors: asGenericErrors(read.result.errors) } : read.result;
-      }
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return failed(unknownError(decoded.error));
       const bids: TypedBid[] = [];
-      for (const { bid: entry } of seatBids(read.body)) {
-        // Any bid Teads's rules refuse loses the whole answer, as in Prebid Server.
-        if (!isJsonObject(entry)) return failed(unknownError('cannot unmarshal the response: a bid is not an object'));
-        const bid = entry as Bid;
-        const renderer = readRenderer(bid.ext);
-        if ('error' in renderer) return failed(renderer.error);
-        const imp = request.imp.find((candidate) => candidate.id === bid.impid);
-        if (!imp) return failed(badInput('Imp ids were not equals'));
-        bids.push({ bid, type: imp.video ? 'video' : 'banner', meta: { rendererName: renderer.name, rendererVersion: renderer.version } });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          // Any bid Teads's rules refuse loses the whole answer, as in Prebid Server.
+          const renderer = readRenderer(bid.ext);
+          if ('error' in renderer) return failed(renderer.error);
+          const imp = request.imp.find((candidate) => candidate.id === bid.impid);
+          if (!imp) return failed(badInput('Imp ids were not equals'));
+          bids.push({ bid, type: imp.video ? 'video' : 'banner', meta: { rendererName: renderer.name, rendererVersion: renderer.version } });
+        }
       }
-      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids };
+      return { currency: decoded.value.cur || 'USD', bids };
     },
   };
 }
@@ -97,38 +92,70 @@ function teadsImp(imp: Imp): Imp | string {
   return built;
 }
 
-/** `imp.ext.bidder.placementId` as Go decodes it into an int: 0 when absent, undefined when not an integer. */
+/**
+ * `imp.ext.bidder.placementId` as Go decodes it into an int: 0 when absent or `null`, undefined when `imp.ext` cannot
+ * be decoded. Keys match ignoring case, each one decoded in turn, and a `null` leaves what an earlier key set.
+ */
 function readPlacementId(ext: unknown): number | undefined {
+  if (ext === undefined) return undefined;
+  if (ext === null) return 0;
   if (!isJsonObject(ext)) return undefined;
-  const bidder = fieldIgnoringCase(ext, 'bidder');
-  if (bidder === undefined || bidder === null) return 0;
-  if (!isJsonObject(bidder)) return undefined;
-  const placementId = fieldIgnoringCase(bidder, 'placementId');
-  if (placementId === undefined || placementId === null) return 0;
-  return typeof placementId === 'number' && Number.isSafeInteger(placementId) ? placementId : undefined;
-}
-
-/** `bid.ext.prebid.meta`'s renderer: Teads requires a name and a version on every bid. */
-function readRenderer(ext: unknown): { name: string; version: string } | { error: BidderError } {
-  if (ext === undefined) return { error: unknownError('cannot unmarshal bid.ext: unexpected end of JSON input') };
-  const prebid = goObject(ext, 'prebid');
-  const meta = prebid && goObject(prebid, 'meta');
-  if (!meta) return { error: unknownError('cannot unmarshal bid.ext: bid.ext.prebid.meta must be an object') };
-  const name = fieldIgnoringCase(meta, 'rendererName');
-  const version = fieldIgnoringCase(meta, 'rendererVersion');
-  if ((name != null && typeof name !== 'string') || (version != null && typeof version !== 'string')) {
-    return { error: unknownError('cannot unmarshal bid.ext.prebid.meta: the renderer name and version must be strings') };
+  let placementId = 0;
+  for (const bidder of membersIgnoringCase(ext, 'bidder')) {
+    if (bidder === null) continue;
+    if (!isJsonObject(bidder)) return undefined;
+    for (const value of membersIgnoringCase(bidder, 'placementId')) {
+      if (value === null) continue;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return undefined;
+      placementId = value;
+    }
   }
-  if (!name) return { error: badInput('RendererName should not be empty if present') };
-  if (!version) return { error: badInput('RendererVersion should not be empty if present') };
-  return { name, version };
+  return placementId;
 }
 
-/** A nested object as Go decodes it into a struct: absent or null is empty, anything but an object undecodable. */
-function goObject(parent: unknown, name: string): JsonObject | undefined {
-  if (parent === null) return {};
-  if (!isJsonObject(parent)) return undefined;
-  const value = fieldIgnoringCase(parent, name);
-  if (value === undefined || value === null) return {};
-  return isJsonObject(value) ? value : undefined;
+/**
+ * `bid.ext.prebid.meta`'s renderer, decoded as Prebid Server decodes `bid.ext` into its `teadsBidExt` (with its
+ * decoder's texts); Teads requires a name and a version on every bid.
+ */
+function readRenderer(ext: unknown): { name: string; version: string } | { error: BidderError } {
+  const meta = { name: '', version: '' };
+  const problem = decodeRendererInto(ext, meta);
+  if (problem) return { error: unknownError(problem) };
+  if (!meta.name) return { error: badInput('RendererName should not be empty if present') };
+  if (!meta.version) return { error: badInput('RendererVersion should not be empty if present') };
+  return meta;
 }
+
+/** Fills `meta` from `bid.ext`: keys match ignoring case, a `null` object is left as it was, a `null` text emptied. */
+function decodeRendererInto(ext: unknown, meta: { name: string; version: string }): string | undefined {
+  if (ext === null) return undefined;
+  if (!isJsonObject(ext)) return goObjectExpected(ext);
+  for (const prebid of membersIgnoringCase(ext, 'prebid')) {
+    if (prebid === null) continue;
+    if (!isJsonObject(prebid)) return `cannot unmarshal teads.teadsBidExt.Prebid: ${goObjectExpected(prebid)}`;
+    for (const rendererMeta of membersIgnoringCase(prebid, 'meta')) {
+      if (rendererMeta === null) continue;
+      if (!isJsonObject(rendererMeta)) return `cannot unmarshal teads.teadsPrebidExt.Meta: ${goObjectExpected(rendererMeta)}`;
+      for (const key in rendererMeta) {
+        if (!Object.hasOwn(rendererMeta, key)) continue;
+        const field = key.toLowerCase() === 'renderername' ? 'RendererName' : key.toLowerCase() === 'rendererversion' ? 'RendererVersion' : undefined;
+        if (!field) continue;
+        const value = rendererMeta[key];
+        // A member set to undefined is not in the JSON the bidder decodes.
+        if (value === undefined) continue;
+        if (value !== null && typeof value !== 'string') return `cannot unmarshal teads.teadsPrebidMeta.${field}: expects " or n, but found ${JSON.stringify(value)[0]}`;
+        meta[field === 'RendererName' ? 'name' : 'version'] = value ?? '';
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The values of every key matching `name` ignoring case, in the order they come: Go's decoder reads each in turn. */
+function membersIgnoringCase(object: JsonObject, name: string): unknown[] {
+  const wanted = name.toLowerCase();
+  const values: unknown[] = [];
+  for (const key in object) if (Object.hasOwn(object, key) && object[key] !== undefined && key.toLowerCase() === wanted) values.push(object[key]);
+  return values;
+}
+

@@ -1,18 +1,16 @@
 import {
-  asGenericErrors,
-  bidResponseCurrency,
+  checkResponseStatus,
   compileEndpoint,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
+  goObjectExpected,
   isJsonObject,
   mediaTypeFromMtype,
-  PBS_STATUS_CHECK,
-  readBidResponse,
-  seatBids,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -66,23 +64,22 @@ export function createTheTradeDeskBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const read = readBidResponse(response, PBS_STATUS_CHECK);
-      if ('result' in read) {
-        // Past the status check (only a 200 carries bids), an error is an unreadable body: a plain error (code 999).
-        const decoding = response.status === 200;
-        return decoding ? { bids: [], errors: asGenericErrors(read.result.errors) } : read.result;
-      }
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid: entry } of seatBids(read.body)) {
-        if (!isJsonObject(entry)) return { bids: [], errors: [unknownError('cannot unmarshal the response: a bid is not an object')] };
-        const bid = withAuctionPrice(entry as Bid);
-        const type = mediaTypeFromMtype(bid.mtype);
-        // One bid of an unknown markup type loses the whole answer, as in Prebid Server.
-        if (!type) return { bids: [], errors: [unknownError(`unsupported mtype: ${typeof bid.mtype === 'number' ? bid.mtype : 0}`)] };
-        bids.push({ bid, type });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const entry of seatbid.bid) {
+          const bid = withAuctionPrice(entry);
+          const type = mediaTypeFromMtype(bid.mtype);
+          // One bid of an unknown markup type loses the whole answer, as in Prebid Server.
+          if (!type) return { bids: [], errors: [unknownError(`unsupported mtype: ${bid.mtype ?? 0}`)] };
+          bids.push({ bid, type });
+        }
       }
-      return { currency: bidResponseCurrency(read.body) ?? 'USD', bids };
+      return { currency: decoded.value.cur || 'USD', bids };
     },
   };
 }
@@ -116,18 +113,31 @@ function findParams(imps: Imp[]): { publisherId: string; supplySourceId: string 
   return { publisherId, supplySourceId };
 }
 
-/** `imp.ext.bidder` as Prebid Server decodes it: field names match regardless of case, null is "not set". */
+/**
+ * `imp.ext.bidder` as Prebid Server decodes it into `ExtImpTheTradeDesk`, with its decoder's texts: keys match
+ * ignoring case, each one decoded in turn (the last winning), and `null` empties a field.
+ */
 function readParams(imp: Imp): { publisherId: string; supplySourceId: string } | { error: string } {
-  const bidder = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'bidder') : undefined;
-  if (bidder === undefined) return { error: `imp ${imp.id}: cannot unmarshal imp.ext.bidder: unexpected end of JSON input` };
+  // A `null` imp.ext decodes to no params at all, as an absent one does.
+  const ext: unknown = imp.ext ?? undefined;
+  if (ext !== undefined && !isJsonObject(ext)) return { error: goObjectExpected(ext) };
+  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
   const params = { publisherId: '', supplySourceId: '' };
   if (bidder === null) return params;
-  if (!isJsonObject(bidder)) return { error: `imp ${imp.id}: cannot unmarshal imp.ext.bidder: expected an object` };
-  for (const key of ['publisherId', 'supplySourceId'] as const) {
-    const value = fieldIgnoringCase(bidder, key);
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') return { error: `imp ${imp.id}: cannot unmarshal imp.ext.bidder.${key}: expected a string` };
-    params[key] = value;
+  if (!isJsonObject(bidder)) return { error: goObjectExpected(bidder) };
+  for (const key in bidder) {
+    if (!Object.hasOwn(bidder, key)) continue;
+    const lower = key.toLowerCase();
+    const field = lower === 'publisherid' ? 'publisherId' : lower === 'supplysourceid' ? 'supplySourceId' : undefined;
+    if (!field) continue;
+    const value = bidder[key];
+    // A member set to undefined is not in the JSON the bidder decodes.
+    if (value === undefined) continue;
+    if (value !== null && typeof value !== 'string') {
+      const goField = field === 'publisherId' ? 'PublisherId' : 'SupplySourceId';
+      return { error: `cannot unmarshal openrtb_ext.ExtImpTheTradeDesk.${goField}: expects " or n, but found ${JSON.stringify(value)[0]}` };
+    }
+    params[field] = value ?? '';
   }
   return params;
 }

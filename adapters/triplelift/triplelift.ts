@@ -1,15 +1,20 @@
 import {
   badInput,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeGoFields,
+  decodeOpenrtb2BidResponse,
+  GO_STRING_FIELD,
+  goFoundByte,
+  goObjectExpected,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
+  type GoField,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -31,32 +36,31 @@ export function createTripleliftBidder(config: BidderConfig): Bidder {
       const errors: BidderError[] = [];
       const imps: Imp[] = [];
       for (const imp of request.imp) {
-        const built = buildImp(imp, request, info);
+        const built = buildImp(imp, info);
         if ('error' in built) errors.push(built.error);
         else imps.push(built.imp);
       }
       if (imps.length === 0) return { requests: [], errors: [...errors, unknownError('No valid impressions for triplelift')] };
-      // Every valid imp goes in one call.
-      const body: BidRequest = { ...request, imp: imps };
+      // Every valid imp goes in one call, the request re-encoded as Prebid Server's struct writes it.
+      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
       return { requests: [{ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }], errors };
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
       // Prebid Server reports statuses other than 400 as plain errors, not as bad server responses.
-      const parsed = readGoBidResponse(response, {
-        status: { code: BidderErrorCode.Unknown },
-        decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`),
-      });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      const statusResult = checkResponseStatus(response, { code: BidderErrorCode.Unknown });
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid } of seatBids(body)) {
-        if (!isJsonObject(bid)) continue;
-        const format = creativeFormat(bid.ext);
-        if (typeof format === 'string') errors.push(unknownError(format));
-        else bids.push({ bid: bid as Bid, type: VIDEO_FORMATS.has(format) ? 'video' : 'banner' });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const format = creativeFormat(bid.ext);
+          if (typeof format === 'string') errors.push(failedToUnmarshal(format));
+          else bids.push({ bid, type: VIDEO_FORMATS.has(format) ? 'video' : 'banner' });
+        }
       }
       // TripleLift bids in USD.
       return { currency: 'USD', bids, errors };
@@ -64,31 +68,63 @@ export function createTripleliftBidder(config: BidderConfig): Bidder {
   };
 }
 
+/** Prebid Server passes its JSON decoder's errors (errortypes.FailedToUnmarshal) on as they are. */
+function failedToUnmarshal(message: string): BidderError {
+  return { code: BidderErrorCode.FailedToUnmarshal, message };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Request side
 // ---------------------------------------------------------------------------------------------------------------
 
+interface TripleliftParams {
+  inventoryCode: string;
+  floor?: number;
+}
+
 /** The imp with `tagid` = the inventory code and its floor in USD; an error when it cannot go. */
-function buildImp(imp: Imp, request: BidRequest, info: RequestInfo): { imp: Imp } | { error: BidderError } {
-  const params = imp.ext?.bidder;
-  if (!isJsonObject(params)) return { error: unknownError('cannot read the triplelift params: imp.ext.bidder is not a JSON object') };
-  const { inventoryCode, floor } = params;
-  if (inventoryCode !== undefined && inventoryCode !== null && typeof inventoryCode !== 'string') {
-    return { error: unknownError('cannot read the triplelift params: inventoryCode must be a string') };
-  }
-  if (floor !== undefined && floor !== null && typeof floor !== 'number') return { error: unknownError('cannot read the triplelift params: floor must be a number') };
+function buildImp(imp: Imp, info: RequestInfo): { imp: Imp } | { error: BidderError } {
+  const params = readParams(imp.ext);
+  if (typeof params === 'string') return { error: failedToUnmarshal(params) };
   if (!imp.banner && !imp.video) return { error: unknownError('neither Banner nor Video object specified') };
 
   const built: Imp = { ...imp };
-  if (typeof inventoryCode === 'string' && inventoryCode !== '') built.tagid = inventoryCode;
+  if (params.inventoryCode !== '') built.tagid = params.inventoryCode;
   else delete built.tagid;
-  if (typeof floor === 'number') built.bidfloor = floor;
-  const priced = floorInUsd(built, request, info);
-  return typeof priced === 'string' ? { error: badInput(priced) } : { imp: priced };
+  if (params.floor !== undefined) built.bidfloor = params.floor;
+  const priced = floorInUsd(built, info);
+  if (typeof priced === 'string') return { error: badInput(priced) };
+  // Prebid Server's imp struct leaves a zero floor and an empty currency out of what it sends.
+  if (priced.bidfloor === 0) delete priced.bidfloor;
+  if (priced.bidfloorcur === '') delete priced.bidfloorcur;
+  return { imp: priced };
 }
 
+/**
+ * `imp.ext.bidder` decoded as Prebid Server decodes it into `openrtb_ext.ExtImpTriplelift`: keys matched ignoring
+ * case and read in order (the last one wins, the first bad one stops), `null` the zero value. The decoder's text
+ * when it fails.
+ */
+function readParams(ext: unknown): TripleliftParams | string {
+  if (ext !== null && !isJsonObject(ext)) return goObjectExpected(ext);
+  let bidder: unknown;
+  for (const key in ext ?? {}) if (key.toLowerCase() === 'bidder') bidder = (ext as Record<string, unknown>)[key];
+  if (bidder === null) return { inventoryCode: '' };
+  if (!isJsonObject(bidder)) return goObjectExpected(bidder);
+  const decoded = decodeGoFields(bidder, 'openrtb_ext.ExtImpTriplelift', PARAM_FIELDS);
+  if ('error' in decoded) return decoded.error;
+  const { inventorycode, floor } = decoded.values;
+  return { inventoryCode: typeof inventorycode === 'string' ? inventorycode : '', ...(typeof floor === 'number' && { floor }) };
+}
+
+/** `openrtb_ext.ExtImpTriplelift`: `inventoryCode` a string, `floor` a `*float64`. */
+const PARAM_FIELDS: Readonly<Record<string, GoField>> = {
+  inventorycode: GO_STRING_FIELD('InvCode'),
+  floor: { goName: 'Floor', refuse: (value) => (typeof value === 'number' ? undefined : 'invalid number') },
+};
+
 /** TripleLift takes floors in USD: a positive floor in another currency is converted, and the currency says USD. */
-function floorInUsd(imp: Imp, request: BidRequest, info: RequestInfo): Imp | string {
+function floorInUsd(imp: Imp, info: RequestInfo): Imp | string {
   if (!(typeof imp.bidfloor === 'number' && imp.bidfloor > 0)) return imp;
   const currency = typeof imp.bidfloorcur === 'string' ? imp.bidfloorcur : '';
   if (currency === '' || currency.toUpperCase() === 'USD') return { ...imp, bidfloorcur: 'USD' };
@@ -99,20 +135,33 @@ function floorInUsd(imp: Imp, request: BidRequest, info: RequestInfo): Imp | str
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // Response side
 // ---------------------------------------------------------------------------------------------------------------
 
-/** `bid.ext.triplelift_pb.format`, 0 when absent; a text saying why when the ext cannot be read. */
+/**
+ * `bid.ext.triplelift_pb.format` as Prebid Server decodes `bid.ext` into its struct: 0 when absent or `null`; the
+ * decoder's text when it cannot (a bid without `ext` gives the decoder nothing to read, which fails too).
+ */
 function creativeFormat(ext: unknown): number | string {
-  if (ext === undefined) return 'cannot read bid.ext: it is missing';
   if (ext === null) return 0;
-  if (!isJsonObject(ext)) return 'cannot read bid.ext: it is not a JSON object';
-  const details = ext.triplelift_pb;
-  if (details === undefined || details === null) return 0;
-  if (!isJsonObject(details)) return 'cannot read bid.ext.triplelift_pb: it is not a JSON object';
-  const format = details.format;
-  if (format === undefined || format === null) return 0;
-  return Number.isSafeInteger(format) ? (format as number) : 'cannot read bid.ext.triplelift_pb.format: it is not an integer';
+  if (!isJsonObject(ext)) return goObjectExpected(ext);
+  let format = 0;
+  for (const key in ext) {
+    if (key.toLowerCase() !== 'triplelift_pb') continue;
+    const details = ext[key];
+    // Go decodes `null` into a struct as nothing at all: what an earlier key set stays.
+    if (details === null) continue;
+    if (!isJsonObject(details)) return `cannot unmarshal triplelift.TripleliftRespExt.Triplelift: expect { or n, but found ${goFoundByte(details)}`;
+    for (const field in details) {
+      if (field.toLowerCase() !== 'format') continue;
+      const value = details[field];
+      if (value === null) continue;
+      if (typeof value === 'number' && !Number.isInteger(value)) return 'cannot unmarshal triplelift.TripleliftInnerExt.Format: can not decode float as int';
+      // Go's integer decoder reports any other non-number by the byte it maps such characters to (0xff).
+      if (typeof value !== 'number') return 'cannot unmarshal readUint64: \ufffd';
+      format = value;
+    }
+  }
+  return format;
 }

@@ -1,16 +1,23 @@
 import {
   badInput,
+  BidderErrorCode,
+  checkResponseStatus,
+  decodeGoFields,
+  decodeOpenrtb2BidResponse,
   ErrorCode,
+  fieldIgnoringCase,
   GavelError,
+  GO_STRING_FIELD,
+  goFoundByte,
+  goObjectExpected,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
+  type GoField,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -54,17 +61,19 @@ export function createTripleliftNativeBidder(config: BidderConfig): Bidder {
       // A publisher the host did not allowlist gets nothing, and only this error.
       if (!allowlist.has(effectivePublisherId(request))) return { requests: [], errors: [unknownError('Unsupported publisher for triplelift_native')] };
       if (imps.length === 0) return { requests: [], errors: [...errors, unknownError('No valid impressions for triplelift')] };
-      const body: BidRequest = { ...request, imp: imps };
+      // The request goes re-encoded as Prebid Server's struct writes it.
+      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
       return { requests: [{ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }], errors };
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const parsed = readGoBidResponse(response, { decodeError: (detail) => unknownError(`cannot read the bid response: ${detail}`) });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const bids: TypedBid[] = [];
       // Every bid is native, and in USD.
-      for (const { bid } of seatBids(body)) if (isJsonObject(bid)) bids.push({ bid: bid as Bid, type: 'native' });
+      for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push({ bid, type: 'native' });
       return { currency: 'USD', bids };
     },
   };
@@ -76,36 +85,74 @@ export function createTripleliftNativeBidder(config: BidderConfig): Bidder {
 
 /** The imp with its tag id and its floor in USD; an error when it cannot go. */
 function buildImp(imp: Imp, request: BidRequest, info: RequestInfo): { imp: Imp } | { error: BidderError } {
-  const ext = imp.ext;
-  if (!isJsonObject(ext)) return { error: unknownError('cannot read imp.ext: it is not a JSON object') };
-  const tagCode = readTagCode(ext.data);
-  if (tagCode === undefined) return { error: unknownError('cannot read imp.ext.data: tag_code must be a string in an object') };
-  const params = ext.bidder;
-  if (!isJsonObject(params)) return { error: unknownError('cannot read the triplelift_native params: imp.ext.bidder is not a JSON object') };
-  const { inventoryCode, floor } = params;
-  if (inventoryCode !== undefined && inventoryCode !== null && typeof inventoryCode !== 'string') {
-    return { error: unknownError('cannot read the triplelift_native params: inventoryCode must be a string') };
-  }
-  if (floor !== undefined && floor !== null && typeof floor !== 'number') return { error: unknownError('cannot read the triplelift_native params: floor must be a number') };
+  const ext = readImpExt(imp.ext);
+  if (typeof ext === 'string') return { error: failedToUnmarshal(ext) };
+  const params = readParams(ext.bidder);
+  if (typeof params === 'string') return { error: failedToUnmarshal(params) };
   if (!imp.native) return { error: unknownError('no native object specified') };
 
-  const tagid = tagCode !== '' && onMsn(request) ? tagCode : typeof inventoryCode === 'string' ? inventoryCode : '';
+  const tagid = ext.tagCode !== '' && onMsn(request) ? ext.tagCode : params.inventoryCode;
   const built: Imp = { ...imp };
   if (tagid !== '') built.tagid = tagid;
   else delete built.tagid;
-  if (typeof floor === 'number') built.bidfloor = floor;
+  if (params.floor !== undefined) built.bidfloor = params.floor;
   const priced = floorInUsd(built, info);
-  return typeof priced === 'string' ? { error: badInput(priced) } : { imp: priced };
+  if (typeof priced === 'string') return { error: badInput(priced) };
+  // Prebid Server's imp struct leaves a zero floor and an empty currency out of what it sends.
+  if (priced.bidfloor === 0) delete priced.bidfloor;
+  if (priced.bidfloorcur === '') delete priced.bidfloorcur;
+  return { imp: priced };
 }
 
-/** `imp.ext.data.tag_code`, '' when absent; undefined when `data` cannot be read. */
-function readTagCode(data: unknown): string | undefined {
-  if (data === undefined || data === null) return '';
-  if (!isJsonObject(data)) return undefined;
-  const tagCode = data.tag_code;
-  if (tagCode === undefined || tagCode === null) return '';
-  return typeof tagCode === 'string' ? tagCode : undefined;
+/** Prebid Server passes its JSON decoder's errors (errortypes.FailedToUnmarshal) on as they are. */
+function failedToUnmarshal(message: string): BidderError {
+  return { code: BidderErrorCode.FailedToUnmarshal, message };
 }
+
+/**
+ * `imp.ext` as Prebid Server decodes it into its `ExtImp` struct: the raw params, and `data.tag_code` ('' when
+ * absent). Keys match ignoring case, the last one winning; the decoder's text when it fails.
+ */
+function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string {
+  if (ext !== null && !isJsonObject(ext)) return goObjectExpected(ext);
+  const read: { bidder: unknown; tagCode: string } = { bidder: undefined, tagCode: '' };
+  for (const key in ext ?? {}) {
+    const value = (ext as Record<string, unknown>)[key];
+    const name = key.toLowerCase();
+    if (name === 'bidder') read.bidder = value;
+    if (name !== 'data') continue;
+    if (value === null) {
+      read.tagCode = '';
+      continue;
+    }
+    if (!isJsonObject(value)) return `cannot unmarshal triplelift_native.ExtImp.Data: expect { or n, but found ${goFoundByte(value)}`;
+    for (const field in value) {
+      if (field.toLowerCase() !== 'tag_code') continue;
+      const tagCode = value[field];
+      if (tagCode !== null && typeof tagCode !== 'string') {
+        return `cannot unmarshal triplelift_native.ExtImpData.TagCode: expects " or n, but found ${goFoundByte(tagCode)}`;
+      }
+      read.tagCode = tagCode ?? '';
+    }
+  }
+  return read;
+}
+
+/** `imp.ext.bidder` as Prebid Server decodes it into `openrtb_ext.ExtImpTriplelift`; the decoder's text when it fails. */
+function readParams(bidder: unknown): { inventoryCode: string; floor?: number } | string {
+  if (bidder === null) return { inventoryCode: '' };
+  if (!isJsonObject(bidder)) return goObjectExpected(bidder);
+  const decoded = decodeGoFields(bidder, 'openrtb_ext.ExtImpTriplelift', PARAM_FIELDS);
+  if ('error' in decoded) return decoded.error;
+  const { inventorycode, floor } = decoded.values;
+  return { inventoryCode: typeof inventorycode === 'string' ? inventorycode : '', ...(typeof floor === 'number' && { floor }) };
+}
+
+/** `openrtb_ext.ExtImpTriplelift`: `inventoryCode` a string, `floor` a `*float64`. */
+const PARAM_FIELDS: Readonly<Record<string, GoField>> = {
+  inventorycode: GO_STRING_FIELD('InvCode'),
+  floor: { goName: 'Floor', refuse: (value) => (typeof value === 'number' ? undefined : 'invalid number') },
+};
 
 function onMsn(request: BidRequest): boolean {
   return request.site?.publisher?.domain === MSN_DOMAIN || request.app?.publisher?.domain === MSN_DOMAIN;
@@ -127,8 +174,9 @@ function floorInUsd(imp: Imp, info: RequestInfo): Imp | string {
 function effectivePublisherId(request: BidRequest): string {
   const publisher: Publisher | undefined = request.app ? request.app.publisher : request.site?.publisher;
   if (!isJsonObject(publisher)) return 'unknown';
-  const prebid = isJsonObject(publisher.ext) ? publisher.ext.prebid : undefined;
-  const parentAccount = isJsonObject(prebid) ? prebid.parentAccount : undefined;
+  // Prebid Server decodes publisher.ext ignoring case, and falls back to the id when it cannot.
+  const prebid = isJsonObject(publisher.ext) ? fieldIgnoringCase(publisher.ext, 'prebid') : undefined;
+  const parentAccount = isJsonObject(prebid) ? fieldIgnoringCase(prebid, 'parentAccount') : undefined;
   if (typeof parentAccount === 'string' && parentAccount !== '') return parentAccount;
   return typeof publisher.id === 'string' && publisher.id !== '' ? publisher.id : 'unknown';
 }

@@ -2,12 +2,11 @@ import {
   badInput,
   badServerResponse,
   checkResponseStatus,
+  decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
-  readBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
-  type Bid,
   type BidRequest,
   type Bidder,
   type BidderConfig,
@@ -35,33 +34,30 @@ export function createUnrulyBidder(config: BidderConfig): Bidder {
       }
       if (!config.endpoint) return { requests: [] };
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: { ...request, imp: imps }, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields({ ...request, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
       };
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
       const statusResult = checkResponseStatus(response, { text: (status) => `unexpected status code: ${status}. Run with request.debug = 1 for more info` });
       if (statusResult) return statusResult;
-      // Only the body's errors are reported as PBS's decoder reports them.
-      const read = readBidResponse(response);
-      if ('result' in read) {
-        const detail = (message: string) => message.replace(/^Bad server response: /, '');
-        return { bids: [], errors: read.result.errors?.map((error) => badServerResponse(`bad server response: ${detail(error.message)}. `)) };
-      }
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      // Prebid Server formats its decoder's error with %d, which Go prints as the error struct with a bad-verb note.
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`bad server response: &{%!d(string=${decoded.error})}. `)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
-      for (const { bid: entry } of seatBids(read.body)) {
-        if (!isJsonObject(entry)) return { bids: [], errors: [badServerResponse('bad server response: a bid is not an object')] };
-        const bid = entry as Bid;
-        const type = mediaTypeOf(bid.impid, request.imp);
-        if (typeof type !== 'string') {
-          errors.push(type.error);
-          continue;
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const type = mediaTypeOf(bid.impid, request.imp);
+          if (typeof type !== 'string') {
+            errors.push(type.error);
+            continue;
+          }
+          const typed: TypedBid = { bid, type };
+          if (type === 'video' && typeof bid.dur === 'number' && bid.dur > 0) typed.video = { duration: bid.dur };
+          bids.push(typed);
         }
-        const typed: TypedBid = { bid, type };
-        if (type === 'video' && typeof bid.dur === 'number' && bid.dur > 0) typed.video = { duration: Math.trunc(bid.dur) };
-        bids.push(typed);
       }
       return { currency: 'USD', bids, errors };
     },

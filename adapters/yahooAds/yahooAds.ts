@@ -2,16 +2,17 @@ import {
   badInput,
   badServerResponse,
   BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  goFoundByte,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   unknownError,
   type Banner,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -68,23 +69,23 @@ export function createYahooAdsBidder(config: BidderConfig): Bidder {
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {
-      const parsed = readGoBidResponse(response, {
-        status: { text: (status) => `Unexpected status code: ${status}.`, badRequestCode: BidderErrorCode.BadServerResponse },
-        decodeError: (detail) => badServerResponse(`Bad server response: ${detail}.`),
-      });
-      if ('result' in parsed) return parsed.result;
-      const body = parsed.body;
+      // Every status but 200 and 204, a 400 included, is the bidder's fault.
+      const statusResult = checkResponseStatus(response, { text: (status) => `Unexpected status code: ${status}.`, badRequestCode: BidderErrorCode.BadServerResponse });
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      // Prebid Server formats its decoder's error with %d, which Go prints as the error struct with a bad-verb note.
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`Bad server response: &{%!d(string=${decoded.error})}.`)] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(body)) {
-        if (!isJsonObject(bid)) continue;
-        const impId = typeof bid.impid === 'string' ? bid.impid : '';
-        const imp = request.imp.find((candidate) => candidate.id === impId);
-        // A bid for an imp that was not asked for fails the whole response.
-        if (!imp) return { bids: [], errors: [badServerResponse(`Unknown ad unit code '${impId}'`)] };
-        const type = impMediaType(imp);
-        // Only banner and video bids are taken; others are skipped.
-        if (type) bids.push({ bid: bid as Bid, type });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          const imp = request.imp.find((candidate) => candidate.id === bid.impid);
+          // A bid for an imp that was not asked for fails the whole response.
+          if (!imp) return { bids: [], errors: [badServerResponse(`Unknown ad unit code '${bid.impid}'`)] };
+          const type = impMediaType(imp);
+          // Only banner and video bids are taken; others are skipped.
+          if (type) bids.push({ bid, type });
+        }
       }
       return { bids };
     },
@@ -95,19 +96,33 @@ export function createYahooAdsBidder(config: BidderConfig): Bidder {
 // Request side
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The params as Prebid Server decodes them: `imp.ext` must be an object; `imp.ext.bidder` is decoded into
+ * `openrtb_ext.ExtImpYahooAds`, keys matched ignoring case and read in order (the first bad one stops), `null` the
+ * zero value. The decoder's text when it fails.
+ */
 function readParams(ext: unknown): { params: YahooAdsParams } | { error: string } {
   if (!isJsonObject(ext)) return { error: 'ext.bidder not provided' };
-  const bidder = ext.bidder;
-  if (bidder === undefined) return { error: 'cannot read the yahooAds params: imp.ext.bidder is missing' };
-  if (bidder !== null && !isJsonObject(bidder)) return { error: 'cannot read the yahooAds params: imp.ext.bidder is not a JSON object' };
+  let bidder: unknown;
+  for (const key in ext) if (key.toLowerCase() === 'bidder') bidder = ext[key];
   const params: YahooAdsParams = { dcn: '', pos: '' };
-  for (const key of ['dcn', 'pos'] as const) {
-    const value = isJsonObject(bidder) ? bidder[key] : undefined;
-    if (value !== undefined && value !== null && typeof value !== 'string') return { error: `cannot read the yahooAds params: ${key} must be a string` };
-    if (typeof value === 'string') params[key] = value;
+  if (bidder === null) return { params };
+  if (!isJsonObject(bidder)) return { error: `expect { or n, but found ${goFoundByte(bidder)}` };
+  for (const key in bidder) {
+    const field = PARAM_FIELDS[key.toLowerCase()];
+    if (!field) continue;
+    const value = bidder[key];
+    if (value !== null && typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImpYahooAds.${field.goName}: expects " or n, but found ${goFoundByte(value)}` };
+    params[field.name] = typeof value === 'string' ? value : '';
   }
   return { params };
 }
+
+/** The params' fields by their JSON name in lower case, with the Go field name the decoder's errors give. */
+const PARAM_FIELDS: Record<string, { name: keyof YahooAdsParams; goName: string } | undefined> = {
+  dcn: { name: 'dcn', goName: 'Dcn' },
+  pos: { name: 'pos', goName: 'Pos' },
+};
 
 /** The request for one imp: `tagid` is `pos`, the site id (else the app id) is `dcn`, the banner gets a size. */
 function buildRequest(request: BidRequest, imp: Imp, params: YahooAdsParams, regs: Regs | undefined): { request: BidRequest } | { error: string } {
@@ -117,7 +132,8 @@ function buildRequest(request: BidRequest, imp: Imp, params: YahooAdsParams, reg
     if (typeof banner === 'string') return { error: banner };
     outgoing.banner = banner;
   }
-  const body: BidRequest = { ...request, imp: [outgoing] };
+  // The request goes re-encoded as Prebid Server's struct writes it.
+  const body: BidRequest = omitEmptyRequestFields({ ...request, imp: [outgoing] });
   if (regs === undefined) delete body.regs;
   else body.regs = regs;
   if (request.site) body.site = withString({ ...request.site }, 'id', params.dcn);
@@ -160,7 +176,7 @@ function promoteRegsExt(regs: Regs | undefined): { regs: Regs | undefined; warni
     const value = ext[key];
     // A value Prebid Server cannot decode stays where it is; null decodes to "empty".
     if (value !== null && !readable(value)) continue;
-    if (isSet(value)) promoted[key] = value;
+    if (isSet(value)) promoted[key] = key === 'gpp_sid' ? (value as Array<number | null>).map((id) => id ?? 0) : value;
     else delete promoted[key];
     delete ext[key];
     modified = true;
@@ -178,9 +194,9 @@ const PROMOTED_REGS: Array<{ key: 'gpp' | 'gpp_sid'; isSet: (value: unknown) => 
   { key: 'gpp_sid', isSet: (value) => Array.isArray(value) && value.length > 0, readable: (value) => isSectionIds(value) },
 ];
 
-/** GPP section ids as Prebid Server reads them: a list of 8-bit signed integers. */
-function isSectionIds(value: unknown): value is number[] {
-  return Array.isArray(value) && value.every((id) => Number.isInteger(id) && id >= -128 && id <= 127);
+/** GPP section ids as Prebid Server reads them: a list of 8-bit signed integers, a `null` one read as 0. */
+function isSectionIds(value: unknown): value is Array<number | null> {
+  return Array.isArray(value) && value.every((id) => id === null || (Number.isInteger(id) && id >= -128 && id <= 127));
 }
 
 function isSet(value: unknown): value is number {

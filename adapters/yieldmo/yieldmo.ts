@@ -5,16 +5,18 @@
  */
 import {
   badInput,
-  decodeBidderParams,
+  BidderErrorCode,
+  checkResponseStatus,
+  decodeOpenrtb2BidResponse,
+  fieldIgnoringCase,
+  goFoundByte,
   isJsonObject,
-  readGoBidResponse,
-  seatBids,
+  omitEmptyRequestFields,
   withFloorInCurrency,
-  type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -34,20 +36,25 @@ export function createYieldmoBidder(config: BidderConfig): Bidder {
       const errors: BidderError[] = [];
       const imps = request.imp.map((imp) => prepareImp(imp, info, errors));
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: { ...request, imp: imps }, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields({ ...request, imp: imps }), headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
         errors,
       };
     },
 
     makeBids(_request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
-      const decoded = readGoBidResponse(response);
-      if ('result' in decoded) return decoded.result;
+      const statusResult = checkResponseStatus(response);
+      if (statusResult) return statusResult;
+      const decoded = decodeOpenrtb2BidResponse(response.body);
+      // Prebid Server passes its decoder's error (errortypes.FailedToUnmarshal) on as it is.
+      if ('error' in decoded) return { bids: [], errors: [{ code: BidderErrorCode.FailedToUnmarshal, message: decoded.error }] };
 
       const bids: TypedBid[] = [];
-      for (const { bid } of seatBids(decoded.body)) {
-        // A bid without a media type Yieldmo can name is left out without an error.
-        const type = isJsonObject(bid) && isJsonObject(bid.ext) ? bid.ext.mediatype : undefined;
-        if (typeof type === 'string' && BID_TYPES.has(type)) bids.push({ bid: bid as Bid, type: type as MediaType });
+      for (const seatbid of decoded.value.seatbid) {
+        for (const bid of seatbid.bid) {
+          // A bid without a media type Yieldmo can name is left out without an error; Go matches the key ignoring case.
+          const type = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'mediatype') : undefined;
+          if (typeof type === 'string' && BID_TYPES.has(type)) bids.push({ bid, type: type as MediaType });
+        }
       }
       return { currency: 'USD', bids };
     },
@@ -70,23 +77,46 @@ function prepareImp(imp: Imp, info: RequestInfo, errors: BidderError[]): Imp {
   return prepared;
 }
 
-/** `imp.ext` as Prebid Server reads it: the params, and the ad slot of the first-party data (`data.pbadslot`). */
+/**
+ * `imp.ext` as Prebid Server decodes it into its struct: the raw params and the ad slot of the first-party data
+ * (`data.pbadslot`). Go's decoder reads keys in order (ignoring case) and stops at the first bad value, keeping what
+ * it read before it: a `bidder` that comes after a bad `data` is never read.
+ */
 function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?: string } {
-  if (ext === undefined) return { pbadslot: '', error: 'imp.ext: unexpected end of JSON input' };
-  if (!isJsonObject(ext)) return { pbadslot: '', error: 'imp.ext: expect { or n, but found no object' };
-  const data = ext.data;
-  if (data !== undefined && data !== null && !isJsonObject(data)) return { pbadslot: '', error: 'cannot unmarshal imp.ext.data: expect { or n' };
-  const pbadslot = isJsonObject(data) ? data.pbadslot : undefined;
-  if (pbadslot !== undefined && pbadslot !== null && typeof pbadslot !== 'string') {
-    return { pbadslot: '', error: 'cannot unmarshal imp.ext.data.pbadslot: expects a string' };
+  if (ext !== null && !isJsonObject(ext)) return { pbadslot: '', error: `expect { or n, but found ${goFoundByte(ext)}` };
+  const read: { bidder?: unknown; pbadslot: string; error?: string } = { pbadslot: '' };
+  for (const key in ext ?? {}) {
+    const value = (ext as JsonObject)[key];
+    const name = key.toLowerCase();
+    if (name === 'bidder') read.bidder = value;
+    if (name !== 'data') continue;
+    if (value === null) {
+      read.pbadslot = '';
+      continue;
+    }
+    if (!isJsonObject(value)) return { ...read, error: `cannot unmarshal yieldmo.ExtImpBidderYieldmo.Data: expect { or n, but found ${goFoundByte(value)}` };
+    for (const field in value) {
+      if (field.toLowerCase() !== 'pbadslot') continue;
+      const pbadslot = value[field];
+      if (pbadslot !== null && typeof pbadslot !== 'string') {
+        return { ...read, error: `cannot unmarshal yieldmo.ExtData.PbAdslot: expects " or n, but found ${goFoundByte(pbadslot)}` };
+      }
+      read.pbadslot = pbadslot ?? '';
+    }
   }
-  return { bidder: ext.bidder, pbadslot: pbadslot ?? '' };
+  return read;
 }
 
+/** `imp.ext.bidder` decoded into `openrtb_ext.ExtImpYieldmo`: the placement id read before any error, and the error. */
 function readPlacementId(bidder: unknown): { id: string; error?: string } {
-  const read = decodeBidderParams(bidder, 'openrtb_ext.ExtImpYieldmo');
-  if ('error' in read) return { id: '', error: read.error };
-  const id = read.params.placementId;
-  if (id === undefined || id === null) return { id: '' };
-  return typeof id === 'string' ? { id } : { id: '', error: 'cannot unmarshal openrtb_ext.ExtImpYieldmo.placementId: expects a string' };
+  if (bidder === null) return { id: '' };
+  if (!isJsonObject(bidder)) return { id: '', error: `expect { or n, but found ${goFoundByte(bidder)}` };
+  let id = '';
+  for (const key in bidder) {
+    if (key.toLowerCase() !== 'placementid') continue;
+    const value = bidder[key];
+    if (value !== null && typeof value !== 'string') return { id, error: `cannot unmarshal openrtb_ext.ExtImpYieldmo.PlacementId: expects " or n, but found ${goFoundByte(value)}` };
+    id = value ?? '';
+  }
+  return { id };
 }

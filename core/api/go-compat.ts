@@ -7,6 +7,7 @@
  *
  * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
  */
+import { GoDecodeError, goObjectExpected } from './go-decoding.js';
 import { BidderErrorCode, unknownError, type BidderError } from './errors.js';
 import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
@@ -32,14 +33,14 @@ export function fieldIgnoringCase(object: JsonObject, name: string): unknown {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * `imp.ext.bidder` as a Go adapter decodes it into its params struct (`paramsType`, e.g.
- * `openrtb_ext.ExtImpSovrn`): absent params give the decoder nothing to read, `null` is the zero value (an empty
- * object here), anything but an object fails. The texts are those PBS's decoder reports.
+ * `imp.ext.bidder` as a Go adapter decodes it with `jsonutil.Unmarshal` into its params struct: absent params give the
+ * decoder nothing to read, `null` is the zero value (an empty object here), anything but an object fails, in
+ * json-iterator's words (`expect { or n, but found <first byte>`, NUL for nothing). `paramsType` (e.g.
+ * `openrtb_ext.ExtImpSovrn`) names the struct; a failure at the top of it does not name it.
  */
-export function decodeBidderParams(bidder: unknown, paramsType: string): { params: JsonObject } | { error: string } {
-  if (bidder === undefined) return { error: 'imp.ext.bidder: unexpected end of JSON input' };
+export function decodeBidderParams(bidder: unknown, _paramsType: string): { params: JsonObject } | { error: string } {
   if (bidder === null) return { params: {} };
-  if (!isJsonObject(bidder)) return { error: `cannot unmarshal ${paramsType}: expect { or n` };
+  if (!isJsonObject(bidder)) return { error: goObjectExpected(bidder) };
   return { params: bidder };
 }
 
@@ -48,8 +49,8 @@ export function decodeBidderParams(bidder: unknown, paramsType: string): { param
  * object), then its `bidder` with `decodeBidderParams`.
  */
 export function readBidderParams(imp: Imp, paramsType: string): { params: JsonObject } | { error: string } {
-  if (!isJsonObject(imp.ext)) return { error: 'imp.ext: expect { or n, but found no object' };
-  return decodeBidderParams(imp.ext.bidder, paramsType);
+  if (imp.ext !== null && imp.ext !== undefined && !isJsonObject(imp.ext)) return { error: goObjectExpected(imp.ext) };
+  return decodeBidderParams(isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'bidder') : undefined, paramsType);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ export function parseBidResponseBody(text: string): { body: JsonObject } | { err
     return { error: (err as Error).message };
   }
   if (value === null) return { body: {} };
-  return isJsonObject(value) ? { body: value } : { error: 'cannot unmarshal openrtb2.BidResponse: expect { or n' };
+  return isJsonObject(value) ? { body: value } : { error: goObjectExpected(value) };
 }
 
 /** How a Go adapter reads its bidder's answer: the status rules, and how a body it cannot decode is reported. */
@@ -171,8 +172,6 @@ const BID_FIELDS: Record<string, GoKind> = {
   wratio: 'integer', hratio: 'integer', exp: 'integer', dur: 'integer', mtype: 'integer', slotinpod: 'integer', ext: 'raw',
 };
 const BID_ZERO_VALUES: Readonly<Record<string, unknown>> = { id: '', impid: '', price: 0 };
-
-class GoDecodeError extends Error {}
 
 /**
  * An answer decoded the way PBS's Go adapters decode it into `openrtb2.BidResponse`, strictly: a body that is not a

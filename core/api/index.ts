@@ -12,4 +12,5 @@ export * from './analytics.js';
 export * from './endpoint.js';
 export * from './helpers.js';
 export * from './go-compat.js';
+export * from './go-decoding.js';
 export * from './price-granularity.js';

@@ -128,6 +128,13 @@ describe('ix adapter', () => {
       }
     });
 
+    it('reads a null imp as Go does, an empty imp whose missing params are reported while the others go ahead', () => {
+      const request = { id: 'r', imp: [null, { id: 'a', banner: { w: 1, h: 1 }, ext: { bidder: { siteId: '1' } } }] } as unknown as BidRequest;
+      const result = bidder.makeRequests(request, testRequestInfo('ix', 'auction'));
+      expect(result.requests.map((call) => call.impIds)).to.deep.equal([['a']]);
+      expect(result.errors?.map((e) => e.message)).to.deep.equal(['expect { or n, but found \u0000']);
+    });
+
     it('never throws on malformed responses, and reports each', () => {
       const request = bannerRequest('42');
       const oddBodies = ['[]', '"text"', '{"seatbid":[{"bid":[null, 3]}]}', '{"seatbid":[{"bid":[{"impid":"i1","price":"1"}]}]}'];

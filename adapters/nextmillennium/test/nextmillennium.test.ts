@@ -62,4 +62,18 @@ describe('nextmillennium adapter', () => {
       expect(() => bidder({ server_version: 3 })).to.throw('invalid extra info');
     });
   });
+
+  describe('error codes', () => {
+    const sent = { method: 'POST' as const, uri: manifest.info.endpoint!, impIds: ['i'] };
+    const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { placement_id: 7 } } }] };
+
+    it('reports unreadable params as bad input, as Prebid Server wraps its decoder errors', () => {
+      expect(bidder().makeRequests(request, testRequestInfo('nextmillennium')).errors?.map((e) => e.code)).to.deep.equal([2]);
+    });
+
+    it('reports an undecodable answer and a 400 as bad server responses', () => {
+      expect(bidder().makeBids(request, sent, { status: 200, body: '{"seatbid":3}', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([3]);
+      expect(bidder().makeBids(request, sent, { status: 400, body: '', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([3]);
+    });
+  });
 });

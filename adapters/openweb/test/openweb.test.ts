@@ -63,4 +63,21 @@ describe('openweb adapter', () => {
       expect(errors![0]!.code).to.equal(2);
     });
   });
+
+  describe('error codes', () => {
+    const bidder = () => openweb.create!(testBidderConfig('openweb', ENDPOINT), { logger: console });
+    const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { placementId: 5, org: 'o' } } }] };
+    const sent = { method: 'POST' as const, uri: 'https://pbs.openwebmp.com/pbs?publisher_id=o', impIds: ['i'] };
+
+    it('reports unreadable params and answers as generic errors, as Prebid Server does for plain Go errors', () => {
+      expect(bidder().makeRequests(request, testRequestInfo('openweb')).errors?.map((e) => e.code)).to.deep.equal([999]);
+      expect(bidder().makeBids(request, sent, { status: 200, body: '{"cur":1}', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([999]);
+    });
+
+    it('reports an unknown mtype as a bad server response and 400 as bad input', () => {
+      const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i', price: 1, mtype: 4 }] }] });
+      expect(bidder().makeBids(request, sent, { status: 200, body, headers: {} }).errors?.map((e) => e.code)).to.deep.equal([3]);
+      expect(bidder().makeBids(request, sent, { status: 400, body: '', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([2]);
+    });
+  });
 });

@@ -62,24 +62,25 @@ describe('pubmatic adapter', () => {
       expect(requests.map((call) => call.uri)).to.deep.equal(['https://pubmatic.example/translator']);
     });
 
-    it('sends a wrapper bidder code only when the request has an ext: an alias the request declares for it, else pubmatic', () => {
+    it('sends a wrapper bidder code only when the request has an ext: the first alias the request declares, else pubmatic', () => {
       const imp = { id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', wrapper: { profile: 3 } } } };
       const extOf = (request: BidRequest, bidder: string) => (createBidder('https://pubmatic.example/t').makeRequests(request, testRequestInfo(bidder)).requests[0]!.body as { ext: unknown }).ext;
-      const aliases = { 'pubmatic-alias': 'pubmatic', other: 'appnexus' };
+      const aliases = { 'pubmatic-alias': 'pubmatic' };
       expect(extOf({ id: 'r', imp: [imp] }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3 } });
       expect(extOf({ id: 'r', imp: [imp], ext: {} }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic' } });
       expect(extOf({ id: 'r', imp: [imp], ext: { prebid: { aliases } } }, 'pubmatic-alias')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic-alias' } });
-      expect(extOf({ id: 'r', imp: [imp], ext: { prebid: { aliases: { other: 'appnexus' } } } }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'pubmatic' } });
+      // Go takes the alias whatever it aliases (the core only ever passes the alias the bidder runs under).
+      expect(extOf({ id: 'r', imp: [imp], ext: { prebid: { aliases: { other: 'appnexus' } } } }, 'pubmatic')).to.deep.equal({ wrapper: { profile: 3, biddercode: 'other' } });
     });
 
-    it('takes request-level params from the entry for its own name when bidderparams is keyed by bidder', () => {
+    it("reads request-level params as the core narrows them: the bidder's own params, not a map keyed by bidder", () => {
       const request: BidRequest = {
         id: 'r',
         imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1' } } }],
-        ext: { prebid: { bidderparams: { pubmatic: { acat: ['IAB7'] }, appnexus: { acat: ['IAB1'] } } } },
+        ext: { prebid: { bidderparams: { pubmatic: { acat: ['IAB7'] }, acat: ['IAB1'] } } },
       };
       const { requests } = createBidder('https://pubmatic.example/t').makeRequests(request, testRequestInfo('pubmatic'));
-      expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ wrapper: { biddercode: 'pubmatic' }, acat: ['IAB7'] });
+      expect((requests[0]!.body as { ext: unknown }).ext).to.deep.equal({ wrapper: { biddercode: 'pubmatic' }, acat: ['IAB1'] });
     });
   });
 

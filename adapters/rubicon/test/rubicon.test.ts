@@ -194,7 +194,7 @@ describe('rubicon adapter', () => {
       const badParams = { id: 'x', site: {}, imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { accountId: true } } }] } as unknown as BidRequest;
       expect(bidder.makeRequests(badParams, info).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
       const badUserExt = { ...bannerRequest, user: { ext: { eids: 'none' } } } as unknown as BidRequest;
-      expect(bidder.makeRequests(badUserExt, info).errors).to.deep.equal([{ code: BidderErrorCode.Unknown, message: 'req.user.ext is invalid: cannot unmarshal eids: unexpected "none"' }]);
+      expect(bidder.makeRequests(badUserExt, info).errors).to.deep.equal([{ code: BidderErrorCode.Unknown, message: 'req.user.ext is invalid: decode slice: expect [ or n, but found "' }]);
     });
 
     it('answers odd response bodies with bad server responses, never a throw', () => {

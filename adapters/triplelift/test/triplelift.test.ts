@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import type { BidRequest, Bidder, Imp } from '../../../core/api/index.js';
+import { BidderErrorCode, type BidRequest, type Bidder, type Imp } from '../../../core/api/index.js';
 import { testBidderConfig, testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
@@ -78,11 +78,11 @@ describe('triplelift adapter', () => {
       }
     });
 
-    it('reports params of the wrong shape', () => {
+    it("reports params of the wrong shape with the decoder's code, as Prebid Server's jsonutil does", () => {
       const odd = { id: 'r', imp: [{ id: 'a', banner: {}, ext: { bidder: { inventoryCode: 3 } } }, { id: 'b', banner: {}, ext: { bidder: { inventoryCode: 'x', floor: 'high' } } }, { id: 'c', banner: {} }] } as BidRequest;
       const { requests, errors } = bidder().makeRequests(odd, testRequestInfo('triplelift'));
       expect(requests).to.deep.equal([]);
-      expect(errors?.map((e) => e.code)).to.deep.equal([999, 999, 999, 999]);
+      expect(errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal, BidderErrorCode.FailedToUnmarshal, BidderErrorCode.FailedToUnmarshal, BidderErrorCode.Unknown]);
     });
   });
 });

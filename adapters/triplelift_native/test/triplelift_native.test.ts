@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import type { BidRequest, Bidder } from '../../../core/api/index.js';
+import { BidderErrorCode, type BidRequest, type Bidder } from '../../../core/api/index.js';
 import { testBidderConfig, testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
@@ -83,7 +83,9 @@ describe('triplelift_native adapter', () => {
       } as BidRequest;
       const { requests, errors } = bidder().makeRequests(odd, testRequestInfo('triplelift_native'));
       expect(requests).to.deep.equal([]);
-      expect(errors?.map((e) => e.code)).to.deep.equal([999, 999, 999, 999, 999]);
+      // Decoder errors carry Prebid Server's FailedToUnmarshal code; only the closing error is a plain one.
+      const decoderError = BidderErrorCode.FailedToUnmarshal;
+      expect(errors?.map((e) => e.code)).to.deep.equal([decoderError, decoderError, decoderError, decoderError, BidderErrorCode.Unknown]);
     });
   });
 });

@@ -36,9 +36,9 @@ describe('yieldmo adapter', () => {
     expect((requests[0]!.body as BidRequest).imp[0]).to.deep.include({ bidfloor: 1.1, bidfloorcur: 'USD', ext: { placement_id: 'p' } });
   });
 
-  it('reports an undecodable body as a generic error', () => {
+  it("reports an undecodable body with the decoder's code, as Prebid Server's jsonutil does", () => {
     const sent = { method: 'POST' as const, uri: yieldmo.info.endpoint!, impIds: ['i'] };
     const result = bidder().makeBids({ id: 'r', imp: [] }, sent, { status: 200, body: 'nope', headers: {} });
-    expect(result.errors![0]!.code).to.equal(BidderErrorCode.Unknown);
+    expect(result.errors![0]!.code).to.equal(BidderErrorCode.FailedToUnmarshal);
   });
 });

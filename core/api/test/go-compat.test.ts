@@ -44,13 +44,17 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       const imp = (ext: unknown): Imp => ({ id: '1', ext: ext as Imp['ext'] });
       expect(readBidderParams(imp({ bidder: { tagid: 't' } }), 'openrtb_ext.ExtImpX')).to.deep.equal({ params: { tagid: 't' } });
       expect(readBidderParams(imp({ bidder: null }), 'openrtb_ext.ExtImpX')).to.deep.equal({ params: {} });
-      expect(readBidderParams(imp(undefined), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'imp.ext: expect { or n, but found no object' });
-      expect(readBidderParams(imp({}), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'imp.ext.bidder: unexpected end of JSON input' });
-      expect(readBidderParams(imp({ bidder: [] }), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpX: expect { or n' });
+      expect(readBidderParams(imp({ Bidder: { tagid: 't' } }), 'openrtb_ext.ExtImpX')).to.deep.equal({ params: { tagid: 't' } });
+      // json-iterator's words: nothing to read is a NUL byte found; a value of another type, its first byte.
+      expect(readBidderParams(imp(undefined), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found \u0000' });
+      expect(readBidderParams(imp({}), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found \u0000' });
+      expect(readBidderParams(imp('x'), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found "' });
+      expect(readBidderParams(imp({ bidder: [] }), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found [' });
     });
 
     it('decodes params already in hand the same way', () => {
-      expect(decodeBidderParams('x', 'openrtb_ext.ExtImpY')).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpY: expect { or n' });
+      expect(decodeBidderParams('x', 'openrtb_ext.ExtImpY')).to.deep.equal({ error: 'expect { or n, but found "' });
+      expect(decodeBidderParams(7, 'openrtb_ext.ExtImpY')).to.deep.equal({ error: 'expect { or n, but found 7' });
       expect(decodeBidderParams({ a: 1 }, 'openrtb_ext.ExtImpY')).to.deep.equal({ params: { a: 1 } });
     });
   });
@@ -79,7 +83,7 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
     it('takes an object, and null as the empty response; anything else is a decoding error', () => {
       expect(parseBidResponseBody('{"cur":"EUR"}')).to.deep.equal({ body: { cur: 'EUR' } });
       expect(parseBidResponseBody('null')).to.deep.equal({ body: {} });
-      expect(parseBidResponseBody('[]')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse: expect { or n' });
+      expect(parseBidResponseBody('[]')).to.deep.equal({ error: 'expect { or n, but found [' });
       expect(parseBidResponseBody('')).to.have.property('error').that.is.a('string');
       expect(parseBidResponseBody('{')).to.have.property('error').that.is.a('string');
     });
@@ -88,10 +92,10 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       expect(readGoBidResponse(answer(204))).to.deep.equal({ result: { bids: [] } });
       expect(readGoBidResponse(answer(500))).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: unexpectedStatusText(500) }] } });
       expect(readGoBidResponse(answer(200, '{"id":"r"}'))).to.deep.equal({ body: { id: 'r' } });
-      expect(readGoBidResponse(answer(200, '"x"'))).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: 'cannot unmarshal openrtb2.BidResponse: expect { or n' }] } });
+      expect(readGoBidResponse(answer(200, '"x"'))).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: 'expect { or n, but found "' }] } });
       const reading = { status: { code: 999 }, decodeError: (detail: string) => ({ code: 3, message: `bad: ${detail}` }) };
       expect(readGoBidResponse(answer(502), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: unexpectedStatusText(502) }] } });
-      expect(readGoBidResponse(answer(200, '5'), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: 'bad: cannot unmarshal openrtb2.BidResponse: expect { or n' }] } });
+      expect(readGoBidResponse(answer(200, '5'), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: 'bad: expect { or n, but found 5' }] } });
     });
 
     it('lets readBidResponse check statuses with the same rules', () => {
