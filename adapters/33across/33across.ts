@@ -2,6 +2,7 @@ import {
   badInput,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
@@ -66,7 +67,7 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go returns its decoder's error as it is: a generic error.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) bids.push({ bid, type: isVideoBid(bid) ? 'video' : 'banner' });

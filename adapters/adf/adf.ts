@@ -5,16 +5,17 @@ import {
   checkResponseStatus,
   decodeBidderParams,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
   readBidderParams,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -70,7 +71,7 @@ export function createAdfBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go returns its decoder's error as it is: a generic error.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -1,4 +1,4 @@
-import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type BidRequest, type Bidder, type BidderConfig, type BidderError, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
+import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, failedToUnmarshal, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type Bidder, type BidderConfig, type BidderError, type BidRequest, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
 import { readAppnexusParams, type AppnexusParams } from './params.js';
 
 /** AppNexus rejects requests with more imps than this, so larger requests are split. */
@@ -92,7 +92,7 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
 
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
       for (const seatbid of decoded.value.seatbid) {

@@ -8,12 +8,12 @@ import {
   bidResponseCurrency,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
   omitEmptyRequestFields,
   unexpectedStatusText,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -37,7 +37,7 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go returns its decoder's error as it is: a generic error.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -9,16 +9,17 @@ import {
   badServerResponse,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   MEDIA_TYPES,
   omitEmptyRequestFields,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type MediaType,
@@ -55,7 +56,7 @@ export function createGridBidder(config: BidderConfig): Bidder {
       // The decoder's error goes back as it is (a generic error). Grid's own bid fields are read beside the decoded
       // OpenRTB bids, which drop them.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const gridFields = readGridBidFields(response.body);
       if ('error' in gridFields) return { bids: [], errors: [unknownError(gridFields.error)] };
 

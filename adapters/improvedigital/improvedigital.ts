@@ -4,16 +4,17 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   impMediaTypes,
   isJsonObject,
   omitEmptyRequestFields,
   unknownError,
   type Bid,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type EndpointTemplate,
   type Imp,
   type MakeBidsResult,
@@ -73,7 +74,7 @@ export function createImprovedigitalBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // The decoder's error goes back as it is (a generic error).
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const { seatbid: seatbids, cur } = decoded.value;
       if (seatbids.length === 0) return { bids: [] };
       if (seatbids.length > 1) {

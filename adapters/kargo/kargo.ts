@@ -7,11 +7,11 @@ import {
   BidderErrorCode,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   omitEmptyRequestFields,
   unexpectedStatusText,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -36,7 +36,7 @@ export function createKargoBidder(config: BidderConfig): Bidder {
 
       // The decoder's error goes back as it is (a generic error): one bad bid fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push({ bid, type: mediaTypeOf(bid) });

@@ -6,6 +6,7 @@
 import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   mediaTypeFromMtype,
   omitEmptyRequestFields,
   unknownError,
@@ -35,7 +36,7 @@ export function createMedianetBidder(config: BidderConfig): Bidder {
 
       // The decoder's error goes back as it is (a generic error): one bad bid fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -7,16 +7,17 @@ import {
   badServerResponse,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
   omitEmptyRequestFields,
   readBidderParams,
   unknownError,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -70,7 +71,7 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go decodes the whole answer into openrtb2.BidResponse: one field of the wrong type fails it, unknown fields go.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -5,14 +5,15 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   omitEmptyRequestFields,
   unexpectedStatusText,
   unknownError,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
+  type BidRequest,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -52,7 +53,7 @@ export function createOnetagBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // The decoder's own error goes back as it is, as the Go adapter returns it.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {

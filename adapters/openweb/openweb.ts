@@ -9,16 +9,17 @@ import {
   compileEndpoint,
   decodeBidderParams,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
   omitEmptyRequestFields,
   readBidderParams,
   unknownError,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type TypedBid,
@@ -47,7 +48,7 @@ export function createOpenwebBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go returns its decoder's error as it is; one field of the wrong type fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

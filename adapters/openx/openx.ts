@@ -2,12 +2,12 @@ import {
   badInput,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
   mediaTypeFromMtype,
   omitEmptyRequestFields,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -71,7 +71,7 @@ export function createOpenxBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
 
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) for (const bid of seatbid.bid) bids.push(typeBid(bid, request.imp));
       const fledgeAuctionConfigs = auctionConfigs(decoded.value.ext, config.name);

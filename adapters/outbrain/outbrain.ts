@@ -8,15 +8,16 @@ import {
   badInput,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   omitEmptyRequestFields,
   unexpectedStatusText,
   unknownError,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -67,7 +68,7 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // Go returns its decoder's error as it is; one field of the wrong type fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -4,6 +4,7 @@ import {
   BidderErrorCode,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
@@ -24,7 +25,7 @@ export function readPubmaticBids(response: ResponseData): MakeBidsResult {
   if (statusResult) return statusResult;
 
   const decoded = decodeOpenrtb2BidResponse(response.body);
-  if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+  if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
   const bids: TypedBid[] = [];
   const errors: BidderError[] = [];
   for (const seatbid of decoded.value.seatbid) {

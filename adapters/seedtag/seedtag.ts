@@ -5,14 +5,15 @@
 import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   mediaTypeFromMtype,
   omitEmptyRequestFields,
   unknownError,
   withFloorInCurrency,
-  type BidRequest,
   type Bidder,
   type BidderConfig,
   type BidderError,
+  type BidRequest,
   type Imp,
   type TypedBid,
 } from '../../core/api/index.js';
@@ -44,7 +45,7 @@ export function createSeedtagBidder(config: BidderConfig): Bidder {
       // Prebid Server returns its decoder's error as it is (a generic error), and any field of the wrong type, a bid
       // that is not an object included, fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

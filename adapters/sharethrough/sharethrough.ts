@@ -10,6 +10,7 @@ import {
   BidderErrorCode,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
@@ -96,7 +97,7 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       // The decoder's error is returned as it is: a bid that is not an object fails the whole answer.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

@@ -10,10 +10,10 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Bid,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   unexpectedStatusText,
-  unknownError,
   type Bid,
   type BidderError,
   type MakeBidsResult,
@@ -37,7 +37,7 @@ export function smaatoBids(response: ResponseData, now: () => number): MakeBidsR
   // Prebid Server returns its decoder's error as it is (a generic error): an empty body, or a bid that is not an
   // object, fails the whole answer, before the headers are looked at.
   const decoded = decodeOpenrtb2BidResponse(response.body);
-  if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+  if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
   const markupType = header(response, 'X-Smt-Adtype') ?? '';
   if (markupType === '') return { bids: [], errors: [badServerResponse('X-Smt-Adtype header is missing.')] };

@@ -6,6 +6,7 @@ import {
   badInput,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
@@ -59,7 +60,7 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
       const statusResult = checkResponseStatus(response);
       if (statusResult) return statusResult;
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {

@@ -3,6 +3,7 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goFoundByte,
   goObjectExpected,
@@ -100,7 +101,7 @@ export function createTaboolaBidder(config: BidderConfig): Bidder {
       });
       if (statusResult) return statusResult;
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];

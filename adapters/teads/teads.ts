@@ -3,6 +3,7 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   goObjectExpected,
   isJsonObject,
   omitEmptyRequestFields,
@@ -48,7 +49,7 @@ export function createTeadsBidder(config: BidderConfig): Bidder {
       const statusResult = checkResponseStatus(response);
       if (statusResult) return statusResult;
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return failed(unknownError(decoded.error));
+      if ('error' in decoded) return failed(failedToUnmarshal(decoded.error));
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) {

@@ -2,6 +2,7 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
@@ -67,7 +68,7 @@ export function createTheTradeDeskBidder(config: BidderConfig): Bidder {
       const statusResult = checkResponseStatus(response);
       if (statusResult) return statusResult;
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [unknownError(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {

@@ -4,6 +4,7 @@ import {
   checkResponseStatus,
   decodeGoFields,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   GO_STRING_FIELD,
   goFoundByte,
   goObjectExpected,
@@ -66,11 +67,6 @@ export function createTripleliftBidder(config: BidderConfig): Bidder {
       return { currency: 'USD', bids, errors };
     },
   };
-}
-
-/** Prebid Server passes its JSON decoder's errors (errortypes.FailedToUnmarshal) on as they are. */
-function failedToUnmarshal(message: string): BidderError {
-  return { code: BidderErrorCode.FailedToUnmarshal, message };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 import {
   badInput,
-  BidderErrorCode,
   checkResponseStatus,
   decodeGoFields,
   decodeOpenrtb2BidResponse,
   ErrorCode,
+  failedToUnmarshal,
   fieldIgnoringCase,
   GavelError,
   GO_STRING_FIELD,
@@ -102,11 +102,6 @@ function buildImp(imp: Imp, request: BidRequest, info: RequestInfo): { imp: Imp 
   if (priced.bidfloor === 0) delete priced.bidfloor;
   if (priced.bidfloorcur === '') delete priced.bidfloorcur;
   return { imp: priced };
-}
-
-/** Prebid Server passes its JSON decoder's errors (errortypes.FailedToUnmarshal) on as they are. */
-function failedToUnmarshal(message: string): BidderError {
-  return { code: BidderErrorCode.FailedToUnmarshal, message };
 }
 
 /**

@@ -5,9 +5,9 @@
  */
 import {
   badInput,
-  BidderErrorCode,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
@@ -46,7 +46,7 @@ export function createYieldmoBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
       const decoded = decodeOpenrtb2BidResponse(response.body);
       // Prebid Server passes its decoder's error (errortypes.FailedToUnmarshal) on as it is.
-      if ('error' in decoded) return { bids: [], errors: [{ code: BidderErrorCode.FailedToUnmarshal, message: decoded.error }] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {

@@ -129,3 +129,5 @@ export const badInput = (message: string): BidderError => ({ code: BidderErrorCo
 export const badServerResponse = (message: string): BidderError => ({ code: BidderErrorCode.BadServerResponse, message });
 export const timeoutError = (message: string): BidderError => ({ code: BidderErrorCode.Timeout, message });
 export const unknownError = (message: string): BidderError => ({ code: BidderErrorCode.Unknown, message });
+/** What a Go adapter returns when it passes `jsonutil.Unmarshal`'s error on as it is (`errortypes.FailedToUnmarshal`). */
+export const failedToUnmarshal = (message: string): BidderError => ({ code: BidderErrorCode.FailedToUnmarshal, message });

@@ -8,7 +8,7 @@
  * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
  */
 import { GoDecodeError, goObjectExpected } from './go-decoding.js';
-import { BidderErrorCode, unknownError, type BidderError } from './errors.js';
+import { BidderErrorCode, failedToUnmarshal, unknownError, type BidderError } from './errors.js';
 import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
 import { isJsonObject, type JsonObject } from './helpers.js';
@@ -122,8 +122,8 @@ export interface GoBidResponseReading {
   /** How statuses other than 200 and 204 are reported (see `checkResponseStatus`). */
   status?: ResponseStatusRules;
   /**
-   * The error for a body that does not decode, from the decoder's detail. By default a generic error (code 999)
-   * with the detail as it is: a Go adapter returns its decoder's error, which PBS reports so.
+   * The error for a body that does not decode, from the decoder's detail. By default the detail as it is, coded as
+   * `jsonutil.Unmarshal`'s errors are (FailedToUnmarshal, 14): a Go adapter returns its decoder's error unwrapped.
    */
   decodeError?: (detail: string) => BidderError;
 }
@@ -136,7 +136,7 @@ export function readGoBidResponse(response: ResponseData, reading: GoBidResponse
   const statusResult = checkResponseStatus(response, reading.status);
   if (statusResult) return { result: statusResult };
   const parsed = parseBidResponseBody(response.body);
-  if ('error' in parsed) return { result: { bids: [], errors: [(reading.decodeError ?? unknownError)(parsed.error)] } };
+  if ('error' in parsed) return { result: { bids: [], errors: [(reading.decodeError ?? failedToUnmarshal)(parsed.error)] } };
   return parsed;
 }
 

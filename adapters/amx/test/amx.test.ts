@@ -88,9 +88,9 @@ describe('amx adapter', () => {
       expect(bids.map((b) => b.meta)).to.deep.equal([{ advertiserDomains: ['brand.example'], demandSource: 'dsp-1' }, {}]);
     });
 
-    it('reports an unreadable answer as an unknown error, as Prebid Server does', () => {
+    it('reports an unreadable answer as the decoder\'s error (FailedToUnmarshal), as Prebid Server does', () => {
       const result = bidderAt(testHost.endpoint).makeBids(request, sent, { status: 200, body: '{', headers: {} });
-      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
     });
   });
 });

@@ -108,10 +108,10 @@ describe('appnexus adapter', () => {
     const sent: RequestData = { method: 'POST', uri: 'http://ib.adnxs.com/openrtb2', impIds: ['a'] };
     const codes = (status: number, body: string) => bidder.makeBids(request, sent, { status, body, headers: {} }).errors?.map((e) => e.code);
 
-    it('reports a 400 as bad input, other non-200 statuses as bad server responses, the rest as unknown errors', () => {
+    it('reports a 400 as bad input, other non-200 statuses as bad server responses, an undecodable body as the decoder\'s error, the rest as unknown errors', () => {
       expect(codes(400, '')).to.deep.equal([BidderErrorCode.BadInput]);
       expect(codes(201, '{}')).to.deep.equal([BidderErrorCode.BadServerResponse]);
-      expect(codes(200, 'oops')).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(200, 'oops')).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
       expect(codes(200, JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'a', price: 1, ext: { appnexus: { bid_ad_type: 9 } } }] }] }))).to.deep.equal([BidderErrorCode.Unknown]);
     });
 

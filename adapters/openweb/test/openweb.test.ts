@@ -69,9 +69,9 @@ describe('openweb adapter', () => {
     const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 1, h: 1 }, ext: { bidder: { placementId: 5, org: 'o' } } }] };
     const sent = { method: 'POST' as const, uri: 'https://pbs.openwebmp.com/pbs?publisher_id=o', impIds: ['i'] };
 
-    it('reports unreadable params and answers as generic errors, as Prebid Server does for plain Go errors', () => {
+    it('reports unreadable params as generic errors (Go wraps them) and unreadable answers as the decoder\'s error', () => {
       expect(bidder().makeRequests(request, testRequestInfo('openweb')).errors?.map((e) => e.code)).to.deep.equal([999]);
-      expect(bidder().makeBids(request, sent, { status: 200, body: '{"cur":1}', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([999]);
+      expect(bidder().makeBids(request, sent, { status: 200, body: '{"cur":1}', headers: {} }).errors?.map((e) => e.code)).to.deep.equal([14]);
     });
 
     it('reports an unknown mtype as a bad server response and 400 as bad input', () => {

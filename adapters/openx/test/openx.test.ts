@@ -83,12 +83,12 @@ describe('openx adapter', () => {
     const bidder = createBidder();
     const codes = (status: number, body: string) => bidder.makeBids(bannerRequest, sentCall, { status, body, headers: {} }).errors?.map((e) => e.code);
 
-    it('reports a 400 as bad input, other non-200 statuses as bad server responses, undecodable bodies as unknown errors', () => {
+    it('reports a 400 as bad input, other non-200 statuses as bad server responses, undecodable bodies as the decoder\'s error', () => {
       expect(codes(400, '')).to.deep.equal([BidderErrorCode.BadInput]);
       expect(codes(500, '')).to.deep.equal([BidderErrorCode.BadServerResponse]);
       expect(codes(202, answer({}))).to.deep.equal([BidderErrorCode.BadServerResponse]);
-      expect(codes(200, '{')).to.deep.equal([BidderErrorCode.Unknown]);
-      expect(codes(200, '[]')).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(200, '{')).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(200, '[]')).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
       expect(codes(204, '')).to.equal(undefined);
     });
 

@@ -90,10 +90,10 @@ describe('pubmatic adapter', () => {
     const answer = (status: number, bid: Record<string, unknown>) =>
       bidder.makeBids({ id: 'r', imp: [] }, sent, { status, body: JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i', price: 1, ...bid }] }] }), headers: {} });
 
-    it('reports a 400 as bad input, other non-200 statuses and undecodable bodies as unknown errors, a bid without mtype as a bad server response', () => {
+    it('reports a 400 as bad input, other non-200 statuses as unknown errors, undecodable bodies as the decoder\'s error, a bid without mtype as a bad server response', () => {
       expect(answer(400, {}).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput]);
       expect(answer(500, {}).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
-      expect(answer(200, { price: 'x' }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(answer(200, { price: 'x' }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
       expect(answer(200, { ext: {} }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadServerResponse]);
     });
 

@@ -92,7 +92,7 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       expect(readGoBidResponse(answer(204))).to.deep.equal({ result: { bids: [] } });
       expect(readGoBidResponse(answer(500))).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: unexpectedStatusText(500) }] } });
       expect(readGoBidResponse(answer(200, '{"id":"r"}'))).to.deep.equal({ body: { id: 'r' } });
-      expect(readGoBidResponse(answer(200, '"x"'))).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: 'expect { or n, but found "' }] } });
+      expect(readGoBidResponse(answer(200, '"x"'))).to.deep.equal({ result: { bids: [], errors: [{ code: 14, message: 'expect { or n, but found "' }] } });
       const reading = { status: { code: 999 }, decodeError: (detail: string) => ({ code: 3, message: `bad: ${detail}` }) };
       expect(readGoBidResponse(answer(502), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 999, message: unexpectedStatusText(502) }] } });
       expect(readGoBidResponse(answer(200, '5'), reading)).to.deep.equal({ result: { bids: [], errors: [{ code: 3, message: 'bad: expect { or n, but found 5' }] } });
