@@ -11,7 +11,6 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  MEDIA_TYPES,
   omitEmptyRequestFields,
   unexpectedStatusText,
   type Bid,
@@ -40,23 +39,19 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
       if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
 
       const bids: TypedBid[] = [];
-      const errors: BidderError[] = [];
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) {
           const ext = readBidExt(bid.ext);
           // A bid whose ext cannot be read spoils the whole answer, as it does in Prebid Server.
           if (!ext) return { bids: [], errors: [missingType(bid)] };
-          if (!ext.type) {
-            errors.push(missingType(bid));
-            continue;
-          }
-          const typed: TypedBid = { bid, type: ext.type };
+          // Go passes the bid on with whatever type its ext names, none included: the core takes it as it comes.
+          const typed: TypedBid = { bid, type: (ext.type ?? '') as MediaType };
           if (ext.networkName) typed.meta = { networkName: ext.networkName };
           bids.push(typed);
         }
       }
       const currency = bidResponseCurrency(decoded.value) ?? 'USD';
-      const result: MakeBidsResult = errors.length > 0 ? { currency, bids, errors } : { currency, bids };
+      const result: MakeBidsResult = { currency, bids };
       const fledgeAuctionConfigs = auctionConfigs(decoded.value.ext, config.name);
       if (fledgeAuctionConfigs) result.fledgeAuctionConfigs = fledgeAuctionConfigs;
       return result;
@@ -66,10 +61,10 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
 
 /**
  * `bid.ext.prebid.{type, networkName}` as Go decodes the ext into Criteo's `BidExt` (keys matched ignoring case, a
- * `null` ext the empty one); undefined when it cannot: no ext at all, or one not shaped as Criteo's. A type that is
- * not a media type Gavel knows reads as no type.
+ * `null` ext the empty one); undefined when it cannot: no ext at all, or one not shaped as Criteo's. The type is
+ * Go's `openrtb_ext.BidType`, a plain string: whatever the ext names.
  */
-function readBidExt(ext: unknown): { type?: MediaType; networkName?: string } | undefined {
+function readBidExt(ext: unknown): { type?: string; networkName?: string } | undefined {
   if (ext === null) return {};
   if (!isJsonObject(ext)) return undefined;
   const prebid = fieldIgnoringCase(ext, 'prebid') ?? {};
@@ -78,7 +73,7 @@ function readBidExt(ext: unknown): { type?: MediaType; networkName?: string } | 
   const networkName = fieldIgnoringCase(prebid, 'networkName');
   if ((type != null && typeof type !== 'string') || (networkName != null && typeof networkName !== 'string')) return undefined;
   return {
-    type: (MEDIA_TYPES as readonly unknown[]).includes(type) ? (type as MediaType) : undefined,
+    type: typeof type === 'string' ? type : undefined,
     networkName: typeof networkName === 'string' && networkName !== '' ? networkName : undefined,
   };
 }
