@@ -117,10 +117,11 @@ export function goInt(value: unknown, links: readonly string[]): number {
   return value;
 }
 
-/** A `float64`: json-iterator finds no number characters in anything but a number. */
+/** A `float64`: json-iterator finds no number characters in anything but a number (`invalid number`). */
 export function goFloat(value: unknown, links: readonly string[]): number {
   if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number') fail(links, 'readFloat64SlowPath', 'empty number');
+  // Its slow path reads the number's characters first, and finds none in anything but a number.
+  if (typeof value !== 'number') fail(links, 'readNumberAsString', 'invalid number');
   return value;
 }
 
