@@ -7,7 +7,7 @@
  *
  * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
  */
-import { GoDecodeError, goObjectExpected } from './go-decoding.js';
+import { GoDecodeError, goFoundByte, goObjectExpected } from './go-decoding.js';
 import { BidderErrorCode, failedToUnmarshal, unknownError, type BidderError } from './errors.js';
 import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
@@ -161,15 +161,34 @@ export interface Openrtb2SeatBid {
 
 type GoKind = 'string' | 'number' | 'integer' | 'strings' | 'integers' | 'raw';
 
-const RESPONSE_FIELDS: Record<string, GoKind> = { id: 'string', bidid: 'string', cur: 'string', customdata: 'string', nbr: 'integer', ext: 'raw' };
-const SEATBID_FIELDS: Record<string, GoKind> = { seat: 'string', group: 'integer', ext: 'raw' };
+/** A struct field as Go declares it: its Go name (json-iterator's texts name it), its kind, a slice's Go type. */
+interface GoFieldSpec {
+  goName: string;
+  kind: GoKind;
+  sliceType?: string;
+}
+
+const field = (goName: string, kind: GoKind, sliceType?: string): GoFieldSpec => (sliceType === undefined ? { goName, kind } : { goName, kind, sliceType });
+
+/** `openrtb2.BidResponse`'s fields but `seatbid`, by JSON name. */
+const RESPONSE_FIELDS: Record<string, GoFieldSpec> = {
+  id: field('ID', 'string'), bidid: field('BidID', 'string'), cur: field('Cur', 'string'), customdata: field('CustomData', 'string'),
+  nbr: field('NBR', 'integer'), ext: field('Ext', 'raw'),
+};
+/** `openrtb2.SeatBid`'s fields but `bid`. */
+const SEATBID_FIELDS: Record<string, GoFieldSpec> = { seat: field('Seat', 'string'), group: field('Group', 'integer'), ext: field('Ext', 'raw') };
 /** `openrtb2.Bid`'s fields in its order; all but id, impid and price are `omitempty`; `ext` is raw JSON. */
-const BID_FIELDS: Record<string, GoKind> = {
-  id: 'string', impid: 'string', price: 'number', nurl: 'string', burl: 'string', lurl: 'string', adm: 'string',
-  adid: 'string', adomain: 'strings', bundle: 'string', iurl: 'string', cid: 'string', crid: 'string', tactic: 'string',
-  cattax: 'integer', cat: 'strings', attr: 'integers', apis: 'integers', api: 'integer', protocol: 'integer',
-  qagmediarating: 'integer', language: 'string', langb: 'string', dealid: 'string', w: 'integer', h: 'integer',
-  wratio: 'integer', hratio: 'integer', exp: 'integer', dur: 'integer', mtype: 'integer', slotinpod: 'integer', ext: 'raw',
+const BID_FIELDS: Record<string, GoFieldSpec> = {
+  id: field('ID', 'string'), impid: field('ImpID', 'string'), price: field('Price', 'number'), nurl: field('NURL', 'string'),
+  burl: field('BURL', 'string'), lurl: field('LURL', 'string'), adm: field('AdM', 'string'), adid: field('AdID', 'string'),
+  adomain: field('ADomain', 'strings', '[]string'), bundle: field('Bundle', 'string'), iurl: field('IURL', 'string'),
+  cid: field('CID', 'string'), crid: field('CrID', 'string'), tactic: field('Tactic', 'string'), cattax: field('CatTax', 'integer'),
+  cat: field('Cat', 'strings', '[]string'), attr: field('Attr', 'integers', '[]adcom1.CreativeAttribute'),
+  apis: field('APIs', 'integers', '[]adcom1.APIFramework'), api: field('API', 'integer'), protocol: field('Protocol', 'integer'),
+  qagmediarating: field('QAGMediaRating', 'integer'), language: field('Language', 'string'), langb: field('LangB', 'string'),
+  dealid: field('DealID', 'string'), w: field('W', 'integer'), h: field('H', 'integer'), wratio: field('WRatio', 'integer'),
+  hratio: field('HRatio', 'integer'), exp: field('Exp', 'integer'), dur: field('Dur', 'integer'), mtype: field('MType', 'integer'),
+  slotinpod: field('SlotInPod', 'integer'), ext: field('Ext', 'raw'),
 };
 const BID_ZERO_VALUES: Readonly<Record<string, unknown>> = { id: '', impid: '', price: 0 };
 
@@ -193,10 +212,10 @@ export function decodeOpenrtb2BidResponse(text: string): { value: Openrtb2BidRes
   try {
     checkFields(parsed, RESPONSE_FIELDS, 'openrtb2.BidResponse');
     const seatbid = listOf(parsed.seatbid, 'openrtb2.BidResponse.SeatBid').map((entry) => {
-      const object = objectOf(entry, 'openrtb2.SeatBid');
+      const object = objectOf(entry, '[]openrtb2.SeatBid');
       checkFields(object, SEATBID_FIELDS, 'openrtb2.SeatBid');
       const bid = listOf(object.bid, 'openrtb2.SeatBid.Bid').map((raw) => {
-        const bidObject = objectOf(raw, 'openrtb2.Bid');
+        const bidObject = objectOf(raw, '[]openrtb2.Bid');
         checkFields(bidObject, BID_FIELDS, 'openrtb2.Bid');
         return encodeAsOpenrtb2Bid(bidObject);
       });
@@ -220,7 +239,7 @@ export function encodeAsOpenrtb2Bid(raw: JsonObject): Bid {
   for (const key in BID_FIELDS) {
     const value = raw[key];
     if (key in BID_ZERO_VALUES) bid[key] = value ?? BID_ZERO_VALUES[key];
-    else if (BID_FIELDS[key] === 'raw' ? value !== undefined : !isGoEmpty(value)) bid[key] = value;
+    else if (BID_FIELDS[key]!.kind === 'raw' ? value !== undefined : !isGoEmpty(value)) bid[key] = value;
   }
   return bid as Bid;
 }
@@ -230,30 +249,49 @@ export function isGoEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0);
 }
 
-function checkFields(object: JsonObject, fields: Record<string, GoKind>, type: string): void {
-  for (const key in fields) {
-    const kind = fields[key]!;
+/**
+ * The object's members in the order they come, matched to the struct's fields ignoring case, as json-iterator decodes
+ * them: the first that does not fit its field's kind fails, in the words `jsonutil` cuts from json-iterator's error
+ * (the field by its Go name, or a slice's Go type for an element that does not fit).
+ */
+function checkFields(object: JsonObject, fields: Record<string, GoFieldSpec>, type: string): void {
+  for (const key in object) {
+    const spec = fields[key.toLowerCase()];
     const value = object[key];
-    if (value === undefined || value === null || fits(value, kind)) continue;
-    throw new GoDecodeError(`cannot unmarshal ${type}.${key}: expect ${kind === 'strings' || kind === 'integers' ? 'an array' : `a ${kind}`}, got ${JSON.stringify(value)}`);
+    if (spec === undefined || value === undefined || value === null) continue;
+    const misfit = fieldMisfit(value, spec, `${type}.${spec.goName}`);
+    if (misfit !== undefined) throw new GoDecodeError(misfit);
   }
 }
 
-function fits(value: unknown, kind: GoKind): boolean {
-  switch (kind) {
+function fieldMisfit(value: unknown, spec: GoFieldSpec, link: string): string | undefined {
+  switch (spec.kind) {
     case 'string':
-      return typeof value === 'string';
+      return typeof value === 'string' ? undefined : `cannot unmarshal ${link}: expects " or n, but found ${goFoundByte(value)}`;
     case 'number':
-      return typeof value === 'number';
+      return typeof value === 'number' ? undefined : `cannot unmarshal ${link}: invalid number`;
     case 'integer':
-      return Number.isInteger(value);
+      return integerMisfit(value, link);
     case 'strings':
-      return Array.isArray(value) && value.every((item) => item === null || typeof item === 'string');
-    case 'integers':
-      return Array.isArray(value) && value.every((item) => item === null || Number.isInteger(item));
+    case 'integers': {
+      if (!Array.isArray(value)) return `cannot unmarshal ${link}: decode slice: expect [ or n, but found ${goFoundByte(value)}`;
+      for (const item of value) {
+        if (item === null) continue;
+        const misfit = spec.kind === 'strings'
+          ? typeof item === 'string' ? undefined : `cannot unmarshal ${spec.sliceType}: expects " or n, but found ${goFoundByte(item)}`
+          : integerMisfit(item, spec.sliceType!);
+        if (misfit !== undefined) return misfit;
+      }
+      return undefined;
+    }
     default:
-      return true;
+      return undefined;
   }
+}
+
+function integerMisfit(value: unknown, link: string): string | undefined {
+  if (typeof value !== 'number') return `cannot unmarshal ${link}: unexpected character: \ufffd`;
+  return Number.isInteger(value) ? undefined : `cannot unmarshal ${link}: can not decode float as int`;
 }
 
 function listOf(value: unknown, path: string): unknown[] {
@@ -263,9 +301,9 @@ function listOf(value: unknown, path: string): unknown[] {
 }
 
 /** A `null` array element decodes to Go's zero value. */
-function objectOf(value: unknown, type: string): JsonObject {
+function objectOf(value: unknown, sliceType: string): JsonObject {
   if (value === null) return {};
-  if (!isJsonObject(value)) throw new GoDecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
+  if (!isJsonObject(value)) throw new GoDecodeError(`cannot unmarshal ${sliceType}: expect { or n, but found ${goFoundByte(value)}`);
   return value;
 }
 

@@ -150,10 +150,16 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
     });
 
     it('fails the whole answer on a known field of the wrong JSON type, at any depth', () => {
-      expect(decodeOpenrtb2BidResponse('{"cur":5}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse.cur: expect a string, got 5' });
+      // json-iterator's texts as jsonutil cuts them: the field by its Go name, a slice element by the slice's Go type.
+      expect(decodeOpenrtb2BidResponse('{"cur":5}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse.Cur: expects " or n, but found 5' });
       expect(decodeOpenrtb2BidResponse('{"seatbid":{}}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.BidResponse.SeatBid: decode slice: expect [ or n, but found {' });
-      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"w":"300"}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.w: expect a integer, got "300"' });
-      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[1]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid: expect { or n, but found 1' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"w":1.5}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.W: can not decode float as int' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"Price":"1"}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.Price: invalid number' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"cat":"IAB1"}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.Cat: decode slice: expect [ or n, but found "' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"adomain":["a.com",7]}]}]}')).to.deep.equal({ error: 'cannot unmarshal []string: expects " or n, but found 7' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[{"crid":1,"price":"x"}]}]}')).to.deep.equal({ error: 'cannot unmarshal openrtb2.Bid.CrID: expects " or n, but found 1' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":[{"bid":[1]}]}')).to.deep.equal({ error: 'cannot unmarshal []openrtb2.Bid: expect { or n, but found 1' });
+      expect(decodeOpenrtb2BidResponse('{"seatbid":["x"]}')).to.deep.equal({ error: 'cannot unmarshal []openrtb2.SeatBid: expect { or n, but found "' });
     });
   });
 
