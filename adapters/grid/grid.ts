@@ -12,7 +12,6 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  MEDIA_TYPES,
   omitEmptyRequestFields,
   unknownError,
   type Bid,
@@ -248,12 +247,8 @@ function readGridBidFields(text: string): { value: GridBidFields[][] } | { error
 /** Grid's `content_type` when it sends one, else the first of banner, video, native the imp offers. */
 function bidType(bid: Bid, contentType: string | undefined, request: BidRequest): MediaType | BidderError {
   const impId = bid.impid;
-  if (contentType) {
-    // Go passes any content type on as the bid type; the SDK's bid types are the four media types only.
-    return (MEDIA_TYPES as readonly string[]).includes(contentType)
-      ? (contentType as MediaType)
-      : badServerResponse(`Unknown content type ${JSON.stringify(contentType)} for ID: "${impId}"`);
-  }
+  // Go passes any content type on as the bid type (a plain string there); the core takes it as it comes.
+  if (contentType) return contentType as MediaType;
   const imp = (Array.isArray(request.imp) ? request.imp : []).find((candidate) => candidate.id === impId);
   if (!imp) return badServerResponse(`Failed to find impression for ID: "${impId}"`);
   if (imp.banner) return 'banner';
