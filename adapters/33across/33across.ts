@@ -8,7 +8,6 @@ import {
   isJsonObject,
   omitEmptyRequestFields,
   readBidderParams,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -34,9 +33,10 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request: BidRequest): MakeRequestsResult {
       const errors: BidderError[] = [];
-      // The request ext is optional for 33Across: a bad one is reported, and the requests go without it.
+      // The request ext is optional for 33Across: a bad one is reported, and the requests go without it. Go
+      // appends its decoder's error unwrapped: FailedToUnmarshal (14).
       const ext = requestExt(request.ext);
-      if ('error' in ext) errors.push(unknownError(ext.error));
+      if ('error' in ext) errors.push(failedToUnmarshal(ext.error));
 
       // One call per product and zone: 33Across takes several imps in a call only when both are the same.
       const groups = new Map<string, Imp[]>();

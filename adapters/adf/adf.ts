@@ -56,7 +56,8 @@ export function createAdfBidder(config: BidderConfig): Bidder {
       const body: BidRequest = { ...request, imp: imps };
       if (priceType !== '') {
         const ext = withPriceType(request.ext, priceType);
-        if (typeof ext === 'string') errors.push(unknownError(ext));
+        // Go appends its decoder's error unwrapped: FailedToUnmarshal (14).
+        if (typeof ext === 'string') errors.push(failedToUnmarshal(ext));
         else body.ext = ext;
       }
       // As in Prebid Server, the call goes even when no imp was readable.

@@ -36,7 +36,8 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
       for (const imp of request.imp) {
         const read = readAppnexusParams(imp.ext);
         if ('error' in read) {
-          errors.push(read.badInput ? badInput(read.error) : unknownError(read.error));
+          // Go appends `jsonutil.Unmarshal`'s error unwrapped: FailedToUnmarshal (14).
+          errors.push(read.badInput ? badInput(read.error) : failedToUnmarshal(read.error));
           continue;
         }
         const params = read.params;
@@ -63,7 +64,10 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
         if (member !== '') uri = memberEndpoint.expand({ MemberId: member });
         ext = requestExt(request, info, platformId);
       } catch (err) {
-        return { requests: [], errors: [...errors, unknownError((err as Error).message)] };
+        // A request `ext`, `ext.appnexus` or `source.ext` Go cannot decode: `jsonutil.Unmarshal`'s error, returned
+        // unwrapped (FailedToUnmarshal, 14). Anything else is a plain error.
+        const message = (err as Error).message;
+        return { requests: [], errors: [...errors, err instanceof GoDecodeError ? failedToUnmarshal(message) : unknownError(message)] };
       }
       const body: BidRequest = { ...request, ext };
       const source = sourceWithoutSupplyChain(request);
@@ -98,7 +102,7 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) {
           const typed = typeBid(bid);
-          if ('error' in typed) errors.push(unknownError(typed.error));
+          if ('error' in typed) errors.push(typed.error);
           else bids.push(typed);
         }
       }
@@ -238,7 +242,7 @@ function readPlatformId(value: unknown): number {
  * with several categories loses them all (so the auction rejects it rather than guess). Every bid carries the
  * creative's duration as video info, and the deal priority.
  */
-function typeBid(bid: Bid): TypedBid | { error: string } {
+function typeBid(bid: Bid): TypedBid | { error: BidderError } {
   let adType: number;
   let brandCategory: number;
   let duration: number;
@@ -256,11 +260,12 @@ function typeBid(bid: Bid): TypedBid | { error: string } {
     duration = goInt(goStruct(creative.video, videoLinks).duration, [...videoLinks, 'appnexus.bidExtVideo.Duration']);
     dealPriority = goInt(appnexus.deal_priority, field('DealPriority'));
   } catch (err) {
-    if (err instanceof GoDecodeError) return { error: err.message };
+    // Go appends `jsonutil.Unmarshal`'s error unwrapped: FailedToUnmarshal (14).
+    if (err instanceof GoDecodeError) return { error: failedToUnmarshal(err.message) };
     throw err;
   }
   const type = BID_AD_TYPES[adType];
-  if (!type) return { error: `Unrecognized bid_ad_type in response from appnexus: ${adType}` };
+  if (!type) return { error: unknownError(`Unrecognized bid_ad_type in response from appnexus: ${adType}`) };
 
   const typedBid: Bid = { ...bid };
   const category = IAB_CATEGORIES[String(brandCategory)];

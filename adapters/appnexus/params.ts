@@ -23,7 +23,7 @@ export interface AppnexusParams {
   gpid: string;
 }
 
-/** How Prebid Server reports a failure: a plain error (code 999) for undecodable JSON, bad input for the rest. */
+/** How Prebid Server reports a failure: `jsonutil.Unmarshal`'s error (FailedToUnmarshal, code 14) for undecodable JSON, bad input for the rest. */
 export type ParamsError = { error: string; badInput: boolean };
 
 /** Where each value sits for Go's decoder: `impExtIncoming` holds the params struct as `Bidder`. */

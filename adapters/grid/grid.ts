@@ -13,7 +13,6 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   omitEmptyRequestFields,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -57,7 +56,7 @@ export function createGridBidder(config: BidderConfig): Bidder {
       const decoded = decodeOpenrtb2BidResponse(response.body);
       if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
       const gridFields = readGridBidFields(response.body);
-      if ('error' in gridFields) return { bids: [], errors: [unknownError(gridFields.error)] };
+      if ('error' in gridFields) return { bids: [], errors: [failedToUnmarshal(gridFields.error)] };
 
       const bids: TypedBid[] = [];
       for (const [seatIndex, seatbid] of decoded.value.seatbid.entries()) {
@@ -82,22 +81,23 @@ export function createGridBidder(config: BidderConfig): Bidder {
 /**
  * The imp's `uid` as the Go adapter reads it: `imp.ext` decoded into `adapters.ExtImpBidder`, then its `bidder` into
  * `ExtImpGrid` (keys in any case), with the texts of Prebid Server's decoder; Go holds a raw `null` as no JSON, which
- * fails as empty input. A zero or missing uid is bad input.
+ * fails as empty input. Go returns the decoder's error unwrapped (FailedToUnmarshal, 14). A zero or missing uid is
+ * bad input.
  */
 function checkImp(imp: Imp): BidderError | undefined {
   const ext: unknown = imp.ext;
-  if (!isJsonObject(ext)) return unknownError(`expect { or n, but found ${firstCharOf(ext)}`);
+  if (!isJsonObject(ext)) return failedToUnmarshal(`expect { or n, but found ${firstCharOf(ext)}`);
   const prebid = fieldIgnoringCase(ext, 'prebid');
   if (prebid !== undefined && prebid !== null && !isJsonObject(prebid)) {
-    return unknownError(`cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}`);
+    return failedToUnmarshal(`cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}`);
   }
   const params = fieldIgnoringCase(ext, 'bidder');
-  if (!isJsonObject(params)) return unknownError(`expect { or n, but found ${firstCharOf(params)}`);
+  if (!isJsonObject(params)) return failedToUnmarshal(`expect { or n, but found ${firstCharOf(params)}`);
   const uid = fieldIgnoringCase(params, 'uid');
   if (uid !== undefined && uid !== null && !Number.isInteger(uid)) {
     // jsoniter's int reader: a fraction after the digits, or no digits at all (its text carries a stray 0xFF byte).
     const detail = typeof uid === 'number' ? 'can not decode float as int' : 'unexpected character: \xff';
-    return unknownError(`cannot unmarshal openrtb_ext.ExtImpGrid.Uid: ${detail}`);
+    return failedToUnmarshal(`cannot unmarshal openrtb_ext.ExtImpGrid.Uid: ${detail}`);
   }
   return uid ? undefined : badInput('uid is empty');
 }

@@ -9,7 +9,6 @@ import {
   impMediaTypes,
   isJsonObject,
   omitEmptyRequestFields,
-  unknownError,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -104,7 +103,7 @@ export function createImprovedigitalBidder(config: BidderConfig): Bidder {
 
 function buildRequest(request: BidRequest, imp: Imp, endpoints: Endpoints): { request: RequestData } | { error: BidderError } {
   const ext = extWithRewardedInventory(imp.ext);
-  if ('error' in ext) return { error: unknownError(ext.error) };
+  if ('error' in ext) return { error: failedToUnmarshal(ext.error) };
   const outgoing: Imp = ext.ext ? { ...imp, ext: ext.ext } : imp;
 
   const publisherId = publisherIdOf(imp.ext);
@@ -183,10 +182,10 @@ function bidType(bid: Bid, imps: Map<string, Imp>): { type: MediaType } | { erro
  */
 function applyDeal(bid: Bid): { bid: Bid } | { error: BidderError } {
   if (bid.ext === undefined || bid.ext === null) return { bid };
-  if (!isJsonObject(bid.ext)) return { error: unknownError(`expect { or n, but found ${firstCharOf(bid.ext)}`) };
+  if (!isJsonObject(bid.ext)) return { error: failedToUnmarshal(`expect { or n, but found ${firstCharOf(bid.ext)}`) };
   const details = fieldIgnoringCase(bid.ext, 'improvedigital');
   if (details === null || details === undefined) return { bid };
-  if (!isJsonObject(details)) return { error: unknownError(`cannot unmarshal improvedigital.BidExt.Improvedigital: expect { or n, but found ${firstCharOf(details)}`) };
+  if (!isJsonObject(details)) return { error: failedToUnmarshal(`cannot unmarshal improvedigital.BidExt.Improvedigital: expect { or n, but found ${firstCharOf(details)}`) };
   let lineItem = 0;
   let buyingType = '';
   for (const key of Object.keys(details)) {
@@ -195,10 +194,10 @@ function applyDeal(bid: Bid): { bid: Bid } | { error: BidderError } {
     const field = key.toLowerCase();
     if (field === 'line_item_id') {
       if (Number.isInteger(value)) lineItem = value as number;
-      else return { error: unknownError(`cannot unmarshal LineItemID: ${typeof value === 'number' ? 'can not decode float as int' : 'unexpected character: \xff'}`) };
+      else return { error: failedToUnmarshal(`cannot unmarshal LineItemID: ${typeof value === 'number' ? 'can not decode float as int' : 'unexpected character: \xff'}`) };
     } else if (field === 'buying_type') {
       if (typeof value === 'string') buyingType = value;
-      else return { error: unknownError(`cannot unmarshal BuyingType: expects " or n, but found ${firstCharOf(value)}`) };
+      else return { error: failedToUnmarshal(`cannot unmarshal BuyingType: expects " or n, but found ${firstCharOf(value)}`) };
     }
   }
   if (lineItem !== 0 && DEAL_BUYING_TYPE.test(buyingType)) return { bid: { ...bid, dealid: String(lineItem) } };

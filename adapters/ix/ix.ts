@@ -2,6 +2,7 @@ import {
   badServerResponse,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
@@ -98,7 +99,7 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
       params = readImpParams(imp);
     } catch (err) {
       if (!(err instanceof DecodeError)) throw err;
-      errors.push(unknownError(err.message));
+      errors.push(failedToUnmarshal(err.message));
       continue;
     }
     if (params.siteId !== '') siteIds.add(params.siteId);
@@ -116,7 +117,7 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err;
     // The request still goes out, with its ext as it was.
-    errors.push(unknownError(err.message));
+    errors.push(failedToUnmarshal(err.message));
   }
   if (imps.length === 0) return { requests: [], errors };
 
@@ -283,7 +284,7 @@ function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
     }
   }
   const configs = auctionConfigs(decoded.value.ext);
-  if ('error' in configs) return { bids: [], errors: [...errors, unknownError(configs.error)] };
+  if ('error' in configs) return { bids: [], errors: [...errors, failedToUnmarshal(configs.error)] };
   const result: MakeBidsResult = { currency: decoded.value.cur || 'USD', bids, errors };
   if (configs.configs) result.fledgeAuctionConfigs = configs.configs;
   return result;

@@ -13,7 +13,6 @@ import {
   isJsonObject,
   omitEmptyRequestFields,
   unexpectedStatusText,
-  unknownError,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -84,7 +83,8 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
             continue;
           }
           const rewritten = rewriteNativeMarkup(bid.adm ?? '');
-          if ('error' in rewritten) errors.push(unknownError(rewritten.error));
+          // Go passes its decoder's error on as it is (FailedToUnmarshal).
+          if ('error' in rewritten) errors.push(failedToUnmarshal(rewritten.error));
           else bids.push({ bid: { ...bid, adm: rewritten.adm }, type });
         }
       }

@@ -66,7 +66,8 @@ function toTypedBid(raw: Bid, errors: BidderError[]): TypedBid | undefined {
   const typed: TypedBid = { bid, type, video: { duration: 0 } };
 
   const bidExt = readBidExt(raw.ext);
-  if ('error' in bidExt) errors.push(unknownError(bidExt.error));
+  // Go returns the decoder's error as it is (FailedToUnmarshal).
+  if ('error' in bidExt) errors.push(failedToUnmarshal(bidExt.error));
   else if (bidExt.ext) {
     const { marketplace, prebiddealpriority, video, ibv } = bidExt.ext;
     if (marketplace) typed.seat = marketplace as string;

@@ -34,7 +34,11 @@ const LEGACY_ZONE_KEY = 'pmZoneID';
 const DEALS_TARGETING_KEY = 'key_val';
 const AD_UNIT_KEY = 'dfp_ad_unit_code';
 
-export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: DisplayManager | undefined): ParsedImp | { error: string } {
+/**
+ * The imp ready for PubMatic, or why it is dropped: `unmarshal` marks the decoder errors Prebid Server returns as they
+ * are (code 14); its own messages, and the wrapper error it wraps with fmt.Errorf, are generic errors.
+ */
+export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: DisplayManager | undefined): ParsedImp | { error: string; unmarshal?: true } {
   // Go decodes a `null` imp as an empty one.
   const imp: Imp = isJsonObject(raw) ? (raw as Imp) : { id: '' };
   if (!imp.banner && !imp.video && !imp.native) {
@@ -60,7 +64,7 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
     for (const key of ['publisherId', 'adSlot', 'dctr', 'pmzoneid', 'kadfloor']) decodeString(params[key], `openrtb_ext.ExtImpPubmatic.${key}`);
     keywordPairs(params.keywords);
   } catch (err) {
-    if (err instanceof DecodeError) return { error: err.message };
+    if (err instanceof DecodeError) return { error: err.message, unmarshal: true };
     throw err;
   }
   const publisherId = needs.publisherId ? decodeString(params.publisherId, '').trim() : '';

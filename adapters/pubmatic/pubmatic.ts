@@ -1,7 +1,7 @@
 /**
  * PubMatic bidder: every valid imp of the auction goes in one call to PubMatic's OpenRTB translator.
  */
-import { omitEmptyRequestFields, unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
+import { failedToUnmarshal, omitEmptyRequestFields, unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
 import { readPubmaticBids } from './bids.js';
 import { parseImp } from './imp.js';
 import { appDisplayManager, buildRequestExt, isCompleteWrapper, mergeWrapper, readRequestSettings } from './request-ext.js';
@@ -15,7 +15,7 @@ export function createPubmaticBidder(endpoint: string): Bidder {
   return {
     makeRequests(request) {
       const settings = readRequestSettings(request);
-      if ('error' in settings) return { requests: [], errors: [unknownError(settings.error)] };
+      if ('error' in settings) return { requests: [], errors: [settings.error] };
 
       const displayManager = appDisplayManager(request.app);
       const errors: BidderError[] = [];
@@ -26,7 +26,7 @@ export function createPubmaticBidder(endpoint: string): Bidder {
         // Imps are read for the wrapper until the request has a complete one, and for the publisher until one names it.
         const parsed = parseImp(imp, { wrapper: !isCompleteWrapper(wrapper), publisherId: publisherId === '' }, displayManager);
         if ('error' in parsed) {
-          errors.push(unknownError(parsed.error));
+          errors.push(parsed.unmarshal ? failedToUnmarshal(parsed.error) : unknownError(parsed.error));
           continue;
         }
         imps.push(parsed.imp);

@@ -2,7 +2,17 @@
  * The request-level `ext` PubMatic's translator reads (OpenWrap wrapper, allowed categories, marketplace), built as
  * Prebid Server's adapter builds it from `ext.prebid` (here `ext.<ns>`, the service's namespace).
  */
-import { fieldIgnoringCase, isJsonObject, requestOption, type App, type BidRequest, type JsonObject } from '../../core/api/index.js';
+import {
+  failedToUnmarshal,
+  fieldIgnoringCase,
+  isJsonObject,
+  requestOption,
+  unknownError,
+  type App,
+  type BidderError,
+  type BidRequest,
+  type JsonObject,
+} from '../../core/api/index.js';
 import { DecodeError, decodeObject } from './json.js';
 import { readWrapper, type DisplayManager, type Wrapper } from './imp.js';
 
@@ -22,7 +32,7 @@ export interface RequestSettings {
  * Reads `ext.<ns>.bidderparams` (narrowed by the core to this bidder's own params, as Prebid Server's core narrows
  * them), the aliases and the alternate bidder codes. An `ext` Go cannot decode is an error for the whole request.
  */
-export function readRequestSettings(request: BidRequest): RequestSettings | { error: string } {
+export function readRequestSettings(request: BidRequest): RequestSettings | { error: BidderError } {
   if (request.ext === undefined) return {};
   const settings: RequestSettings = {};
   let aliases: JsonObject;
@@ -35,7 +45,8 @@ export function readRequestSettings(request: BidRequest): RequestSettings | { er
     }
     alternateCodes = readAlternateBidderCodes(requestOption(request, 'alternatebiddercodes'));
   } catch (err) {
-    if (err instanceof DecodeError) return { error: `error decoding Request.ext : ${err.message}` };
+    // Go wraps this decoder error in fmt.Errorf: a generic error.
+    if (err instanceof DecodeError) return { error: unknownError(`error decoding Request.ext : ${err.message}`) };
     throw err;
   }
   try {
@@ -44,7 +55,8 @@ export function readRequestSettings(request: BidRequest): RequestSettings | { er
     settings.wrapper = { profile: 0, version: 0, ...fromParams, biddercode: bidderCode(aliases) };
     if (params.acat !== undefined) settings.acat = readCategories(params.acat);
   } catch (err) {
-    if (err instanceof DecodeError) return { error: err.message };
+    // Go returns these decoder errors as they are (FailedToUnmarshal).
+    if (err instanceof DecodeError) return { error: failedToUnmarshal(err.message) };
     throw err;
   }
   if (alternateCodes) settings.allowedBidders = allowedBidderCodes(alternateCodes);

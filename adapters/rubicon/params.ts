@@ -69,11 +69,17 @@ export function readRubiconImpExt(imp: Imp): RubiconImpExt {
   };
 }
 
-/** Go's `json.Number.Int64()`: `strconv.ParseInt` of the text, with its error texts. */
+/**
+ * A failure Prebid Server's adapter reports as a plain Go error (code 999), not the decoder's `FailedToUnmarshal`:
+ * `strconv` errors, and the adapter's own `fmt.Errorf` texts.
+ */
+export class GoPlainError extends Error {}
+
+/** Go's `json.Number.Int64()`: `strconv.ParseInt` of the text, with its error texts (a plain error). */
 export function goInt64(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new GoDecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(text)) throw new GoPlainError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
   const value = BigInt(text);
-  if (value > 9223372036854775807n || value < -9223372036854775808n) throw new GoDecodeError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
+  if (value > 9223372036854775807n || value < -9223372036854775808n) throw new GoPlainError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
   return Number(value);
 }
 

@@ -3,6 +3,7 @@ import {
   badServerResponse,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
+  failedToUnmarshal,
   isJsonObject,
   requestOption,
   unknownError,
@@ -48,7 +49,8 @@ export function readXapiBids(sent: RequestData, response: ResponseData, override
 
   // Each call carries one imp of one media type, so every bid in the answer is of that type.
   const imp = sentImp(sent);
-  if (!imp) return { bids: [], errors: [unknownError('cannot read the imp of the request sent to XAPI')] };
+  if (imp === UNDECODABLE) return { bids: [], errors: [failedToUnmarshal(SENT_IMP_UNREADABLE)] };
+  if (!imp) return { bids: [], errors: [unknownError(SENT_IMP_UNREADABLE)] };
   const type = xapiMediaType(imp);
   const bids: TypedBid[] = [];
   decoded.value.seatbid.forEach((seatbid, seatIndex) => {
@@ -131,16 +133,25 @@ function goAtoi(value: unknown): number {
   return typeof value === 'string' && /^[+-]?\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : 0;
 }
 
-/** The imp of the call sent (a body given as text is decoded); undefined when there is none to read. */
-function sentImp(sent: RequestData): Imp | undefined {
+const SENT_IMP_UNREADABLE = 'cannot read the imp of the request sent to XAPI';
+/** A sent body Go's adapter cannot decode back into a BidRequest: jsonutil's error, returned as it is (code 14). */
+const UNDECODABLE = Symbol('undecodable');
+
+/**
+ * The imp of the call sent (a body given as text is decoded); `UNDECODABLE` when the body does not decode as a
+ * request (not JSON, not an object, `imp` not a list), undefined when it has no imp to read.
+ */
+function sentImp(sent: RequestData): Imp | typeof UNDECODABLE | undefined {
   let body: unknown = sent.body;
   if (typeof body === 'string') {
     try {
       body = JSON.parse(body);
     } catch {
-      return undefined;
+      return UNDECODABLE;
     }
   }
-  const imp = isJsonObject(body) && Array.isArray(body.imp) ? body.imp[0] : undefined;
+  if (body === undefined || body === null) return undefined;
+  if (!isJsonObject(body) || (body.imp !== undefined && body.imp !== null && !Array.isArray(body.imp))) return UNDECODABLE;
+  const imp = Array.isArray(body.imp) ? body.imp[0] : undefined;
   return isJsonObject(imp) ? (imp as Imp) : undefined;
 }

@@ -2,10 +2,10 @@
  * Builds the body of one XAPI call, as Prebid Server's adapter does: the (OpenRTB 2.6) auction request narrowed to a
  * single imp of a single media type, with the Magnite ids, targeting and privacy signals where XAPI reads them.
  */
-import { badInput, GoDecodeError, goMap, goMapFromJsonparser, goString, goStruct, isJsonObject, unknownError, type BidderError, type BidRequest, type Imp, type JsonObject, type MediaType, type Native, type RequestInfo, type User, type Video } from '../../core/api/index.js';
+import { badInput, failedToUnmarshal, GoDecodeError, goMap, goMapFromJsonparser, goString, goStruct, isJsonObject, unknownError, type BidderError, type BidRequest, type Imp, type JsonObject, type MediaType, type Native, type RequestInfo, type User, type Video } from '../../core/api/index.js';
 import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds, targetingMap } from './first-party-data.js';
 import type { RubiconHostSettings } from './host-settings.js';
-import { goInt64, type RubiconImpExt } from './params.js';
+import { goInt64, GoPlainError, type RubiconImpExt } from './params.js';
 
 /** XAPI keeps only this many blocked advertiser domains. */
 const BADV_LIMIT = 50;
@@ -47,15 +47,20 @@ export function buildXapiBody(request: BidRequest, imp: Imp, impExt: RubiconImpE
   try {
     return buildBody(request, imp, impExt, context);
   } catch (err) {
-    if (err instanceof GoDecodeError) return { error: unknownError(err.message) };
+    // Go's adapter returns jsonutil's error as it is (FailedToUnmarshal), and its other errors as plain ones.
+    if (err instanceof GoDecodeError) return { error: failedToUnmarshal(err.message) };
+    if (err instanceof GoPlainError) return { error: unknownError(err.message) };
     throw err;
   }
 }
 
-/** Throws a GoDecodeError for the failures Prebid Server reports as plain errors. */
+/**
+ * Throws a GoDecodeError where Prebid Server's decoder fails (first-party data and targeting sources that are not
+ * objects, `imp.ext.data`, a native request that does not decode), a GoPlainError for its plain errors.
+ */
 function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context: CallContext): BodyResult {
   const params = impExt.params;
-  if (!request.site && !request.app) throw new GoDecodeError('rubicon needs request.site or request.app');
+  if (!request.site && !request.app) throw new GoPlainError('rubicon needs request.site or request.app');
   const target = impTargeting(request, imp, impExt, context.host);
   const siteId = goInt64(params.siteId);
   const zoneId = goInt64(params.zoneId);
@@ -198,7 +203,7 @@ function impTargeting(request: BidRequest, imp: Imp, impExt: RubiconImpExt, host
  * placement type. Versions 1.0 and 1.1 go as they are.
  */
 function parseNativeRequest(native: Native | undefined): JsonObject | undefined {
-  if (!native) throw new GoDecodeError('Native object is not present for request');
+  if (!native) throw new GoPlainError('Native object is not present for request');
   if (typeof native.ver === 'string' && NATIVE_VERSIONS_WITHOUT_VALIDATION.has(native.ver)) return undefined;
   const text = typeof native.request === 'string' ? native.request : '';
   // json-iterator looks at the first byte before anything else: nothing, or anything but an object or null, fails.
@@ -211,9 +216,9 @@ function parseNativeRequest(native: Native | undefined): JsonObject | undefined 
     throw new GoDecodeError(`cannot unmarshal native request: ${(err as Error).message}`);
   }
   const request = goMap(parsed, []);
-  if (!Array.isArray(request.eventtrackers)) throw new GoDecodeError('Eventtrackers are not present or not of array type');
-  if (request.context !== undefined && request.context !== null && typeof request.context !== 'number') throw new GoDecodeError('Context is not of int type');
-  if (typeof request.plcmttype !== 'number') throw new GoDecodeError('Plcmttype is not present or not of int type');
+  if (!Array.isArray(request.eventtrackers)) throw new GoPlainError('Eventtrackers are not present or not of array type');
+  if (request.context !== undefined && request.context !== null && typeof request.context !== 'number') throw new GoPlainError('Context is not of int type');
+  if (typeof request.plcmttype !== 'number') throw new GoPlainError('Plcmttype is not present or not of int type');
   return Object.keys(request).length > 0 ? request : undefined;
 }
 

@@ -62,7 +62,8 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
       for (const imp of request.imp) {
         const read = readParams(imp);
         if ('error' in read) {
-          errors.push(unknownError(read.error));
+          // Prebid Server returns the decoder's error as is: FailedToUnmarshal.
+          errors.push(failedToUnmarshal(read.error));
           continue;
         }
         const converted = withFloorInCurrency(imp, 'USD', info);

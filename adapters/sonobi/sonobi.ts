@@ -39,7 +39,8 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
       for (const imp of request.imp) {
         const problem = readTagIdInto(imp, shared);
         if (problem) {
-          errors.push(unknownError(problem));
+          // Prebid Server returns the decoder's error as is: FailedToUnmarshal.
+          errors.push(failedToUnmarshal(problem));
           continue;
         }
         const tagged: Imp = { ...imp, tagid: shared.tagId };

@@ -135,7 +135,8 @@ function splitRequest(request: BidRequest): { requests: BidRequest[]; errors: Bi
   for (const imp of request.imp) {
     const problem = decodeImpParams(imp, params);
     if (problem) {
-      errors.push(unknownError(problem));
+      // Prebid Server returns the decoder's error as is: FailedToUnmarshal.
+      errors.push(failedToUnmarshal(problem));
       continue;
     }
     const tagid = params.TagID.length > 0 ? params.TagID : params.TagId;

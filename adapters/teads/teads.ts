@@ -7,7 +7,6 @@ import {
   goObjectExpected,
   isJsonObject,
   omitEmptyRequestFields,
-  unknownError,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -121,7 +120,8 @@ function readPlacementId(ext: unknown): number | undefined {
 function readRenderer(ext: unknown): { name: string; version: string } | { error: BidderError } {
   const meta = { name: '', version: '' };
   const problem = decodeRendererInto(ext, meta);
-  if (problem) return { error: unknownError(problem) };
+  // Go returns jsonutil.Unmarshal's error as it is: FailedToUnmarshal (14).
+  if (problem) return { error: failedToUnmarshal(problem) };
   if (!meta.name) return { error: badInput('RendererName should not be empty if present') };
   if (!meta.version) return { error: badInput('RendererVersion should not be empty if present') };
   return meta;

@@ -42,7 +42,8 @@ export function createTheTradeDeskBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request: BidRequest): MakeRequestsResult {
       const found = findParams(request.imp);
-      if ('error' in found) return { requests: [], errors: [unknownError(found.error)] };
+      // Go returns jsonutil.Unmarshal's error as it is: FailedToUnmarshal (14).
+      if ('error' in found) return { requests: [], errors: [failedToUnmarshal(found.error)] };
       const { publisherId, supplySourceId } = found;
 
       const body: BidRequest = { ...request, imp: request.imp.map(sizedFromFirstFormat) };

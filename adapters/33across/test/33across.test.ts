@@ -75,5 +75,12 @@ describe('33across adapter', () => {
       expect(requests).to.deep.equal([]);
       expect(errors?.map((e) => e.code)).to.deep.equal([2, 2]);
     });
+
+    it('reports a request ext Go cannot decode as FailedToUnmarshal (14), and still sends the calls', () => {
+      const request = { id: 'r', imp: [banner('i', 'inview', 's')], site: { page: 'https://p.example/' }, ext: { ttx: { caller: 'x' } } } as BidRequest;
+      const { requests, errors } = bidder().makeRequests(request, testRequestInfo('33across'));
+      expect(requests).to.have.length(1);
+      expect(errors?.map((e) => e.code)).to.deep.equal([14]);
+    });
   });
 });

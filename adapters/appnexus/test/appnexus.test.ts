@@ -108,16 +108,25 @@ describe('appnexus adapter', () => {
     const sent: RequestData = { method: 'POST', uri: 'http://ib.adnxs.com/openrtb2', impIds: ['a'] };
     const codes = (status: number, body: string) => bidder.makeBids(request, sent, { status, body, headers: {} }).errors?.map((e) => e.code);
 
-    it('reports a 400 as bad input, other non-200 statuses as bad server responses, an undecodable body as the decoder\'s error, the rest as unknown errors', () => {
+    it('reports a 400 as bad input, other non-200 statuses as bad server responses, an undecodable body or bid ext as the decoder\'s error, the rest as unknown errors', () => {
       expect(codes(400, '')).to.deep.equal([BidderErrorCode.BadInput]);
       expect(codes(201, '{}')).to.deep.equal([BidderErrorCode.BadServerResponse]);
       expect(codes(200, 'oops')).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
       expect(codes(200, JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'a', price: 1, ext: { appnexus: { bid_ad_type: 9 } } }] }] }))).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(200, JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'a', price: 1, ext: { appnexus: { bid_ad_type: 'x' } } }] }] }))).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
     });
 
-    it('reports missing identity as bad input and undecodable params as unknown errors', () => {
+    it('reports missing identity as bad input and undecodable params as the decoder\'s error', () => {
       const imps = [{ id: 'x', banner: {}, ext: { bidder: {} } }, { id: 'y', banner: {}, ext: { bidder: { placement_id: 'p' } } }];
-      expect(bidder.makeRequests({ id: 'r', imp: imps }, testRequestInfo('appnexus')).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput, BidderErrorCode.Unknown]);
+      expect(bidder.makeRequests({ id: 'r', imp: imps }, testRequestInfo('appnexus')).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadInput, BidderErrorCode.FailedToUnmarshal]);
+    });
+
+    it('stops the request on a request ext, ext.appnexus or source.ext Go cannot decode, with the decoder\'s error', () => {
+      for (const extra of [{ ext: { appnexus: 'x' } }, { ext: { appnexus: { is_amp: 'x' } } }, { source: { ext: 'x' } }] as Array<Partial<BidRequest>>) {
+        const { requests, errors } = bidder.makeRequests({ ...request, ...extra }, testRequestInfo('appnexus'));
+        expect(requests, JSON.stringify(extra)).to.deep.equal([]);
+        expect(errors?.map((e) => e.code), JSON.stringify(extra)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      }
     });
   });
 

@@ -69,6 +69,31 @@ describe('grid adapter', () => {
     });
   });
 
+  describe('error codes', () => {
+    it("reports an imp ext or params Go cannot decode with the decoder's error (14), a missing uid as bad input (2)", () => {
+      const request: BidRequest = {
+        id: 'r',
+        imp: [
+          { id: 'a', banner: {}, ext: { bidder: { uid: '1' } } },
+          { id: 'b', banner: {}, ext: { bidder: 'x' } },
+          { id: 'c', banner: {}, ext: { prebid: 1, bidder: { uid: 1 } } },
+          { id: 'd', banner: {}, ext: { bidder: {} } },
+          { id: 'e', banner: {}, ext: { bidder: { uid: 1 } } },
+        ],
+      };
+      const { requests, errors } = bidder.makeRequests(request, testRequestInfo('grid'));
+      expect(requests.map((call) => call.impIds)).to.deep.equal([['e']]);
+      expect(errors?.map((e) => e.code)).to.deep.equal([14, 14, 14, 2]);
+    });
+
+    it("reports a content_type that is not a string as the decoder's error (14)", () => {
+      const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'a', impid: 'i', price: 1, content_type: 1 }] }] });
+      const { bids, errors } = bidder.makeBids(requestWith({ uid: 1 }), { method: 'POST', uri: ENDPOINT, impIds: ['i'] }, { status: 200, body, headers: {} });
+      expect(bids).to.deep.equal([]);
+      expect(errors?.map((e) => e.code)).to.deep.equal([14]);
+    });
+  });
+
   describe('endpoint', () => {
     it('never takes the URL from params', () => {
       for (const hostile of ['evil.example', '127.0.0.1:9', 'a@b', 'a#b', 'a/b', '%2F', 'a\nb']) {

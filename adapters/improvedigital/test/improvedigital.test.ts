@@ -82,7 +82,23 @@ describe('improvedigital adapter', () => {
     it('reports an imp without an ext object instead of throwing', () => {
       const made = bidder().makeRequests({ id: 'r', imp: [{ id: 'i', banner: {} }] }, testRequestInfo('improvedigital'));
       expect(made.requests).to.deep.equal([]);
-      expect(made.errors?.map((e) => e.code)).to.deep.equal([999]);
+      expect(made.errors?.map((e) => e.code)).to.deep.equal([14]);
+    });
+
+    it('reports an ext.prebid that is not an object with code 14, as Prebid Server passes the decoder error on', () => {
+      const made = bidder().makeRequests({ id: 'r', imp: [{ id: 'i', banner: {}, ext: { prebid: 5, bidder: { placementId: 1 } } }] }, testRequestInfo('improvedigital'));
+      expect(made.requests).to.deep.equal([]);
+      expect(made.errors?.map((e) => e.code)).to.deep.equal([14]);
+    });
+
+    it('fails the response with code 14 when a bid.ext does not decode, as Prebid Server passes the decoder error on', () => {
+      const sent = { method: 'POST' as const, uri: 'https://ad.360yield.com/pbs', impIds: ['i'] };
+      for (const ext of ['5', '{"improvedigital": 5}', '{"improvedigital": {"line_item_id": 1.5}}', '{"improvedigital": {"buying_type": 1}}']) {
+        const body = `{"seatbid": [{"bid": [{"id": "b", "impid": "i", "price": 1, "mtype": 1, "ext": ${ext}}]}]}`;
+        const answer = bidder().makeBids(request(), sent, { status: 200, body, headers: {} });
+        expect(answer.bids, ext).to.deep.equal([]);
+        expect(answer.errors?.map((e) => e.code), ext).to.deep.equal([14]);
+      }
     });
 
     it('answers odd bodies without throwing', () => {

@@ -1,7 +1,7 @@
 import { testRequestInfo } from '../../../test/harness/adapter-kit.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { BidderErrorCode, readJsonBeside, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
+import { BidderErrorCode, readJsonBeside, type BidRequest, type Bidder, type Imp, type RequestData } from '../../../core/api/index.js';
 import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import manifest from '../index.js';
@@ -96,18 +96,30 @@ describe('ix adapter', () => {
       }
     });
 
-    it('reports bids it cannot type as unknown errors, and a response ext it cannot read as one dropping every bid', () => {
+    it('reports bids it cannot type as unknown errors, and a response ext it cannot read as a decode failure dropping every bid', () => {
       const untyped = bidder.makeBids(request, sentCall, { status: 200, body: '{"seatbid":[{"bid":[{"impid":"nowhere","price":1}]}]}', headers: {} });
       expect(untyped.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
       const badExt = bidder.makeBids(request, sentCall, { status: 200, body: '{"seatbid":[{"bid":[{"impid":"i1","price":1}]}],"ext":[1]}', headers: {} });
       expect(badExt.bids).to.deep.equal([]);
-      expect(badExt.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      expect(badExt.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      const both = bidder.makeBids(request, sentCall, { status: 200, body: '{"seatbid":[{"bid":[{"impid":"nowhere","price":1}]}],"ext":{"protectedAudienceAuctionConfigs":5}}', headers: {} });
+      expect(both.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown, BidderErrorCode.FailedToUnmarshal]);
     });
 
-    it('reports undecodable params as unknown errors', () => {
-      const result = bidder.makeRequests({ id: 'r', imp: [{ id: 'x', ext: { bidder: [] } }] }, testRequestInfo('ix', 'auction'));
-      expect(result.requests).to.deep.equal([]);
-      expect(result.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+    it('reports undecodable params as decode failures (Prebid Server passes the decoder error on)', () => {
+      for (const ext of [{ bidder: [] }, {}, { bidder: { siteId: 5 } }, { bidder: { size: 'big' } }, 'imp ext']) {
+        const result = bidder.makeRequests({ id: 'r', imp: [{ id: 'x', ext } as unknown as Imp] }, testRequestInfo('ix', 'auction'));
+        expect(result.requests, JSON.stringify(ext)).to.deep.equal([]);
+        expect(result.errors?.map((e) => e.code), JSON.stringify(ext)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      }
+    });
+
+    it('reports an undecodable request ext as a decode failure and still sends the call', () => {
+      for (const ext of [{ ixdiag: 5 }, { prebid: { channel: { version: 7 } } }, { prebid: 'x' }]) {
+        const result = bidder.makeRequests({ ...request, ext } as unknown as BidRequest, testRequestInfo('ix', 'auction'));
+        expect(result.requests, JSON.stringify(ext)).to.have.length(1);
+        expect(result.errors?.map((e) => e.code), JSON.stringify(ext)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      }
     });
   });
 

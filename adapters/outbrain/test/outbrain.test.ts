@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
+import { testBidderConfig } from '../../../test/harness/adapter-kit.js';
 import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import outbrain from '../index.js';
@@ -44,6 +45,18 @@ describe('outbrain adapter', () => {
     it('refuses markup of the wrong shape', () => {
       for (const adm of ['', '[]', '{"ver":1}', '{"assets":{}}', '{"assets":[{"required":300}]}', '{"link":"x"}', '{"imptrackers":[1]}']) {
         expect(rewriteNativeMarkup(adm), adm).to.have.property('error');
+      }
+    });
+
+    it('drops a bid whose native markup does not decode with code 14, as Prebid Server passes the decoder error on', () => {
+      const bidder = outbrain.create!(testBidderConfig('outbrain', 'http://example.com/bid'), { logger: { debug() {}, info() {}, warn() {}, error() {} } });
+      const request = { id: 'r', imp: [{ id: 'n', native: { request: '{}' } }, { id: 'b', banner: { w: 1, h: 1 } }], site: { page: 'https://p.example/' } };
+      const sent = { method: 'POST' as const, uri: 'http://example.com/bid', impIds: ['n', 'b'] };
+      for (const adm of ['', '[]', '{"imptrackers":[1]}']) {
+        const body = JSON.stringify({ seatbid: [{ bid: [{ id: '1', impid: 'n', price: 1, adm }, { id: '2', impid: 'b', price: 1, adm: 'x' }] }] });
+        const answer = bidder.makeBids(request, sent, { status: 200, body, headers: {} });
+        expect(answer.bids.map((b) => b.bid.id), adm).to.deep.equal(['2']);
+        expect(answer.errors?.map((e) => e.code), adm).to.deep.equal([14]);
       }
     });
   });

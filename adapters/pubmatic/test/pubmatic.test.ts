@@ -84,6 +84,37 @@ describe('pubmatic adapter', () => {
     });
   });
 
+  describe('request error codes', () => {
+    const bidder = createBidder('https://pubmatic.example/t');
+    const valid = { id: 'ok', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1' } } };
+    const codesOf = (request: BidRequest) => bidder.makeRequests(request, testRequestInfo('pubmatic', 'auction')).errors?.map((e) => e.code);
+
+    it("drops imps whose ext or params do not decode with the decoder's error (code 14), and its own refusals as generic errors", () => {
+      const imps = [
+        { id: 'a', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: 1 } } },
+        { id: 'b', banner: { w: 1, h: 1 }, ext: {} },
+        { id: 'c', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', keywords: 'k' } } },
+        { id: 'd', banner: { w: 1, h: 1 }, ext: { gpid: 5, bidder: { publisherId: '1' } } },
+        { id: 'e', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', wrapper: { profile: 'x' } } } },
+        { id: 'f', banner: { w: 1, h: 1 }, ext: { bidder: { publisherId: '1', adSlot: 'slot@big' } } },
+        { id: 'g', audio: {}, ext: { bidder: { publisherId: '1' } } },
+        valid,
+      ];
+      const result = bidder.makeRequests({ id: 'r', imp: imps } as unknown as BidRequest, testRequestInfo('pubmatic', 'auction'));
+      expect(result.requests).to.have.length(1);
+      const { FailedToUnmarshal, Unknown } = BidderErrorCode;
+      expect(result.errors?.map((e) => e.code)).to.deep.equal([FailedToUnmarshal, FailedToUnmarshal, FailedToUnmarshal, FailedToUnmarshal, Unknown, Unknown, Unknown]);
+    });
+
+    it('fails the request on an undecodable request ext: generic for ext.prebid (Go wraps it), code 14 for the bidder params', () => {
+      expect(codesOf({ id: 'r', imp: [valid], ext: { prebid: { aliases: 5 } } } as unknown as BidRequest)).to.deep.equal([BidderErrorCode.Unknown]);
+      for (const bidderparams of [5, { wrapper: { profile: 'x' } }, { wrapper: 5 }, { acat: 'IAB1' }]) {
+        const request = { id: 'r', imp: [valid], ext: { prebid: { bidderparams } } } as unknown as BidRequest;
+        expect(codesOf(request), JSON.stringify(bidderparams)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      }
+    });
+  });
+
   describe('bids', () => {
     const bidder = createBidder('https://pubmatic.example/t');
     const sent = { method: 'POST' as const, uri: 'https://pubmatic.example/t', impIds: ['i'] };
@@ -95,6 +126,17 @@ describe('pubmatic adapter', () => {
       expect(answer(500, {}).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
       expect(answer(200, { price: 'x' }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
       expect(answer(200, { ext: {} }).errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.BadServerResponse]);
+    });
+
+    it("keeps a bid whose ext does not decode and reports the decoder's error (code 14); unreadable native markup is a generic error", () => {
+      for (const ext of [undefined, 5, { marketplace: 1 }, { prebiddealpriority: 1.5 }, { video: { duration: 'x' } }]) {
+        const result = answer(200, { mtype: 1, ext });
+        expect(result.bids, JSON.stringify(ext)).to.have.length(1);
+        expect(result.errors?.map((e) => e.code), JSON.stringify(ext)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      }
+      const native = answer(200, { mtype: 4, ext: {}, adm: 'not json' });
+      expect(native.bids).to.have.length(1);
+      expect(native.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
     });
 
     it('states the media type as meta, video for in-banner video, and nothing without a decodable ext', () => {

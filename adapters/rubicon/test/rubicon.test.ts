@@ -207,7 +207,28 @@ describe('rubicon adapter', () => {
       expect(bidder.makeBids(bannerRequest, sent, { status: 200, body: 'null', headers: {} })).to.deep.equal({ currency: 'USD', bids: [], errors: [] });
       const garbled = bidder.makeBids(bannerRequest, { ...sent, body: '{not json' }, { status: 200, body: '{"seatbid":[{"bid":[{"id":"b","impid":"i1","price":1}]}]}', headers: {} });
       expect(garbled.bids).to.deep.equal([]);
-      expect(garbled.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+      // Go decodes the sent body back with jsonutil and returns its error as it is.
+      expect(garbled.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      const noImp = bidder.makeBids(bannerRequest, { ...sent, body: { id: 'x' } }, { status: 200, body: '{"seatbid":[{"bid":[{"id":"b","impid":"i1","price":1}]}]}', headers: {} });
+      expect(noImp.errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.Unknown]);
+    });
+
+    it("reports what Go's decoder fails on while building a call as FailedToUnmarshal, its other errors as unknown", () => {
+      const withImp = (imp: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+        ({ ...bannerRequest, ...more, imp: [{ ...bannerRequest.imp[0]!, ...imp }] }) as unknown as BidRequest;
+      const params = (extra: Record<string, unknown>) => ({ ext: { bidder: { accountId: 1, siteId: 2, zoneId: 3, ...extra } } });
+      const nativeImp = (request: string) => ({ banner: undefined, native: { ver: '1.2', request } });
+      const codes = (request: BidRequest) => bidder.makeRequests(request, info).errors?.map((e) => e.code);
+      // jsonutil.Unmarshal errors, returned unwrapped: 14.
+      expect(codes(withImp(params({ inventory: 'x' }))), 'inventory').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(withImp({ ext: { bidder: { accountId: 1, siteId: 2, zoneId: 3 }, rp: { target: 5 } } })), 'imp.ext.rp.target').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(withImp({}, { site: { page: 'https://a.example/', ext: { data: 'x' } } })), 'site.ext.data').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(withImp(params({ visitor: [1] }), { user: {} })), 'visitor').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(withImp({}, { user: { ext: { data: 'x' } } })), 'user.ext.data').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(codes(withImp(nativeImp('[]'))), 'native request').to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      // Plain errors: 999.
+      expect(codes(withImp(nativeImp('{}'))), 'native without event trackers').to.deep.equal([BidderErrorCode.Unknown]);
+      expect(codes(withImp(params({ siteId: 'abc' }))), 'site id').to.deep.equal([BidderErrorCode.Unknown]);
     });
 
     it('takes the request-level price override for imps without their own', () => {

@@ -61,4 +61,22 @@ describe('sharethrough adapter', () => {
     const sent = { method: 'POST' as const, uri: 'http://whatever.url', impIds: ['i'] };
     expect(bidder().makeBids(request, sent, { status: 503, body: '', headers: {} }).errors![0]!.code).to.equal(BidderErrorCode.Unknown);
   });
+
+  it('skips an imp whose ext or params cannot be decoded with the decoder error, code 14', () => {
+    const bad = {
+      id: 'r',
+      imp: [
+        { id: 'a', banner: { w: 1, h: 1 }, ext: 'x' },
+        { id: 'b', banner: { w: 1, h: 1 }, ext: { bidder: 'x' } },
+        { id: 'c', banner: { w: 1, h: 1 }, ext: { bidder: { pkey: 7 } } },
+      ],
+    } as unknown as BidRequest;
+    const { requests, errors } = bidder().makeRequests(bad, testRequestInfo('sharethrough'));
+    expect(requests).to.have.length(0);
+    expect(errors!.map((error) => error.code)).to.deep.equal([
+      BidderErrorCode.FailedToUnmarshal,
+      BidderErrorCode.FailedToUnmarshal,
+      BidderErrorCode.FailedToUnmarshal,
+    ]);
+  });
 });

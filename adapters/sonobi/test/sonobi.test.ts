@@ -33,4 +33,19 @@ describe('sonobi adapter', () => {
     const { requests } = bidder.makeRequests(request, info);
     expect((requests[0]!.body as BidRequest).imp[0]).to.include({ bidfloor: 2.5, bidfloorcur: 'USD', tagid: 't' });
   });
+
+  it('skips an imp whose ext or params cannot be decoded with the decoder error, code 14', () => {
+    const bidder = sonobi.create!(testBidderConfig('sonobi', sonobi.info.endpoint!), { logger: silentLogger });
+    const request = {
+      id: 'r',
+      imp: [
+        { id: 'a', banner: { w: 1, h: 1 }, ext: 'x' },
+        { id: 'b', banner: { w: 1, h: 1 }, ext: { bidder: 'x' } },
+        { id: 'c', banner: { w: 1, h: 1 }, ext: { bidder: { TagID: 7 } } },
+      ],
+    } as unknown as BidRequest;
+    const { requests, errors } = bidder.makeRequests(request, testRequestInfo('sonobi'));
+    expect(requests).to.have.length(0);
+    expect(errors?.map((error) => error.code)).to.deep.equal([14, 14, 14]);
+  });
 });

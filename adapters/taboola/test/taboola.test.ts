@@ -96,7 +96,15 @@ describe('taboola adapter', () => {
       const request: BidRequest = { id: 'r', imp: [{ id: 'i', banner: {}, ext: { bidder: { publisherId: 5, tagId: 't' } } }, { id: 'j', banner: {}, ext: {} }] };
       const { requests, errors } = bidder().makeRequests(request, testRequestInfo('taboola'));
       expect(requests).to.deep.equal([]);
-      expect(errors?.map((e) => e.code)).to.deep.equal([999, 999]);
+      expect(errors?.map((e) => e.code)).to.deep.equal([14, 14]);
+    });
+
+    it('reports a request ext it cannot add the page type to as a generic error', () => {
+      const request = { id: 'r', ext: 'x', imp: [{ id: 'i', banner: {}, ext: { bidder: { publisherId: 'p', pageType: 'home' } } }] } as unknown as BidRequest;
+      const { requests, errors } = bidder().makeRequests(request, testRequestInfo('taboola'));
+      expect(requests).to.deep.equal([]);
+      expect(errors?.map((e) => e.code)).to.deep.equal([999]);
+      expect(errors?.[0]?.message).to.match(/^could not unmarshal request ext: /);
     });
   });
 

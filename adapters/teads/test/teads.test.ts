@@ -55,4 +55,18 @@ describe('teads adapter', () => {
     const { bids } = bidder().makeBids(request, sent, { status: 200, body, headers: {} });
     expect(bids.map((b) => b.meta)).to.deep.equal([{ rendererName: 'teads', rendererVersion: '5.0.25' }]);
   });
+
+  it('reports a bid.ext it cannot decode as the decoder error (FailedToUnmarshal), as Go passes it on unwrapped', () => {
+    const sent: RequestData = { method: 'POST', uri: manifest.info.endpoint!, impIds: ['i'] };
+    const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i', price: 1, ext: { prebid: 'x' } }] }] });
+    const { bids, errors } = bidder().makeBids(request, sent, { status: 200, body, headers: {} });
+    expect(bids).to.deep.equal([]);
+    expect(errors?.[0]?.code).to.equal(BidderErrorCode.FailedToUnmarshal);
+  });
+
+  it('reports an imp.ext it cannot decode as bad input, as Go wraps it', () => {
+    const bad: BidRequest = { ...request, imp: [{ id: 'i', banner: { w: 300, h: 250 }, ext: { bidder: { placementId: 'x' } } }] };
+    const { errors } = bidder().makeRequests(bad, testRequestInfo('teads'));
+    expect(errors).to.deep.equal([{ code: BidderErrorCode.BadInput, message: 'Error parsing Imp.Ext object' }]);
+  });
 });

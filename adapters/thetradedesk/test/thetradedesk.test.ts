@@ -88,4 +88,13 @@ describe('thetradedesk adapter', () => {
       });
     });
   });
+
+  it('reports params it cannot decode as the decoder error (FailedToUnmarshal), as Go passes it on unwrapped', () => {
+    const bad: BidRequest = { id: 'r', imp: [{ id: 'i', banner: { w: 300, h: 250 }, ext: { bidder: { publisherId: 7 } } }], site: {} };
+    const { requests, errors } = bidder().makeRequests(bad, testRequestInfo('thetradedesk'));
+    expect(requests).to.deep.equal([]);
+    expect(errors?.[0]?.code).to.equal(BidderErrorCode.FailedToUnmarshal);
+    const notObject: BidRequest = { ...bad, imp: [{ id: 'i', banner: { w: 300, h: 250 }, ext: { bidder: 'x' } }] };
+    expect(bidder().makeRequests(notObject, testRequestInfo('thetradedesk')).errors?.[0]?.code).to.equal(BidderErrorCode.FailedToUnmarshal);
+  });
 });

@@ -69,6 +69,13 @@ describe('triplelift adapter', () => {
       const { errors } = bidder().makeRequests(request({ bidfloor: 1, bidfloorcur: 'CHF' }), testRequestInfo('triplelift'));
       expect(errors?.map((e) => e.code)).to.deep.equal([2, 999]);
     });
+
+    it("reports a bid.ext it cannot decode with the decoder's code and keeps the other bids, as Go passes it on unwrapped", () => {
+      const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'x', impid: 'i', price: 1, ext: { triplelift_pb: 'x' } }, { id: 'y', impid: 'i', price: 1, ext: { triplelift_pb: { format: 11 } } }] }] });
+      const { bids, errors } = bidder().makeBids(request(), sent, { status: 200, body, headers: {} });
+      expect(errors?.map((e) => e.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+      expect(bids.map((b) => b.type)).to.deep.equal(['video']);
+    });
   });
 
   describe('robustness', () => {
