@@ -35,6 +35,7 @@ import { AuctionWatchers, createInspectorStore, inspectorMount } from '../inspec
 import { buildOpenApiDocument, openApiMount } from '../openapi/index.js';
 import { createModuleMetrics, instrumentCachePut, NoopMetrics, PrometheusMetrics, Readiness, type AdminMount, type Metrics } from '../metrics/index.js';
 import { discoverPlugins, type LoadedModule, type PluginCatalog } from '../plugins/discover.js';
+import { schemaFailureText } from '../plugins/schema-errors.js';
 import { createStoredDataFetcher, type StoredDataService } from '../stored/index.js';
 import { randomBidId, type BidCheckSettings } from '../bids/index.js';
 import { reviewConfig, type ConfigWarning } from './config-review.js';
@@ -327,7 +328,9 @@ function moduleDeps(bidders: BidderCatalog, cache: CacheServices, logger: Logger
     validateBidderParams(bidder, params) {
       const validate = bidders.get(bidder)?.validateParams;
       if (!validate || validate(params)) return undefined;
-      return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`).join('; ');
+      // Prebid Server's words (gojsonschema's) where the walk finds them; ajv's for a keyword the walk does not know.
+      return schemaFailureText(validate.schema as object, params)
+        || (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`).join('; ');
     },
     cachePut: instrumentCachePut((values, deadline, report) => cache.client.put(values, deadline, report), metrics),
     cachePublicUrl: cache.publicUrl ? { host: cache.publicUrl.host, path: cache.publicUrl.path, scheme: cache.publicUrl.scheme } : undefined,

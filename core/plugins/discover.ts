@@ -11,6 +11,7 @@ import {
   type ModuleManifest,
 } from '../api/index.js';
 import { adapterManifestSchema, moduleManifestSchema } from './manifest-schema.js';
+import { SCHEMA_FORMATS } from './schema-errors.js';
 
 /** Where a plugin came from: a built-in folder or an npm package the host named. */
 export interface PluginSource { kind: 'folder' | 'package'; location: string }
@@ -34,8 +35,17 @@ export const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 const ajv = new Ajv({ allErrors: true, strict: false });
 const checkAdapterManifest = ajv.compile(adapterManifestSchema);
 const checkModuleManifest = ajv.compile(moduleManifestSchema);
-/** A separate instance for plugin-supplied schemas, so they can't clash with ours by `$id`. */
-const pluginAjv = new Ajv({ allErrors: true, strict: false });
+/**
+ * An ajv instance as the host compiles plugin-supplied schemas with: apart from the manifest checks, so a plugin's
+ * schema can't clash with ours by `$id`, and knowing the formats Prebid Server's params schemas use, checked as
+ * gojsonschema checks them.
+ */
+export function pluginSchemaAjv(): Ajv {
+  const instance = new Ajv({ allErrors: true, strict: false });
+  for (const [name, validate] of Object.entries(SCHEMA_FORMATS)) instance.addFormat(name, { type: 'string', validate });
+  return instance;
+}
+const pluginAjv = pluginSchemaAjv();
 
 function invalid(source: PluginSource, message: string): GavelError {
   return new GavelError(ErrorCode.PluginInvalid, `plugin ${source.location} is invalid: ${message}`, { plugin: source.location });

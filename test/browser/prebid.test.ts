@@ -149,6 +149,8 @@ describe('Prebid.js in Chromium against Gavel', function () {
 
   it('bad params: the request refused with a 400 naming the bidder and the field', async () => {
     const auction = await refusedRequestScenario(stand, scenario!, { bidder: 'strict', params: { placementId: true } });
-    expect(auction.events.bidderError[0]!.responseText).to.match(/^Invalid request: request\.imp\[0\]\.ext\.prebid\.bidder\.strict failed validation\.\n\/placementId must be integer/);
+    expect(auction.events.bidderError[0]!.responseText).to.equal(
+      'Invalid request: request.imp[0].ext.prebid.bidder.strict failed validation.\nplacementId: Invalid type. Expected: [integer,string], given: boolean\n',
+    );
   });
 });
