@@ -31,9 +31,20 @@ export const SCHEMA_FORMATS: Readonly<Record<string, (value: string) => boolean>
 /** The texts gojsonschema gives a value that fails `schema`, joined as Prebid Server joins them; '' when it passes. */
 export function schemaFailureText(schema: object, value: unknown): string {
   const result: Result = { errors: [], score: 0 };
-  new SchemaWalk(schema as Schema).validate(schema as Schema, value, '(root)', result);
+  try {
+    new SchemaWalk(schema as Schema).validate(schema as Schema, value, '(root)', result);
+  } catch (err) {
+    // A schema whose `$ref`s loop without descending into the value: no text of ours (the caller has ajv's).
+    if (err instanceof SchemaTooDeep) return '';
+    throw err;
+  }
   return result.errors.join('');
 }
+
+class SchemaTooDeep extends Error {}
+
+/** Nested (sub)schemas one walk may enter at once; params nest a few levels, a looping `$ref` forever. */
+const MAX_WALK_DEPTH = 256;
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -69,6 +80,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 class SchemaWalk {
+  private depth = 0;
+
   constructor(private readonly root: Schema) {}
 
   private resolve(ref: string): Schema | undefined {
@@ -99,6 +112,15 @@ class SchemaWalk {
   }
 
   validate(schema: Schema, value: unknown, context: string, result: Result): void {
+    if (++this.depth > MAX_WALK_DEPTH) throw new SchemaTooDeep();
+    try {
+      this.validateHere(schema, value, context, result);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private validateHere(schema: Schema, value: unknown, context: string, result: Result): void {
     if (typeof schema.$ref === 'string') {
       const target = this.resolve(schema.$ref);
       if (target) this.validate(target, value, context, result);

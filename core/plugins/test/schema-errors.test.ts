@@ -65,9 +65,12 @@ describe('schemaFailureText: why params fail, in gojsonschema words', () => {
     expect(schemaFailureText({ properties: { a: { properties: { b: { type: 'string' } } } } }, { a: { b: 1 } })).to.equal('a.b: Invalid type. Expected: string, given: integer');
   });
 
-  it('follows local $refs', () => {
+  it('follows local $refs, and gives no text for a $ref that loops without descending into the value', () => {
     const schema = { properties: { size: { $ref: '#/definitions/size' } }, definitions: { size: { type: 'array', maxItems: 2 } } };
     expect(schemaFailureText(schema, { size: [1, 2, 3] })).to.equal('size: Array must have at most 2 items');
+    const tree = { type: 'object', properties: { child: { $ref: '#' }, name: { type: 'string' } } };
+    expect(schemaFailureText(tree, { child: { child: { name: 1 } } })).to.equal('child.child.name: Invalid type. Expected: string, given: integer');
+    expect(schemaFailureText({ anyOf: [{ $ref: '#' }, { type: 'string' }] }, 1)).to.equal('');
   });
 
   it('checks the formats as gojsonschema does, and the host compiles plugin schemas with the same checks', () => {
