@@ -36,9 +36,9 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 const checkAdapterManifest = ajv.compile(adapterManifestSchema);
 const checkModuleManifest = ajv.compile(moduleManifestSchema);
 /**
- * An ajv instance as the host compiles plugin-supplied schemas with: apart from the manifest checks, so a plugin's
- * schema can't clash with ours by `$id`, and knowing the formats Prebid Server's params schemas use, checked as
- * gojsonschema checks them.
+ * A new ajv instance set up as the host's for plugin-supplied schemas: separate from the manifest checks, so a
+ * plugin's schema can't clash with ours by `$id`, and knowing the formats Prebid Server's params schemas use, checked
+ * as gojsonschema checks them.
  */
 export function pluginSchemaAjv(): Ajv {
   const instance = new Ajv({ allErrors: true, strict: false });
