@@ -85,6 +85,12 @@ export interface SeatResult {
   responseTimeMs: number;
   /** The bidder's Protected Audience auction configs (`MakeBidsResult.fledgeAuctionConfigs`), when it gave any. */
   fledgeAuctionConfigs?: FledgeAuctionConfig[];
+  /**
+   * Seats (seat codes) that lost a bid to the response checks (DSA, creative size, secure markup). The core sets it.
+   * Prebid Server makes a seat's place in the response before those checks run, so such a seat is answered even when
+   * no bid of it is left: `{"seat": ..., "bid": []}`.
+   */
+  checkedSeats?: string[];
 }
 
 export interface EntrypointPayload { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, string>; body: unknown }

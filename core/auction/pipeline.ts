@@ -420,6 +420,14 @@ export class AuctionPipeline {
         if (passthrough !== undefined) (bid.ext as Record<string, Record<string, unknown>>)[ns].passthrough = passthrough;
         group.bid.push(bid);
       }
+      if (seat.checkedSeats) {
+        for (const seatName of seat.checkedSeats) {
+          if (bySeat.has(seatName)) continue;
+          const emptied: SeatBid = { seat: seatName, bid: [] };
+          bySeat.set(seatName, emptied);
+          seatbid.push(emptied);
+        }
+      }
     }
     const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: context.tmax };
     if (errors) ext.errors = errors;

@@ -118,9 +118,14 @@ export function checkBids(seat: SeatResult, share: BidderRequest, rules: Auction
   let kept: AuctionBid[] | undefined;
   for (let i = 0; i < seat.bids.length; i++) {
     const bid = seat.bids[i]!;
-    const ok = checkBid(bid, share, rules, settings.validateBids, context);
-    if (!ok) kept ??= seat.bids.slice(0, i);
-    else {
+    const fate = checkBid(bid, share, rules, settings.validateBids, context);
+    if (fate !== KEPT) {
+      kept ??= seat.bids.slice(0, i);
+      if (fate === REJECTED_IN_RESPONSE) {
+        const seatCode = bid.seat ?? seat.bidder;
+        if (!seat.checkedSeats?.includes(seatCode)) (seat.checkedSeats ??= []).push(seatCode);
+      }
+    } else {
       kept?.push(bid);
       if (settings.newBidId) generateBidId(bid, settings.newBidId, context);
       if (rules.events) trackBid(bid, rules.events, settings.vastModifiable(share.adapter));
@@ -129,7 +134,17 @@ export function checkBids(seat: SeatResult, share: BidderRequest, rules: Auction
   if (kept) seat.bids = kept;
 }
 
-function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBidRules, validate: boolean, context: AuctionContext): boolean {
+/**
+ * What the checks made of a bid. Prebid Server runs them in two places: the bidder's (alternate seats, validation)
+ * before a seat gets its place in the response, and the response's (DSA, creative size, secure markup) after; a seat
+ * whose bids all fell to the second kind is still answered, with no bids.
+ */
+const KEPT = 0;
+const REFUSED_FROM_BIDDER = 1;
+const REJECTED_IN_RESPONSE = 2;
+type BidFate = typeof KEPT | typeof REFUSED_FROM_BIDDER | typeof REJECTED_IN_RESPONSE;
+
+function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBidRules, validate: boolean, context: AuctionContext): BidFate {
   const { bid } = auctionBid;
   const seatName = auctionBid.seat;
   if (seatName !== undefined) {
@@ -137,29 +152,29 @@ function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBi
     if (seatError !== undefined) {
       context.warn(share.bidder, { code: WarningCode.AlternateBidderCode, message: seatError });
       context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
-      return false;
+      return REFUSED_FROM_BIDDER;
     }
   }
   const invalid = validate ? validationError(auctionBid, context.debug) : undefined;
   if (invalid !== undefined) {
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral, invalid === null ? undefined : { code: BidderErrorCode.Unknown, message: invalid });
-    return false;
+    return REFUSED_FROM_BIDDER;
   }
   const dsa = dsaError(bid, rules.dsa);
   if (dsa !== undefined) {
     context.warn(share.bidder, { code: WarningCode.InvalidBidResponseDSA, message: `bid rejected: ${dsa}` });
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
-    return false;
+    return REJECTED_IN_RESPONSE;
   }
   const { validations } = rules;
   if (auctionBid.type === 'banner' && validations.bannerCreativeMaxSize !== 'skip') {
     const tooLarge = (bid.w ?? 0) > validations.maxCreativeWidth || (bid.h ?? 0) > validations.maxCreativeHeight;
-    if (tooLarge && !reportCreative(auctionBid, validations.bannerCreativeMaxSize, 'size', context)) return false;
+    if (tooLarge && !reportCreative(auctionBid, validations.bannerCreativeMaxSize, 'size', context)) return REJECTED_IN_RESPONSE;
   }
   if ((auctionBid.type === 'banner' || auctionBid.type === 'video') && validations.secureMarkup !== 'skip' && rules.imps?.get(bid.impid)?.secure !== 0) {
-    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, validations.secureMarkup, 'secure', context)) return false;
+    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, validations.secureMarkup, 'secure', context)) return REJECTED_IN_RESPONSE;
   }
-  return true;
+  return KEPT;
 }
 
 /**

@@ -276,9 +276,9 @@ describe('publisher settings, end to end', () => {
       expect(bidsOf(await auction(request(['banner2'])), 'banner2')[0].ext.prebid).to.not.have.property('bidid');
     });
 
-    it('auction.bidValidations drops creatives too large and markup that is not secure; without them both are kept', async () => {
+    it('auction.bidValidations drops creatives too large and markup that is not secure (their seats answered with no bid, as Prebid Server answers them); without them both are kept', async () => {
       const checked = await auction(request(['banner2', 'big', 'insecure'], { returnallbidstatus: true }), strict.url);
-      expect(checked.seatbid.map((seat: Json) => seat.seat)).to.deep.equal(['banner2']);
+      expect(checked.seatbid.map((seat: Json) => [seat.seat, seat.bid.length])).to.deep.equal([['banner2', 1], ['big', 0], ['insecure', 0]]);
       expect(checked.ext.errors).to.deep.equal({
         big: [{ code: 3, message: 'bidResponse rejected: size WxH' }],
         insecure: [{ code: 3, message: 'bidResponse rejected: insecure creative in secure context' }],
