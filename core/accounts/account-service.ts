@@ -133,13 +133,17 @@ export class AccountService implements AccountLoader {
     return this.checked(merged);
   }
 
+  /**
+   * Prebid Server's words for a stored account that does not fit the account schema: the fault is the host's, and
+   * the publisher can only report it, so which field is wrong goes to the host's log, not to the answer.
+   */
   private malformed(id: string, reason: string): AccountOutcome {
     this.logger.error({ account: id, reason }, 'account config is malformed');
     return {
       refusal: {
         status: 503,
         code: ErrorCode.AccountMalformed,
-        message: `The prebid-server account config for account id "${id}" is malformed (${reason}). Please reach out to the prebid server host.`,
+        message: `The prebid-server account config for account id "${id}" is malformed. Please reach out to the prebid server host.`,
       },
     };
   }

@@ -46,13 +46,13 @@ function runsEachAccountAsConfigured(servers: { gavel: RunningGavel }): void {
     expect(blog.json.ext.warnings.general).to.deep.equal([{ code: 10002, message: 'debug turned off for account' }]);
   });
 
-  it('refuses the disabled account with a 503, and the malformed one with a 503 naming it', async () => {
+  it("refuses the disabled account with a 503, and the malformed one with a 503 in Prebid Server's words", async () => {
     const closed = await postJson(`${servers.gavel.url}/openrtb2/auction`, accountRequest('closed-site'));
     expect(closed.status).to.equal(503);
     expect(closed.text).to.equal('Invalid request: Prebid-server has disabled Account ID: closed-site, please reach out to the prebid server host.\n');
     const broken = await postJson(`${servers.gavel.url}/openrtb2/auction`, accountRequest('broken-site'));
     expect(broken.status).to.equal(503);
-    expect(broken.text).to.contain('account id "broken-site" is malformed (disabled must be boolean)');
+    expect(broken.text).to.equal('Invalid request: The prebid-server account config for account id "broken-site" is malformed. Please reach out to the prebid server host.\n');
   });
 
   it('runs a request naming no account, or an account it does not know, on the host defaults', async () => {

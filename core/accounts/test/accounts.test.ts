@@ -108,17 +108,19 @@ describe('AccountService', () => {
     });
   });
 
-  it('refuses a malformed account with a 503 naming the account and the bad field, never a 500', async () => {
+  it("refuses a malformed account with a 503 in Prebid Server's words, never a 500, and logs the bad field for the host", async () => {
     for (const document of [{ disabled: 'invalid type' }, 'not an object', { cache_ttl: { banner: -1 } }, { privacy: { allowactivities: { fetchBids: { default: 'yes' } } } }]) {
       const outcome = await load(service({ bad: document }), 'bad');
       expect(outcome, JSON.stringify(document)).to.have.property('refusal');
       const { refusal } = outcome as { refusal: { status: number; code: string; message: string } };
       expect(refusal.status).to.equal(503);
       expect(refusal.code).to.equal(ErrorCode.AccountMalformed);
-      expect(refusal.message).to.contain('account id "bad" is malformed');
+      expect(refusal.message).to.equal('The prebid-server account config for account id "bad" is malformed. Please reach out to the prebid server host.');
     }
-    const { refusal } = (await load(service({ bad: { disabled: 'invalid type' } }), 'bad')) as { refusal: { message: string } };
-    expect(refusal.message).to.contain('(disabled must be boolean)');
+    const logged: Array<Record<string, unknown>> = [];
+    const logging = { ...quiet, error: (fields: Record<string, unknown>) => void logged.push(fields) };
+    await load(new AccountService(new MemoryFetcher({ accounts: { bad: { disabled: 'invalid type' } } }), { required: false, defaults: {} }, logging), 'bad');
+    expect(logged).to.deep.equal([{ account: 'bad', reason: 'disabled must be boolean' }]);
   });
 
   it('answers a 503 when the backend fails, and never caches the failure', async () => {
