@@ -112,6 +112,13 @@ const endpointStoredData: StoredDataFetcher = {
   fetchAccount: (id) => endpointAccounts.fetchAccount(id),
 };
 
+/**
+ * Folders whose fixtures Prebid Server recorded through its real exchange rather than its mock one (their answers
+ * carry the account's debug warning and no mock `bidid`): bid validation runs there, so the default mock bid (price 0,
+ * no deal) is dropped as Prebid Server drops it, and the answer has no seat.
+ */
+const REAL_EXCHANGE_FOLDERS: ReadonlySet<string> = new Set(['valid-eids']);
+
 /** Runs one endpoint fixture against an in-process Gavel whose adapters are replaced by mock bidders via DI. */
 export async function runAuctionFixture(fixture: AuctionFixture, name: string): Promise<FixtureOutcome> {
   const config = fixture.config ?? {};
@@ -130,6 +137,7 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   });
   const overrides = mockBidderOverrides(config.mockBidders, {
     realParamsValidator: config.realParamsValidator,
+    realBidValidation: REAL_EXCHANGE_FOLDERS.has(name.split('/')[0]!),
     bidderInfoOverrides: config.bidderInfoOverrides as Record<string, { capabilities?: Capabilities }> | undefined,
   });
   const app = await bootGavel(hostConfig, {

@@ -113,12 +113,6 @@ export const FIXTURE_DEVIATIONS: Readonly<Record<string, FixtureDeviation>> = {
     reason: 'Standards: never a 500; a host-side problem that the publisher cannot fix is a 503 (the message is Prebid Server\'s)',
     edits: [{ path: '/expectedReturnCode', was: 500, value: 503 }],
   },
-  'valid-eids/user-eids-empty-uids-removed.json': {
-    reason:
-      "The fixture checks the eid clean-up warnings; its recorded answer has no seat, where the same default mock bidder " +
-      'bids (price 0) in every other fixture of these folders; Gavel answers with that bid',
-    edits: [{ path: '/expectedBidResponse/seatbid', was: { $length: 0 }, value: [{ seat: 'appnexus', bid: [{ id: 'appnexus-bid', impid: 'anyImpID', price: 0 }] }] }],
-  },
 };
 
 /**

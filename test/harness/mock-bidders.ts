@@ -41,12 +41,12 @@ function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec 
  * ones use: each adapter keeps its name, info and capabilities, but its code answers every imp it is offered with one
  * banner bid `<adapter>-bid` at the configured price. No network: the transport answers in-process (`transport`,
  * which a runner may wrap before `configure` binds it). Bid validation is off, as on the exchange Prebid Server
- * recorded its endpoint fixtures with (its mock bids have a zero price and no creative id); every other bid check
- * stays.
+ * recorded most of its endpoint fixtures with (its mock bids have a zero price and no creative id), unless
+ * `realBidValidation`; every other bid check stays.
  */
 export function mockBidderOverrides(
   specs: MockBidderSpec[] | undefined,
-  options: { realParamsValidator?: boolean; bidderInfoOverrides?: Record<string, { capabilities?: Capabilities }> } = {},
+  options: { realParamsValidator?: boolean; realBidValidation?: boolean; bidderInfoOverrides?: Record<string, { capabilities?: Capabilities }> } = {},
 ): { transport: BidderTransport; configure(container: Container, transport?: BidderTransport): void } {
   const byAdapter = new Map<string, MockBidderSpec>();
   for (const spec of specs && specs.length > 0 ? specs : [{ bidderName: 'appnexus', price: 0 }]) byAdapter.set(spec.bidderName.toLowerCase(), spec);
@@ -63,7 +63,7 @@ export function mockBidderOverrides(
       container.rebind(Tokens.BidderTransport).toConstantValue(boundTransport);
       container
         .rebind(Tokens.BidChecks)
-        .toResolvedValue((config: GavelConfig, bidders: BidderCatalog): BidCheckSettings => ({ ...bidCheckSettings(config, bidders), validateBids: false }), [Tokens.Config, Tokens.BidderCatalog]);
+        .toResolvedValue((config: GavelConfig, bidders: BidderCatalog): BidCheckSettings => ({ ...bidCheckSettings(config, bidders), validateBids: options.realBidValidation === true }), [Tokens.Config, Tokens.BidderCatalog]);
       for (const [name, loaded] of plugins.adapters) {
         if (loaded.manifest.info.aliasOf) continue;
         const endpoint = `http://mock.invalid/${name}`;
