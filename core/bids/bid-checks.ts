@@ -35,8 +35,9 @@ export interface BidValidations {
 /** The host's side of bid processing, fixed at boot (`Tokens.BidChecks`). */
 export interface BidCheckSettings {
   /**
-   * Prebid Server's validation of each bid (id, imp id, price, creative id, currency). Always on in a server; Prebid
-   * Server's own endpoint fixtures were recorded without it, so their runner switches it off.
+   * Prebid Server's bidder-layer checks of each bid: its seat (alternate bidder codes), id, imp id, price, creative id
+   * and currency. Always on in a server; Prebid Server's own fixtures were recorded with mock bids fed in below that
+   * layer, so their runners switch it off.
    */
   validateBids: boolean;
   validations: BidValidations;
@@ -147,7 +148,7 @@ type BidFate = typeof KEPT | typeof REFUSED_FROM_BIDDER | typeof REJECTED_IN_RES
 function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBidRules, validate: boolean, context: AuctionContext): BidFate {
   const { bid } = auctionBid;
   const seatName = auctionBid.seat;
-  if (seatName !== undefined) {
+  if (validate && seatName !== undefined) {
     const seatError = alternateSeatError(rules.alternateCodes, share.bidder, seatName);
     if (seatError !== undefined) {
       context.warn(share.bidder, { code: WarningCode.AlternateBidderCode, message: seatError });

@@ -84,14 +84,8 @@ export const FIXTURE_DEVIATIONS: Readonly<Record<string, FixtureDeviation>> = {
     edits: buckets(BID(1, 0), { hb_pb_appnexus: ['0.20', '0.30'] }),
   },
   'exchange/extra-bids.json': {
-    reason:
-      `${EXACT_BUCKETS}. And appnexus may not bid as groupm: the request's alternatebiddercodes name only pubmatic, so ` +
-      "Prebid Server's bidder rejects apn-bid-2 (exchange/bidder.go, IsValidBidderCode); its harness returns the mocked " +
-      'seat without that check',
-    edits: [
-      ...buckets(BID(2, 0), { hb_pb_appnexus: ['0.20', '0.30'] }),
-      { path: BID(0, 1), was: { $id: 'apn-bid-2' } },
-    ],
+    reason: EXACT_BUCKETS,
+    edits: buckets(BID(2, 0), { hb_pb_appnexus: ['0.20', '0.30'] }),
   },
   'exchange/bid_response_validation_enforce_creative.json': {
     reason: CODE_3,
