@@ -62,10 +62,22 @@ describe('bid checks (core/bids)', () => {
       expect(check([{}], { request: baseRequest({ cur: ['usd'] }) }).kept).to.have.length(1);
     });
 
-    it('can be switched off (as Prebid Server recorded its endpoint fixtures), keeping the other checks', () => {
+    it('can be switched off (as Prebid Server recorded its fixtures), alternate seats included, keeping the other checks', () => {
       const host = settings({ validateBids: false, validations: { ...SKIP, bannerCreativeMaxSize: 'enforce', maxCreativeWidth: 100, maxCreativeHeight: 100 } });
-      const { kept } = check([{ price: 0, crid: undefined, w: 50, h: 50 }, { w: 300 }], { settings: host });
-      expect(ids(kept)).to.deep.equal(['b0']);
+      const { kept } = check([{ price: 0, crid: undefined, w: 50, h: 50 }, { w: 300 }, { w: 50, h: 50, seat: 'other' }], { settings: host });
+      expect(ids(kept)).to.deep.equal(['b0', 'b2']);
+      expect(check([{ seat: 'other' }]).kept).to.deep.equal([]);
+    });
+  });
+
+  describe('the seats a response keeps', () => {
+    it('names the seats that lost bids to the response checks (DSA, size, secure markup), not to the bidder-layer ones', () => {
+      const sized: BidValidations = { ...SKIP, bannerCreativeMaxSize: 'enforce', maxCreativeWidth: 300, maxCreativeHeight: 250 };
+      const dsaRequired = baseRequest({ regs: { ext: { dsa: { dsarequired: 2 } } } });
+      expect(check([{ w: 728 }], { settings: settings({ validations: sized }) }).seat.checkedSeats).to.deep.equal(['alpha']);
+      expect(check([{}], { request: dsaRequired }).seat.checkedSeats).to.deep.equal(['alpha']);
+      // Kept bids and bids refused at the bidder layer leave no mark.
+      expect(check([{}, { crid: undefined }], { settings: settings({ validations: sized }) }).seat.checkedSeats).to.equal(undefined);
     });
   });
 
