@@ -33,6 +33,17 @@ type PrimaryOrder = { gavel: 'invalidate'; order: InvalidationOrder } | { gavel:
 const STABLE_AFTER_MS = 10_000;
 const RESTART_MIN_MS = 100;
 const RESTART_MAX_MS = 30_000;
+/** Past `server.drainTimeoutMs`, how long the primary waits for its workers (each exits by its drain plus 250 ms). */
+const PRIMARY_EXIT_MARGIN_MS = 2_000;
+
+/**
+ * The workers whose processes are still running. Not `cluster.workers` alone: node takes a worker out of it only once
+ * its process has both exited and closed its IPC channel, and the two events come in either order, so on a worker's
+ * `exit` it may still be listed.
+ */
+function runningWorkers(): Worker[] {
+  return Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+}
 
 /**
  * Reads the config file again, validated first: an invalid file changes nothing and is logged; a valid one is
@@ -72,6 +83,8 @@ async function superviseWorkers(config: GavelConfig, file: string | undefined): 
   const fork = (slot: number) => {
     if (stopping) return;
     const worker = cluster.fork({ GAVEL_WORKER_SLOT: String(slot) });
+    // A message sent just as the worker dies fails on its closed channel; unheard, that 'error' would end the primary.
+    worker.on('error', (err: Error) => logger.warn({ err, workerPid: worker.process.pid }, 'worker channel error'));
     slots.set(worker.id, { slot, startedAt: Date.now() });
     metrics.attach(worker, slot);
     worker.on('message', (message: unknown) => {
@@ -79,7 +92,7 @@ async function superviseWorkers(config: GavelConfig, file: string | undefined): 
     });
   };
   const broadcast = (order: PrimaryOrder) => {
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(order);
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(order, () => undefined);
   };
   const readiness = (): ReadinessReport => {
     const listening = [...states.values()].filter((state) => state.listening);
@@ -110,7 +123,7 @@ async function superviseWorkers(config: GavelConfig, file: string | undefined): 
     slots.delete(worker.id);
     void metrics.retire(worker, !stopping);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
+      if (runningWorkers().length === 0) {
         metrics.close();
         void admin?.close().then(() => process.exit(0));
       }
@@ -127,8 +140,14 @@ async function superviseWorkers(config: GavelConfig, file: string | undefined): 
   });
   const stop = () => {
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    if (Object.keys(cluster.workers ?? {}).length === 0) void admin?.close().then(() => process.exit(0));
+    const running = runningWorkers();
+    for (const worker of running) worker.process.kill('SIGTERM');
+    if (running.length === 0) void admin?.close().then(() => process.exit(0));
+    // Never a hang: each worker ends its own drain in time, and the primary does not outwait them.
+    setTimeout(() => {
+      logger.warn({ drainTimeoutMs: config.server.drainTimeoutMs, running: runningWorkers().length }, 'workers still running past the drain time: exiting');
+      process.exit(0);
+    }, config.server.drainTimeoutMs + PRIMARY_EXIT_MARGIN_MS).unref();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

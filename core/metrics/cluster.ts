@@ -180,7 +180,11 @@ export class ClusterMetrics implements MetricsExposition {
       };
       this.pending.set(id, done);
       try {
-        worker.send({ gavel: REQUEST, id } satisfies MetricsRequest);
+        // With a callback, a worker whose channel closed meanwhile (it died after the check above) fails this ask
+        // alone; without one, node raises the failure as the worker's 'error' event.
+        worker.send({ gavel: REQUEST, id } satisfies MetricsRequest, (err: Error | null) => {
+          if (err) done(undefined);
+        });
       } catch {
         done(undefined);
       }

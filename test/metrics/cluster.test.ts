@@ -36,3 +36,34 @@ describe('metrics with server.workers > 1', () => {
     expect((await getJson(`${base}/health`)).status).to.equal(200);
   });
 });
+
+describe('metrics in the cluster primary, a worker dying mid-scrape', () => {
+  it("answers a scrape when a worker's channel closes as it is asked, with no 'error' event to end the primary", async () => {
+    const { ClusterMetrics } = await import('../../core/metrics/index.js');
+    const { EventEmitter } = await import('node:events');
+    // Connected when checked, closed when written to: the moment a worker dies between the two.
+    const dying = Object.assign(new EventEmitter(), {
+      id: 7,
+      isConnected: () => true,
+      send: (_message: unknown, callback?: (err: Error | null) => void) => {
+        const closed = new Error('Channel closed');
+        if (callback) process.nextTick(callback, closed);
+        else process.nextTick(() => dying.emit('error', closed));
+        return false;
+      },
+    });
+    let raised: unknown;
+    dying.on('error', (err) => (raised = err));
+    const metrics = new ClusterMetrics({ timeoutMs: 5_000 });
+    try {
+      metrics.attach(dying as never, 1);
+      const started = Date.now();
+      const text = await metrics.render();
+      expect(Date.now() - started, 'a failed ask ends at once, not at the timeout').to.be.below(1_000);
+      expect(text).to.contain(METRIC_NAMES.workersListening);
+      expect(raised).to.equal(undefined);
+    } finally {
+      metrics.close();
+    }
+  });
+});
