@@ -6,7 +6,7 @@ import {
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   readBidderParams,
   type Bid,
   type Bidder,
@@ -54,7 +54,7 @@ export function create33acrossBidder(config: BidderConfig): Bidder {
 
       const requests: RequestData[] = [];
       for (const imps of groups.values()) {
-        const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
+        const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
         if ('ext' in ext) body.ext = ext.ext;
         else delete body.ext;
         requests.push({ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) });

@@ -5,6 +5,7 @@ import {
   checkResponseStatus,
   decodeBidderParams,
   decodeOpenrtb2BidResponse,
+  encodeAsOpenrtb2Request,
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
@@ -61,7 +62,7 @@ export function createAdfBidder(config: BidderConfig): Bidder {
         else body.ext = ext;
       }
       // As in Prebid Server, the call goes even when no imp was readable.
-      return { requests: [{ method: 'POST', uri: config.endpoint, body, impIds: imps.map((imp) => imp.id) }], errors };
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request(body), impIds: imps.map((imp) => imp.id) }], errors };
     },
 
     makeBids(_request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {

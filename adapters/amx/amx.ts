@@ -6,7 +6,7 @@ import {
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   withFloorInCurrency,
   type Bid,
@@ -60,7 +60,7 @@ export function createAmxBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors };
 
-      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       // Floors are in dollars now, so AMX is asked to bid in dollars too.
       if (hasFloor) body.cur = [BIDDER_CURRENCY];
       if (publisherId !== '') {

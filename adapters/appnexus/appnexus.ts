@@ -1,4 +1,4 @@
-import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, failedToUnmarshal, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type Bidder, type BidderConfig, type BidderError, type BidRequest, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
+import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, encodeAsOpenrtb2Request, failedToUnmarshal, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type Bidder, type BidderConfig, type BidderError, type BidRequest, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
 import { readAppnexusParams, type AppnexusParams } from './params.js';
 
 /** AppNexus rejects requests with more imps than this, so larger requests are split. */
@@ -82,7 +82,7 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
           (chunkImps): RequestData => ({
             method: 'POST',
             uri,
-            body: { ...body, imp: chunkImps, ext: { ...ext, appnexus: dropEmpty(podExt) } },
+            body: encodeAsOpenrtb2Request({ ...body, imp: chunkImps, ext: { ...ext, appnexus: dropEmpty(podExt) } }),
             headers: { ...REQUEST_HEADERS },
             impIds: chunkImps.map((imp) => imp.id),
           }),

@@ -12,7 +12,7 @@ import {
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   withFloorInCurrency,
   type Banner,
   type BidRequest,
@@ -49,7 +49,7 @@ export function createConversantBidder(config: BidderConfig): Bidder {
   const hostVersion = typeof config.extra.hostVersion === 'string' ? config.extra.hostVersion : (config.host.version ?? '');
   return {
     makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult {
-      const body: BidRequest = omitEmptyRequestFields(request);
+      const body: BidRequest = encodeAsOpenrtb2Request(request);
       // The backend rejects any other currency.
       if (Array.isArray(request.cur) && request.cur.length > 0 && request.cur[0] !== 'USD') body.cur = ['USD'];
       const imps: Imp[] = [];

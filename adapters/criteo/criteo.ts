@@ -11,7 +11,7 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   type Bid,
   type Bidder,
@@ -28,7 +28,7 @@ export function createCriteoBidder(config: BidderConfig): Bidder {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
       // Go re-encodes the request it forwards: empty top-level fields are left out.
-      return { requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields(request), impIds }] };
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request(request), impIds }] };
     },
 
     makeBids(_request, _sent, response) {

@@ -12,7 +12,7 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -40,7 +40,9 @@ export function createGridBidder(config: BidderConfig): Bidder {
       if (imps.length === 0) return { requests: [], errors: [...errors, badInput('No valid impressions for grid')] };
 
       // Keywords come from the first imp of the request as it came in, valid or not.
-      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: withNativeRequestsParsed(imps) };
+      // Grid's own imp type adds `request_native` to openrtb2's native, which the encoding would not know.
+      const encoded = encodeAsOpenrtb2Request({ ...request, imp: imps });
+      const body: BidRequest = { ...encoded, imp: withNativeRequestsParsed(encoded.imp) };
       const ext = extWithKeywords(request);
       if (ext) body.ext = ext;
       else delete body.ext;

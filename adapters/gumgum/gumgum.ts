@@ -10,7 +10,7 @@ import {
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Banner,
   type BidRequest,
   type Bidder,
@@ -69,7 +69,7 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors };
 
-      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       if (site) body.site = site;
       return {
         requests: [{ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],

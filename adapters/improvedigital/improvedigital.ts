@@ -8,7 +8,7 @@ import {
   fieldIgnoringCase,
   impMediaTypes,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -116,7 +116,7 @@ function buildRequest(request: BidRequest, imp: Imp, endpoints: Endpoints): { re
     return { error: badInput(`cannot build the endpoint: ${(err as Error).message}`) };
   }
   return {
-    request: { method: 'POST', uri, body: { ...omitEmptyRequestFields(request), imp: [outgoing] }, headers: { ...REQUEST_HEADERS }, impIds: [imp.id] },
+    request: { method: 'POST', uri, body: encodeAsOpenrtb2Request({ ...request, imp: [outgoing] }), headers: { ...REQUEST_HEADERS }, impIds: [imp.id] },
   };
 }
 

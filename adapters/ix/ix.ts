@@ -6,7 +6,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type App,
   type Banner,
@@ -107,7 +107,7 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   }
 
   // Go re-encodes the request: empty top-level fields are left out.
-  const outgoing: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
+  const outgoing: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
   const sortedSiteIds = [...siteIds].sort();
   const publisherId = sortedSiteIds.length === 1 ? sortedSiteIds[0] : undefined;
   if (isJsonObject(outgoing.site)) outgoing.site = withPublisher(outgoing.site, publisherId);

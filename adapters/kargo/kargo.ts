@@ -10,7 +10,7 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   type Bid,
   type Bidder,
@@ -23,7 +23,7 @@ export function createKargoBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields(request), impIds }] };
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request(request), impIds }] };
     },
 
     makeBids(_request, _sent, response) {

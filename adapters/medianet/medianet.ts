@@ -8,7 +8,7 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type Bidder,
   type BidderConfig,
@@ -27,7 +27,7 @@ export function createMedianetBidder(config: BidderConfig): Bidder {
   return {
     makeRequests(request) {
       const impIds = (Array.isArray(request.imp) ? request.imp : []).map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri, body: omitEmptyRequestFields(request), headers: { ...HEADERS }, impIds }] };
+      return { requests: [{ method: 'POST', uri, body: encodeAsOpenrtb2Request(request), headers: { ...HEADERS }, impIds }] };
     },
 
     makeBids(_request, _sent, response) {

@@ -11,7 +11,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   readBidderParams,
   unknownError,
   type Bidder,
@@ -62,7 +62,7 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors: [unknownError('No valid imps')] };
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: { ...omitEmptyRequestFields(request), imp: imps }, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request({ ...request, imp: imps }), headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
       };
     },
 

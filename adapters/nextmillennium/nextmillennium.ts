@@ -7,7 +7,7 @@ import {
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   readBidderParams,
   type BidRequest,
   type Bidder,
@@ -56,8 +56,8 @@ export function createNextMillenniumBidder(config: BidderConfig): Bidder {
         const storedRequestId = params.groupId === '' ? params.placementId : groupPlacementId(request, params.groupId);
         const impExt = { prebid: { storedrequest: { id: storedRequestId } }, nextMillennium: withoutEmpty({ nmmFlags: flags }) };
         const [first, ...others] = request.imp;
-        const body: BidRequest = {
-          ...omitEmptyRequestFields(request),
+        const body: BidRequest = encodeAsOpenrtb2Request({
+          ...request,
           imp: [{ ...first!, ext: impExt }, ...others],
           ext: {
             prebid: { storedrequest: { id: storedRequestId }, server },
@@ -70,7 +70,7 @@ export function createNextMillenniumBidder(config: BidderConfig): Bidder {
               nm_version: ADAPTER_VERSION,
             }),
           },
-        };
+        });
         return { method: 'POST', uri: config.endpoint, body, headers: { ...REQUEST_HEADERS }, impIds: body.imp.map((imp) => imp.id) };
       });
       return { requests };

@@ -8,7 +8,7 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   unknownError,
   type Bidder,
@@ -44,7 +44,7 @@ export function createOnetagBidder(config: BidderConfig): Bidder {
         return { requests: [], errors: [unknownError(`cannot build the endpoint: ${(err as Error).message}`)] };
       }
       // The request goes as it came, re-encoded as Go's openrtb2.BidRequest; no headers, as in Prebid Server.
-      return { requests: [{ method: 'POST', uri, body: omitEmptyRequestFields(request), impIds: request.imp.map((imp) => imp.id) }] };
+      return { requests: [{ method: 'POST', uri, body: encodeAsOpenrtb2Request(request), impIds: request.imp.map((imp) => imp.id) }] };
     },
 
     makeBids(request: BidRequest, _sent: RequestData, response: ResponseData): MakeBidsResult {

@@ -13,7 +13,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   readBidderParams,
   unknownError,
   type Bidder,
@@ -40,7 +40,7 @@ export function createOpenwebBidder(config: BidderConfig): Bidder {
         return { requests: [], errors: [badInput(`cannot build the endpoint: ${(err as Error).message}`)] };
       }
       const impIds = request.imp.map((imp) => imp.id);
-      return { requests: [{ method: 'POST', uri, body: omitEmptyRequestFields(request), headers: { ...HEADERS }, impIds }] };
+      return { requests: [{ method: 'POST', uri, body: encodeAsOpenrtb2Request(request), headers: { ...HEADERS }, impIds }] };
     },
 
     makeBids(_request, _sent, response) {

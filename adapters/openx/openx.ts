@@ -7,7 +7,7 @@ import {
   goFoundByte,
   isJsonObject,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -120,7 +120,7 @@ function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?
   if (account.platform !== '') ext.platform = account.platform;
   return {
     // Go re-encodes the request: empty top-level fields are left out.
-    request: { method: 'POST', uri, body: omitEmptyRequestFields({ ...request, imp: prepared, ext }), headers: { ...REQUEST_HEADERS }, impIds: prepared.map((imp) => imp.id) },
+    request: { method: 'POST', uri, body: encodeAsOpenrtb2Request({ ...request, imp: prepared, ext }), headers: { ...REQUEST_HEADERS }, impIds: prepared.map((imp) => imp.id) },
     errors,
   };
 }

@@ -11,7 +11,7 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   type Bidder,
   type BidderConfig,
@@ -45,7 +45,7 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
         return params.tagid !== '' ? { ...imp, tagid: params.tagid } : imp;
       });
 
-      const body: BidRequest = { ...omitEmptyRequestFields(request), imp: imps };
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       const publisher = withoutEmptyStrings(params.publisher);
       if (request.site) body.site = { ...request.site, publisher };
       else if (request.app) body.app = { ...request.app, publisher };

@@ -1,7 +1,7 @@
 /**
  * PubMatic bidder: every valid imp of the auction goes in one call to PubMatic's OpenRTB translator.
  */
-import { failedToUnmarshal, omitEmptyRequestFields, unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
+import { failedToUnmarshal, encodeAsOpenrtb2Request, unknownError, type Bidder, type BidderError, type BidRequest, type Imp } from '../../core/api/index.js';
 import { readPubmaticBids } from './bids.js';
 import { parseImp } from './imp.js';
 import { appDisplayManager, buildRequestExt, isCompleteWrapper, mergeWrapper, readRequestSettings } from './request-ext.js';
@@ -37,7 +37,7 @@ export function createPubmaticBidder(endpoint: string): Bidder {
 
       // The request ext is replaced by PubMatic's; the first publisher id found becomes the site's or app's.
       // Go re-encodes the request: empty top-level fields are left out.
-      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps, ext: buildRequestExt(settings, wrapper) });
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps, ext: buildRequestExt(settings, wrapper) });
       if (request.site) body.site = { ...request.site, publisher: withPublisherId(request.site.publisher, publisherId) };
       else if (request.app) body.app = { ...request.app, publisher: withPublisherId(request.app.publisher, publisherId) };
 

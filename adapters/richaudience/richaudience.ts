@@ -5,7 +5,7 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   type BidRequest,
   type Bidder,
@@ -138,7 +138,7 @@ export function createRichaudienceBidder(config: BidderConfig): Bidder {
 
 /** The request for one imp, as Prebid Server re-encodes it (empty top-level fields left out). */
 function withEnvelope(request: BidRequest, envelope: Envelope, imp: Imp): BidRequest {
-  const body: BidRequest = omitEmptyRequestFields({ ...request, imp: [imp] });
+  const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: [imp] });
   for (const key of ['site', 'app', 'device', 'test'] as const) {
     if (envelope[key] !== undefined) (body as Record<string, unknown>)[key] = envelope[key];
   }

@@ -2,7 +2,7 @@
  * Builds the body of one XAPI call, as Prebid Server's adapter does: the (OpenRTB 2.6) auction request narrowed to a
  * single imp of a single media type, with the Magnite ids, targeting and privacy signals where XAPI reads them.
  */
-import { badInput, failedToUnmarshal, GoDecodeError, goMap, goMapFromJsonparser, goString, goStruct, isJsonObject, unknownError, type BidderError, type BidRequest, type Imp, type JsonObject, type MediaType, type Native, type RequestInfo, type User, type Video } from '../../core/api/index.js';
+import { badInput, encodeAsOpenrtb2Request, failedToUnmarshal, GoDecodeError, goMap, goMapFromJsonparser, goString, goStruct, isJsonObject, unknownError, type BidderError, type BidRequest, type Imp, type JsonObject, type MediaType, type Native, type RequestInfo, type User, type Video } from '../../core/api/index.js';
 import { addFirstPartyAttributes, AUDIENCE_TAXONOMIES, CONTENT_TAXONOMIES, iabSegmentIds, targetingMap } from './first-party-data.js';
 import type { RubiconHostSettings } from './host-settings.js';
 import { goInt64, GoPlainError, type RubiconImpExt } from './params.js';
@@ -148,10 +148,14 @@ function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context
   if (Array.isArray(request.badv) && request.badv.length > BADV_LIMIT) body.badv = request.badv.slice(0, BADV_LIMIT);
 
   // XAPI takes one imp per call, and neither the auction's currencies nor its extensions.
-  body.imp = [requestNative ? { ...built, native: { ...built.native, request_native: requestNative } } : built];
+  body.imp = [built];
   delete body.cur;
   delete body.ext;
-  return { body };
+  // Go writes the request from openrtb2's structs, then splices `request_native` into the native object it wrote.
+  const encoded = encodeAsOpenrtb2Request(body);
+  const [sent] = encoded.imp;
+  if (requestNative && sent?.native) encoded.imp = [{ ...sent, native: { ...sent.native, request_native: requestNative } }];
+  return { body: encoded };
 }
 
 /** Floors in another currency are converted to US dollars (XAPI's currency); a stated currency becomes USD. */

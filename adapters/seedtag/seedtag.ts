@@ -7,7 +7,7 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   withFloorInCurrency,
   type Bidder,
@@ -34,7 +34,7 @@ export function createSeedtagBidder(config: BidderConfig): Bidder {
       if (imps.length === 0) return { requests: [], errors };
 
       // Prebid Server re-encodes the request: empty top-level fields are left out.
-      const body: BidRequest = omitEmptyRequestFields({ ...request, cur: ['USD'], imp: imps });
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, cur: ['USD'], imp: imps });
       const call = { method: 'POST' as const, uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) };
       return { requests: [call], errors };
     },

@@ -14,7 +14,7 @@ import {
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   readBidderParams,
   unexpectedStatusText,
   unknownError,
@@ -81,7 +81,7 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
           continue;
         }
         for (const one of single) {
-          const body = omitEmptyRequestFields({ ...request, source, bcat, badv, imp: [one] });
+          const body = encodeAsOpenrtb2Request({ ...request, source, bcat, badv, imp: [one] });
           requests.push({ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: [one.id] });
         }
       }

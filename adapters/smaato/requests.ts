@@ -8,7 +8,7 @@ import {
   badInput,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type BidRequest,
   type BidderError,
@@ -213,7 +213,7 @@ function withTagId(imp: Imp, tagId: string): Imp {
 
 /** A call with the request as Prebid Server re-encodes it (empty top-level fields left out). */
 function call(request: BidRequest, endpoint: string): RequestData {
-  const body = omitEmptyRequestFields(request);
+  const body = encodeAsOpenrtb2Request(request);
   return { method: 'POST', uri: endpoint, body, headers: { ...HEADERS }, impIds: body.imp.map((imp) => imp.id) };
 }
 

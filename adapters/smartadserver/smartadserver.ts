@@ -7,7 +7,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -69,7 +69,7 @@ export function createSmartadserverBidder(config: BidderConfig): Bidder {
       const site = { ...request.site, publisher: { ...request.site?.publisher, id: String(networkId) } };
       return {
         // The body as Prebid Server re-encodes it: empty top-level fields are left out.
-        requests: [{ method: 'POST', uri: uri.url, body: omitEmptyRequestFields({ ...request, site, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: uri.url, body: encodeAsOpenrtb2Request({ ...request, site, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
         errors,
       };
     },

@@ -10,7 +10,7 @@ import {
   fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   withFloorInCurrency,
   type Bidder,
@@ -51,7 +51,7 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
           continue;
         }
         // Sonobi only bids in USD.
-        const body = omitEmptyRequestFields({ ...request, imp: [prepared.imp], cur: ['USD'] });
+        const body = encodeAsOpenrtb2Request({ ...request, imp: [prepared.imp], cur: ['USD'] });
         requests.push({ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: [imp.id] });
       }
       return { requests, errors };

@@ -10,7 +10,7 @@ import {
   fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type Bid,
   type Bidder,
@@ -67,7 +67,7 @@ export function createSovrnBidder(config: BidderConfig): Bidder {
           {
             method: 'POST',
             uri: config.endpoint,
-            body: omitEmptyRequestFields({ ...request, imp: imps }),
+            body: encodeAsOpenrtb2Request({ ...request, imp: imps }),
             headers: requestHeaders(request),
             impIds: imps.map((imp) => imp.id),
           },

@@ -8,7 +8,7 @@ import {
   goFoundByte,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unexpectedStatusText,
   unknownError,
   type Bid,
@@ -89,7 +89,7 @@ export function createTaboolaBidder(config: BidderConfig): Bidder {
         } catch (err) {
           return { requests: [], errors: [unknownError(`unable to build request ${(err as Error).message}`)] };
         }
-        requests.push({ method: 'POST', uri, body: omitEmptyRequestFields(outgoing), impIds: outgoing.imp.map((imp) => imp.id) });
+        requests.push({ method: 'POST', uri, body: encodeAsOpenrtb2Request(outgoing), impIds: outgoing.imp.map((imp) => imp.id) });
       }
       return { requests };
     },

@@ -6,7 +6,7 @@ import {
   failedToUnmarshal,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -37,7 +37,7 @@ export function createTeadsBidder(config: BidderConfig): Bidder {
         requests: [{
           method: 'POST',
           uri: endpoint.uri,
-          body: omitEmptyRequestFields({ ...request, imp: imps }),
+          body: encodeAsOpenrtb2Request({ ...request, imp: imps }),
           headers: { 'Content-Type': 'application/json;charset=utf-8' },
           impIds: imps.map((imp) => imp.id),
         }],

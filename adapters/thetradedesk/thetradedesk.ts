@@ -2,6 +2,7 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeOpenrtb2BidResponse,
+  encodeAsOpenrtb2Request,
   failedToUnmarshal,
   fieldIgnoringCase,
   goObjectExpected,
@@ -20,7 +21,6 @@ import {
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { asGoEncodes } from './go-encoding.js';
 
 const REQUEST_HEADERS = { 'Content-Type': 'application/json;charset=utf-8', Accept: 'application/json' };
 /** The host's supply id (Prebid Server's `extra_info` for this bidder) ends in lower-case letters. */
@@ -61,7 +61,7 @@ export function createTheTradeDeskBidder(config: BidderConfig): Bidder {
         return { requests: [], errors: [unknownError('Either supplySourceId or a default endpoint must be provided')] };
       }
       return {
-        requests: [{ method: 'POST', uri, body: asGoEncodes(body), headers: { ...REQUEST_HEADERS }, impIds: body.imp.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri, body: encodeAsOpenrtb2Request(body), headers: { ...REQUEST_HEADERS }, impIds: body.imp.map((imp) => imp.id) }],
       };
     },
 

@@ -9,7 +9,7 @@ import {
   goFoundByte,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type Bidder,
   type BidderConfig,
@@ -43,7 +43,7 @@ export function createTripleliftBidder(config: BidderConfig): Bidder {
       }
       if (imps.length === 0) return { requests: [], errors: [...errors, unknownError('No valid impressions for triplelift')] };
       // Every valid imp goes in one call, the request re-encoded as Prebid Server's struct writes it.
-      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       return { requests: [{ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }], errors };
     },
 

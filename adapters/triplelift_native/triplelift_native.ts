@@ -11,7 +11,7 @@ import {
   goFoundByte,
   goObjectExpected,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type Bidder,
   type BidderConfig,
@@ -62,7 +62,7 @@ export function createTripleliftNativeBidder(config: BidderConfig): Bidder {
       if (!allowlist.has(effectivePublisherId(request))) return { requests: [], errors: [unknownError('Unsupported publisher for triplelift_native')] };
       if (imps.length === 0) return { requests: [], errors: [...errors, unknownError('No valid impressions for triplelift')] };
       // The request goes re-encoded as Prebid Server's struct writes it.
-      const body: BidRequest = omitEmptyRequestFields({ ...request, imp: imps });
+      const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       return { requests: [{ method: 'POST', uri, body, headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }], errors };
     },
 

@@ -5,7 +5,7 @@ import {
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type BidRequest,
   type Bidder,
@@ -34,7 +34,7 @@ export function createUnrulyBidder(config: BidderConfig): Bidder {
       }
       if (!config.endpoint) return { requests: [] };
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields({ ...request, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request({ ...request, imp: imps }), headers: { ...REQUEST_HEADERS }, impIds: imps.map((imp) => imp.id) }],
       };
     },
 

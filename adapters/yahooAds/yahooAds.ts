@@ -6,7 +6,7 @@ import {
   decodeOpenrtb2BidResponse,
   goFoundByte,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   unknownError,
   type Banner,
   type Bidder,
@@ -133,7 +133,7 @@ function buildRequest(request: BidRequest, imp: Imp, params: YahooAdsParams, reg
     outgoing.banner = banner;
   }
   // The request goes re-encoded as Prebid Server's struct writes it.
-  const body: BidRequest = omitEmptyRequestFields({ ...request, imp: [outgoing] });
+  const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: [outgoing] });
   if (regs === undefined) delete body.regs;
   else body.regs = regs;
   if (request.site) body.site = withString({ ...request.site }, 'id', params.dcn);

@@ -11,7 +11,7 @@ import {
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
-  omitEmptyRequestFields,
+  encodeAsOpenrtb2Request,
   withFloorInCurrency,
   type Bidder,
   type BidderConfig,
@@ -36,7 +36,7 @@ export function createYieldmoBidder(config: BidderConfig): Bidder {
       const errors: BidderError[] = [];
       const imps = request.imp.map((imp) => prepareImp(imp, info, errors));
       return {
-        requests: [{ method: 'POST', uri: config.endpoint, body: omitEmptyRequestFields({ ...request, imp: imps }), headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
+        requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request({ ...request, imp: imps }), headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }],
         errors,
       };
     },

@@ -352,27 +352,6 @@ export function withFloorInCurrency(imp: Imp, currency: string, info: RequestInf
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Request encoding
-// ---------------------------------------------------------------------------------------------------------------
-
-/** Top-level `openrtb2.BidRequest` fields tagged `omitempty`, by what their zero value looks like in JSON. */
-const REQUEST_OMITTED_WHEN_ZERO = ['test', 'at', 'tmax', 'allimps', 'cattax'];
-const REQUEST_OMITTED_WHEN_EMPTY = ['wseat', 'bseat', 'cur', 'wlang', 'wlangb', 'acat', 'bcat', 'badv', 'bapp'];
-const REQUEST_OMITTED_WHEN_NULL = ['site', 'app', 'dooh', 'device', 'user', 'source', 'regs', 'ext'];
-
-/**
- * The request's top level as PBS sends it after re-encoding `openrtb2.BidRequest`: the counters at 0, empty lists and
- * `null` objects are left out (`omitempty`). Only the top level, and nothing else: the objects inside go as they are.
- */
-export function omitEmptyRequestFields(request: BidRequest): BidRequest {
-  const body: BidRequest = { ...request };
-  for (const key of REQUEST_OMITTED_WHEN_ZERO) if (body[key] === 0) delete body[key];
-  for (const key of REQUEST_OMITTED_WHEN_EMPTY) if (Array.isArray(body[key]) && (body[key] as unknown[]).length === 0) delete body[key];
-  for (const key of REQUEST_OMITTED_WHEN_NULL) if (body[key] === null) delete body[key];
-  return body;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -12,5 +12,6 @@ export * from './analytics.js';
 export * from './endpoint.js';
 export * from './helpers.js';
 export * from './go-compat.js';
+export * from './openrtb2-encoding.js';
 export * from './go-decoding.js';
 export * from './price-granularity.js';

@@ -9,7 +9,6 @@ import {
   fieldIgnoringCase,
   isGoEmpty,
   mediaTypeFromMtype,
-  omitEmptyRequestFields,
   parseBidResponseBody,
   readBidderParams,
   readGoBidResponse,
@@ -195,14 +194,6 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
 
     it('gives the conversion error text when no rate is known', () => {
       expect(withFloorInCurrency({ id: 'i', bidfloor: 1, bidfloorcur: 'GBP' }, 'USD', info)).to.deep.equal({ error: "Currency conversion rate not found: 'GBP' => 'USD'" });
-    });
-  });
-
-  describe('omitEmptyRequestFields', () => {
-    it("leaves out the top-level fields openrtb2.BidRequest's omitempty drops, and nothing else", () => {
-      const request = { id: 'r', imp: [], test: 0, tmax: 500, cur: [], acat: [], bcat: ['IAB1'], site: null, app: { id: 'a', ext: {} }, custom: 0 } as unknown as BidRequest;
-      expect(omitEmptyRequestFields(request)).to.deep.equal({ id: 'r', imp: [], tmax: 500, bcat: ['IAB1'], app: { id: 'a', ext: {} }, custom: 0 });
-      expect(request).to.have.property('test', 0);
     });
   });
 });

@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { encodeAsOpenrtb2Request } from '../openrtb2-encoding.js';
+import type { BidRequest } from '../openrtb.js';
+
+const encode = (request: unknown) => encodeAsOpenrtb2Request(request as BidRequest) as unknown;
+
+describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.BidRequest', () => {
+  it("leaves out the top level's zero omitempty fields and null objects, keeps id and imp whatever they hold", () => {
+    const request = { id: '', imp: [], test: 0, at: 0, tmax: 500, cur: [], acat: [], bcat: ['IAB1'], site: null, app: { id: 'a', ext: {} } };
+    expect(encode(request)).to.deep.equal({ id: '', imp: [], tmax: 500, bcat: ['IAB1'], app: { id: 'a', ext: {} } });
+    expect(request).to.have.property('test', 0);
+  });
+
+  it('drops members no struct field takes, at every level it describes', () => {
+    const request = {
+      id: 'r',
+      custom: 1,
+      imp: [{ id: '1', bidder: 'x', banner: { format: [{ w: 300, h: 250, unknown: 1 }], unknown: 2 }, ext: { anything: { goes: 0 } } }],
+      site: { page: 'p', publisher: { id: 'pub', unknown: 3 }, unknown: 4 },
+      user: { eids: [{ source: 's', uids: [{ id: 'u', unknown: 5 }] }] },
+    };
+    expect(encode(request)).to.deep.equal({
+      id: 'r',
+      imp: [{ id: '1', banner: { format: [{ w: 300, h: 250 }] }, ext: { anything: { goes: 0 } } }],
+      site: { page: 'p', publisher: { id: 'pub' } },
+      user: { eids: [{ source: 's', uids: [{ id: 'u' }] }] },
+    });
+  });
+
+  it('drops zero value-type fields and keeps the zero of pointer fields', () => {
+    const request = {
+      id: 'r',
+      imp: [{
+        id: '1',
+        instl: 0,
+        bidfloor: 0,
+        tagid: '',
+        secure: 0,
+        video: { mimes: [], minduration: 0, maxduration: 30, startdelay: 0, w: 0, skip: 0, sequence: 0, protocols: [] },
+        banner: { w: 0, h: 0, pos: 0, topframe: 0, format: [{ w: 0, h: 250 }] },
+      }],
+      device: { dnt: 0, lmt: 0, ua: '', h: 0, devicetype: 0, connectiontype: 0, geo: { lat: 0, lon: 0, accuracy: 0, country: '' }, sua: { mobile: 0, model: '' } },
+      regs: { coppa: 0, gdpr: 0, us_privacy: '' },
+      source: { fd: 0, tid: '', schain: { complete: 0, ver: '1.0', nodes: [{ asi: 'a', sid: 's', hp: 0, rid: '' }] } },
+      site: { mobile: 0, privacypolicy: 0, content: { livestream: 0, len: 0 } },
+      user: { yob: 0, gender: '' },
+    };
+    expect(encode(request)).to.deep.equal({
+      id: 'r',
+      imp: [{
+        id: '1',
+        secure: 0,
+        video: { mimes: [], maxduration: 30, startdelay: 0, w: 0, skip: 0 },
+        banner: { w: 0, h: 0, pos: 0, format: [{ h: 250 }] },
+      }],
+      device: { dnt: 0, lmt: 0, connectiontype: 0, geo: { lat: 0, lon: 0 }, sua: { mobile: 0 } },
+      regs: { gdpr: 0 },
+      source: { fd: 0, schain: { complete: 0, ver: '1.0', nodes: [{ asi: 'a', sid: 's', hp: 0 }] } },
+      site: { privacypolicy: 0, content: { livestream: 0 } },
+      user: {},
+    });
+  });
+
+  it('drops a null pointer field, keeps null where the field has no omitempty, and keeps any ext but null', () => {
+    const request = { id: 'r', imp: [{ id: '1', secure: null, native: { request: null, ver: null }, ext: null }], ext: {} };
+    expect(encode(request)).to.deep.equal({ id: 'r', imp: [{ id: '1', native: { request: null } }], ext: {} });
+  });
+
+  it('matches a member to its field ignoring case, and writes the field by its own name', () => {
+    expect(encode({ ID: 'r', imp: [{ id: '1', TagID: 't', Instl: 0 }] })).to.deep.equal({ id: 'r', imp: [{ id: '1', tagid: 't' }] });
+  });
+
+  it('writes dooh as it came, and a list element that is not an object as it is', () => {
+    const request = { id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } };
+    expect(encode(request)).to.deep.equal({ id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } });
+  });
+});
