@@ -45,6 +45,15 @@ describe('the exchange runner catches a wrong expectation', () => {
     expect(outcome.diffs.join('\n')).to.contain('response.ext.errors.rubicon[0].message: expected "something else"');
   });
 
+  it('compares as Go holds both sides, yet a stated field the bidder does not get still fails', async () => {
+    const fixture = load(`${ownFixtures}go-struct-decoding.json`);
+    const imp = fixture.outgoingRequests.appnexus!.expectRequest!.ortbRequest.imp[0];
+    imp.tagid = 'not-sent';
+    const outcome = await runExchangeFixture(fixture, 'go-structs-edited');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.include('request[appnexus].imp[0].tagid: missing (expected "not-sent")');
+  });
+
   it('a bidder the fixture expects but the auction never called fails', async () => {
     const fixture = base();
     fixture.outgoingRequests.pubmatic = { expectRequest: { ortbRequest: { id: 'req-own-params' } } };

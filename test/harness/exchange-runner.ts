@@ -3,7 +3,9 @@
  * mocked. Each fixture's host and account switches become Gavel config, the mocked seat bids are served in place of
  * the adapters (the plugin catalog is rebound through DI, as mock-bidders.ts does), and the runner checks:
  *   - what each bidder received: the request its adapter was handed, JSON-equal to `expectRequest.ortbRequest`
- *     (key order ignored; a field the fixture leaves out must be absent);
+ *     (key order ignored; a field the fixture leaves out must be absent), both as Prebid Server's harness holds
+ *     them, decoded into openrtb2 structs (`encodeAsOpenrtb2Request`: unknown members and zero omitempty fields
+ *     gone); mock bids and expected bids likewise decoded into openrtb2.Bid;
  *   - the answer: `response.bids` as the endpoint fixtures compare a BidResponse (id, cur, seats by `seat`, bids by
  *     `id`, every field the expected bid gives JSON-equal), `ext.errors` / `ext.warnings` by count and message,
  *     every other `ext` member JSON-equal; `response.error` as a refused request whose body contains the message.
@@ -25,7 +27,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
-import { HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
+import { encodeAsOpenrtb2Bid, encodeAsOpenrtb2Request, HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
 import type { AccountLoader } from '../../core/accounts/index.js';
@@ -272,7 +274,8 @@ function typedBids(spec: BidderSpec | undefined): { bids: TypedBid[]; errors: Bi
       (fledgeAuctionConfigs ??= []).push({ impId: impid, config: structuredClone(config), ...(bidder && { adapter: bidder }) });
     }
     for (const mock of seat.pbsBids ?? []) {
-      const typed: TypedBid = { bid: structuredClone(mock.ortbBid), type: mock.bidType };
+      // The harness decodes each mock bid into openrtb2.Bid: what the auction gets is what that struct holds.
+      const typed: TypedBid = { bid: encodeAsOpenrtb2Bid(structuredClone(mock.ortbBid) as never), type: mock.bidType };
       if (seat.seat) typed.seat = seat.seat;
       if (mock.bidMeta && Object.keys(mock.bidMeta).length > 0) typed.meta = structuredClone(mock.bidMeta);
       if (mock.bidVideo) typed.video = { duration: mock.bidVideo.duration, primaryCategory: mock.bidVideo.PrimaryCategory };
@@ -431,7 +434,14 @@ function withoutHarnessGaps(expected: Json | undefined, actual: Json | undefined
   return ext;
 }
 
-function compareBid(expected: Json, actual: Json, where: string): string[] {
+/** A request as Prebid Server's harness holds it, decoded into openrtb2.BidRequest. */
+function asGoHoldsIt(request: Json | undefined): Json | undefined {
+  return request && typeof request === 'object' ? (encodeAsOpenrtb2Request(request as never) as unknown as Json) : request;
+}
+
+/** An expected bid as the harness holds it, decoded into openrtb2.Bid (its `ext` as written). */
+function compareBid(expectedAsWritten: Json, actual: Json, where: string): string[] {
+  const expected = encodeAsOpenrtb2Bid(expectedAsWritten) as unknown as Json;
   const diffs: string[] = [];
   for (const [key, value] of Object.entries(expected)) {
     if (key === 'ext') diffs.push(...diffJson(value, withoutHarnessGaps(value as Json, actual.ext), `${where}.ext`));
@@ -559,7 +569,9 @@ export function compareExchangeFixture(fixture: ExchangeFixture, received: Recei
       continue;
     }
     if (got.length > 1) diffs.push(`bidder ${bidder}: expected one request, got ${got.length}`);
-    diffs.push(...diffJson(spec.expectRequest.ortbRequest, got[0], `request[${bidder}]`));
+    // Prebid Server's harness decodes the expected request into openrtb2.BidRequest and compares it, written out, with
+    // the one the bidder got: both sides as Go's structs hold them (unknown members gone, zero omitempty fields out).
+    diffs.push(...diffJson(asGoHoldsIt(spec.expectRequest.ortbRequest), asGoHoldsIt(got[0]), `request[${bidder}]`));
   }
   for (const bidder of received.keys()) if (!seen.has(bidder.toLowerCase())) diffs.push(`bidder ${bidder}: was sent a request the fixture does not expect`);
 
