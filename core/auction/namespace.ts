@@ -24,15 +24,18 @@ export function detectNamespace(request: BidRequest, fallback: Namespace = 'svc'
   return fallback;
 }
 
-/** Where a request may carry the namespace; when both spellings are present they merge, `svc` winning. */
+/**
+ * Where a request may carry the namespace; when both spellings are present they merge, `svc` winning. A spelling
+ * that is not an object stays where the request put it, so that validation refuses it by the name the request used.
+ */
 function unifyExt(ext: Ext | undefined, namespace: Namespace): void {
   if (!ext) return;
-  const svc = ext.svc;
-  const prebid = ext.prebid;
-  if (svc === undefined && prebid === undefined) return;
   const other = namespace === 'svc' ? 'prebid' : 'svc';
-  if (isObject(svc) && isObject(prebid)) ext[namespace] = mergeInto(prebid, svc);
-  else if (ext[namespace] === undefined) ext[namespace] = ext[other];
+  const theirs = ext[other];
+  if (!isObject(theirs)) return;
+  const ours = ext[namespace];
+  if (ours === undefined) ext[namespace] = theirs;
+  else if (isObject(ours)) ext[namespace] = mergeInto(ext.prebid as Record<string, unknown>, ext.svc as Record<string, unknown>);
   delete ext[other];
 }
 

@@ -7,7 +7,7 @@ import type { ModuleDeps, RequestValidator } from '../../core/api/index.js';
 import { BidderDirectory } from './checks/bidder-directory.js';
 import { checkEids } from './checks/eids.js';
 import { checkImps } from './checks/imp.js';
-import { checkDevice, checkDistributionChannel, checkRegs, checkUser } from './checks/parties.js';
+import { checkDevice, checkDistributionChannel, checkRegs, checkSource, checkUser } from './checks/parties.js';
 import { ValidationReport } from './checks/report.js';
 import {
   checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid,
@@ -15,7 +15,7 @@ import {
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
 import { isJsonObject, WarningCode } from '../../core/api/index.js';
-import { isPresent, type JsonObject } from './checks/values.js';
+import { fieldKindError, isPresent, kindError, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
 
@@ -57,6 +57,7 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkDistributionChannel(request, scope);
   // The device comes before the imps: it carries the interstitial settings they need.
   checkDevice(request, scope);
+  checkSource(request, scope);
   checkRegs(request, scope);
   checkUser(request, scope);
   checkEids(request, scope);
@@ -67,11 +68,23 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
 /** Stands for the options of a request that has none (the checks only read them). */
 const NO_OPTIONS: JsonObject = Object.freeze({});
 
-/** `request.ext.<ns>`, or an empty object when the request has no (usable) options. */
+/** How Prebid Server words a `request.ext` it cannot decode into its typed fields (see kindError). */
+const REQUEST_EXT_DECODER = 'req.ext is invalid';
+
+/**
+ * `request.ext.<ns>`, or an empty object when the request has no (usable) options. `request.ext`, its options and
+ * its `schain` must be objects, as Prebid Server decodes them (`req.ext is invalid: expect { or n, but found 1`).
+ */
 function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject {
-  const ext = scope.report.optionalObject(request.ext, 'request.ext');
-  if (ext === undefined || scope.declaredNamespace === undefined) return NO_OPTIONS;
-  return scope.report.optionalObject(ext[scope.declaredNamespace], scope.optionsPaths.options) ?? NO_OPTIONS;
+  const ext = request.ext;
+  if (!isJsonObject(ext)) {
+    scope.report.addError(kindError(ext, 'object', 'request.ext', REQUEST_EXT_DECODER));
+    return NO_OPTIONS;
+  }
+  const options = scope.declaredNamespace === undefined ? undefined : ext[scope.declaredNamespace];
+  scope.report.addError(kindError(options, 'object', scope.optionsPaths.options, REQUEST_EXT_DECODER));
+  scope.report.addError(fieldKindError(ext, 'schain', 'object', 'request.ext', REQUEST_EXT_DECODER));
+  return isJsonObject(options) ? options : NO_OPTIONS;
 }
 
 function checkTopLevelFields(request: JsonObject, report: ValidationReport): void {

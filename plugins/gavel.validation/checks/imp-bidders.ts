@@ -11,7 +11,10 @@ import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
 import { isJsonObject } from '../../../core/api/index.js';
-import { isPresent, type JsonObject } from './values.js';
+import { fieldKindError, isPresent, kindError, type JsonKind, type JsonObject } from './values.js';
+
+/** The members of `imp.ext` Prebid Server decodes into typed fields besides its namespace (openrtb_ext.ImpExt). */
+const IMP_EXT_FIELDS: ReadonlyArray<readonly [field: string, kind: JsonKind]> = [['data', 'object'], ['tid', 'string'], ['gpid', 'string']];
 
 export function checkImpBidders(imp: JsonObject, impIndex: number, scope: ValidationScope): void {
   new ImpBidderCheck(impIndex, scope).run(imp.ext);
@@ -37,6 +40,7 @@ class ImpBidderCheck {
       for (const namespace of namespacesInOrder(this.scope.namespace)) {
         if (isPresent(ext[namespace])) this.checkNamespace(ext[namespace], namespace);
       }
+      for (const [field, kind] of IMP_EXT_FIELDS) this.scope.report.addError(fieldKindError(ext, field, kind, this.extPath(), this.decoderContext()));
       this.checkDirectBidders(ext);
     }
     if (this.acceptedBidders === 0 && !this.reportedProblem) {
@@ -53,9 +57,14 @@ class ImpBidderCheck {
     return `${impPath(this.impIndex)}.ext`;
   }
 
+  /** How Prebid Server words an imp ext it cannot decode (`imp[0].imp.ext is invalid: expect { or n, but found 1`). */
+  private decoderContext(): string {
+    return `imp[${this.impIndex}].imp.ext is invalid`;
+  }
+
   private checkNamespace(options: unknown, namespace: Namespace): void {
     if (!isJsonObject(options)) {
-      this.fail(`${this.extPath()}.${namespace} must be an object`);
+      this.fail(kindError(options, 'object', `${this.extPath()}.${namespace}`, this.decoderContext())!);
       return;
     }
     if (isPresent(options.storedrequest)) {

@@ -8,8 +8,10 @@ const SITE_IDENTITY_MISSING = 'request.site should include at least one of reque
 
 type ExtFields = ReadonlyArray<readonly [field: string, kind: JsonKind]>;
 
-const REGS_EXT_FIELDS: ExtFields = [['us_privacy', 'string']];
+// The members Prebid Server decodes into typed fields (openrtb_ext's RegExt, UserExt, SourceExt), in its order.
+const REGS_EXT_FIELDS: ExtFields = [['dsa', 'object'], ['us_privacy', 'string'], ['gpc', 'string']];
 const USER_EXT_FIELDS: ExtFields = [['consent', 'string'], ['eids', 'array']];
+const SOURCE_EXT_FIELDS: ExtFields = [['schain', 'object']];
 const NO_EXT_FIELDS: ExtFields = [];
 const DEVICE_SIZE_FIELDS = ['w', 'h', 'ppi'];
 
@@ -18,6 +20,8 @@ interface ExtPaths {
   readonly ext: string;
   readonly decoderContext: string;
   readonly namespaces: Readonly<Record<Namespace, string>>;
+  /** Whether Prebid Server decodes the service namespace here (user.ext.prebid), so a bad one reads as its error. */
+  readonly decodesNamespace?: boolean;
 }
 
 function extPathsOf(object: string): ExtPaths {
@@ -31,7 +35,8 @@ const EXT_PATHS = {
   app: extPathsOf('app'),
   device: extPathsOf('device'),
   regs: extPathsOf('regs'),
-  user: extPathsOf('user'),
+  user: { ...extPathsOf('user'), decodesNamespace: true },
+  source: extPathsOf('source'),
 };
 
 /**
@@ -49,7 +54,9 @@ function checkExt(object: JsonObject, paths: ExtPaths, scope: ValidationScope, f
   }
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
-    if (isPresent(options) && !isJsonObject(options)) scope.report.addError(`${paths.namespaces[namespace]} must be an object`);
+    if (isPresent(options) && !isJsonObject(options)) {
+      scope.report.addError(kindError(options, 'object', paths.namespaces[namespace], paths.decodesNamespace ? paths.decoderContext : undefined));
+    }
   }
   return ext;
 }
@@ -161,6 +168,12 @@ export function checkRegs(request: JsonObject, scope: ValidationScope): void {
   scope.report.addError(kindError(regs.us_privacy, 'string', 'request.regs.us_privacy'));
   const ext = checkExt(regs, EXT_PATHS.regs, scope, REGS_EXT_FIELDS);
   if (ext !== undefined) scope.report.addError(gdprError(ext.gdpr, 'request.regs.ext.gdpr'));
+}
+
+/** `request.source`: its ext as Prebid Server decodes it (`req.source.ext is invalid: ...`). */
+export function checkSource(request: JsonObject, scope: ValidationScope): void {
+  const source = scope.report.optionalObject(request.source, 'request.source');
+  if (source !== undefined) checkExt(source, EXT_PATHS.source, scope, SOURCE_EXT_FIELDS);
 }
 
 export function checkUser(request: JsonObject, scope: ValidationScope): void {

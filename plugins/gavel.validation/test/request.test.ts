@@ -44,10 +44,29 @@ describe('gavel.validation: request-level checks', () => {
       'request.bseat is not supported. Remove it, and leave the bidders you want to block out of request.imp[i].ext.');
   });
 
-  it('requires request.ext and its namespace to be objects', () => {
-    expectRejected(withRequest((r) => { r.ext = 'x'; }), 'request.ext must be an object');
-    expectRejected(withRequest((r) => { r.ext = { svc: 3 }; }), 'request.ext.svc must be an object');
-    expectAccepted(withRequest((r) => { r.ext = { svc: {} }; }));
+  it('requires request.ext, its namespace and its schain to be objects, in the words of Prebid Server\'s decoder', () => {
+    expectRejected(withRequest((r) => { r.ext = 'x'; }), 'req.ext is invalid: expect { or n, but found " (request.ext must be an object)');
+    expectRejected(withRequest((r) => { r.ext = { svc: 3 }; }), 'req.ext is invalid: expect { or n, but found 3 (request.ext.svc must be an object)');
+    expectRejected(withRequest((r) => { r.ext = { prebid: 1 }; }), 'req.ext is invalid: expect { or n, but found 1 (request.ext.prebid must be an object)');
+    expectRejected(withRequest((r) => { r.ext = { schain: [] }; }), 'req.ext is invalid: expect { or n, but found [ (request.ext.schain must be an object)');
+    expectAccepted(withRequest((r) => { r.ext = { svc: {}, schain: { ver: '1.0' } }; }));
+  });
+
+  it('decodes source.ext, regs.ext and user.ext as Prebid Server does, naming the member', () => {
+    expectRejected(withRequest((r) => { r.source = { ext: 'x' }; }), 'req.source.ext is invalid: expect { or n, but found " (request.source.ext must be an object)');
+    expectRejected(withRequest((r) => { r.source = { ext: { schain: 1 } }; }), 'req.source.ext is invalid: expect { or n, but found 1 (request.source.ext.schain must be an object)');
+    expectRejected(withRequest((r) => { r.regs = { ext: { dsa: 1 } }; }), 'req.regs.ext is invalid: expect { or n, but found 1 (request.regs.ext.dsa must be an object)');
+    expectRejected(withRequest((r) => { r.regs = { ext: { gpc: 1 } }; }), 'req.regs.ext is invalid: expects " or n, but found 1 (request.regs.ext.gpc must be a string)');
+    expectRejected(withRequest((r) => { r.user = { ext: { prebid: 1 } }; }), 'req.user.ext is invalid: expect { or n, but found 1 (request.user.ext.prebid must be an object)');
+    expectAccepted(withRequest((r) => { r.source = { tid: 't', ext: { schain: { ver: '1.0' } } }; r.regs = { ext: { dsa: { dsarequired: 1 }, gpc: '1' } }; }));
+  });
+
+  it('decodes imp.ext as Prebid Server does: its namespace, data, tid and gpid', () => {
+    expectRejected(withRequest((r) => { r.imp[0].ext.prebid = 1; }), 'imp[0].imp.ext is invalid: expect { or n, but found 1 (request.imp[0].ext.prebid must be an object)');
+    expectRejected(withRequest((r) => { r.imp[0].ext.data = 'x'; }), 'imp[0].imp.ext is invalid: expect { or n, but found " (request.imp[0].ext.data must be an object)');
+    expectRejected(withRequest((r) => { r.imp[0].ext.tid = 1; }), 'imp[0].imp.ext is invalid: expects " or n, but found 1 (request.imp[0].ext.tid must be a string)');
+    expectRejected(withRequest((r) => { r.imp[0].ext.gpid = {}; }), 'imp[0].imp.ext is invalid: expects " or n, but found { (request.imp[0].ext.gpid must be a string)');
+    expectAccepted(withRequest((r) => { Object.assign(r.imp[0].ext, { data: { pbadslot: 'a' }, tid: 't', gpid: '/1/a' }); }));
   });
 
   it('reports every problem it finds, one line each', () => {
