@@ -91,8 +91,6 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
     // A readable floor param never lowers a floor the request already sets.
     if (floor !== undefined) built.bidfloor = Math.max(floor, typeof imp.bidfloor === 'number' ? imp.bidfloor : 0);
   }
-  // Go re-encodes the imp, and `bidfloor` is `omitempty`: a zero floor is not sent.
-  if (built.bidfloor === 0 || built.bidfloor === null) delete built.bidfloor;
 
   const ext = buildImpExt(impExt, params);
   if (Object.keys(ext).length > 0) built.ext = ext;

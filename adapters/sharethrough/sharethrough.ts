@@ -69,9 +69,8 @@ export function createSharethroughBidder(config: BidderConfig): Bidder {
         const converted = withFloorInCurrency(imp, 'USD', info);
         // A floor that cannot be converted stops the whole request, calls already built included.
         if ('error' in converted) return { requests: [], errors: [unknownError(converted.error)] };
+        // An empty pkey leaves tagid out when the request is encoded (omitempty).
         const prepared: Imp = { ...converted.imp, tagid: read.params.pkey };
-        // Go's encoder leaves an empty tagid out (omitempty).
-        if (read.params.pkey === '') delete prepared.tagid;
         bcat = [...bcat, ...read.params.bcat];
         badv = [...badv, ...read.params.badv];
 
