@@ -49,7 +49,7 @@ export function createConversantBidder(config: BidderConfig): Bidder {
   const hostVersion = typeof config.extra.hostVersion === 'string' ? config.extra.hostVersion : (config.host.version ?? '');
   return {
     makeRequests(request: BidRequest, info: RequestInfo): MakeRequestsResult {
-      const body: BidRequest = encodeAsOpenrtb2Request(request);
+      const body: BidRequest = { ...request };
       // The backend rejects any other currency.
       if (Array.isArray(request.cur) && request.cur.length > 0 && request.cur[0] !== 'USD') body.cur = ['USD'];
       const imps: Imp[] = [];
@@ -67,7 +67,7 @@ export function createConversantBidder(config: BidderConfig): Bidder {
         imps.push(prepared);
       }
       body.imp = imps;
-      return { requests: [{ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }] };
+      return { requests: [{ method: 'POST', uri: config.endpoint, body: encodeAsOpenrtb2Request(body), headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }] };
     },
 
     makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
@@ -111,8 +111,6 @@ function prepareImp(imp: Imp, params: ConversantParams, hostVersion: string, inf
     if (params.protocols && params.protocols.length > 0) video.protocols = [...params.protocols];
     if (params.mimes && params.mimes.length > 0) video.mimes = [...params.mimes];
     if (params.maxduration !== undefined) video.maxduration = params.maxduration;
-    // Go's Video leaves a zero maxduration out of the JSON it sends.
-    if (video.maxduration === 0) delete video.maxduration;
     prepared.video = video;
   }
 

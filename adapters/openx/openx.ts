@@ -126,9 +126,8 @@ function buildRequest(request: BidRequest, imps: Imp[], uri: string): { request?
 }
 
 function buildImp(imp: Imp, params: OpenxParams): Imp {
-  const built: Imp = { ...imp };
-  if (params.unit !== '') built.tagid = params.unit;
-  else delete built.tagid;
+  // Go sets the tag id whatever it is; an empty one is left out when the request is encoded.
+  const built: Imp = { ...imp, tagid: params.unit };
   if (!imp.bidfloor && params.customFloor !== undefined && params.customFloor > 0) built.bidfloor = params.customFloor;
 
   const ext = outgoingImpExt(imp.ext, params.customParams);

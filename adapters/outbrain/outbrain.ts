@@ -47,8 +47,8 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
 
       const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps });
       const publisher = withoutEmptyStrings(params.publisher);
-      if (request.site) body.site = { ...request.site, publisher };
-      else if (request.app) body.app = { ...request.app, publisher };
+      if (body.site) body.site = { ...body.site, publisher };
+      else if (body.app) body.app = { ...body.app, publisher };
       // Lists from the params replace the request's; an empty one removes them, as Go leaves empty lists out.
       for (const key of ['bcat', 'badv'] as const) {
         const list = params[key];

@@ -75,9 +75,8 @@ function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context
   const floor = resolveFloor(imp, context.info);
   if ('error' in floor) return floor;
   if (floor.value >= 0) {
-    // A zero floor is no floor on the wire.
-    if (floor.value !== 0) built.bidfloor = floor.value;
-    else delete built.bidfloor;
+    // A zero floor is left out when the request is encoded.
+    built.bidfloor = floor.value;
     if (imp.bidfloorcur) built.bidfloorcur = 'USD';
   }
 

@@ -211,7 +211,7 @@ function withTagId(imp: Imp, tagId: string): Imp {
   return rest as Imp;
 }
 
-/** A call with the request as Prebid Server re-encodes it (empty top-level fields left out). */
+/** A call with the request as Prebid Server's Go structs encode it. */
 function call(request: BidRequest, endpoint: string): RequestData {
   const body = encodeAsOpenrtb2Request(request);
   return { method: 'POST', uri: endpoint, body, headers: { ...HEADERS }, impIds: body.imp.map((imp) => imp.id) };

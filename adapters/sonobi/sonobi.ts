@@ -44,7 +44,6 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
           continue;
         }
         const tagged: Imp = { ...imp, tagid: shared.tagId };
-        if (shared.tagId === '') delete tagged.tagid;
         const prepared = withFloorInCurrency(tagged, 'USD', info);
         if ('error' in prepared) {
           errors.push(unknownError(prepared.error));

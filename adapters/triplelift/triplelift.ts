@@ -84,15 +84,11 @@ function buildImp(imp: Imp, info: RequestInfo): { imp: Imp } | { error: BidderEr
   if (typeof params === 'string') return { error: failedToUnmarshal(params) };
   if (!imp.banner && !imp.video) return { error: unknownError('neither Banner nor Video object specified') };
 
-  const built: Imp = { ...imp };
-  if (params.inventoryCode !== '') built.tagid = params.inventoryCode;
-  else delete built.tagid;
+  // Go sets the tag id whatever it is; an empty one is left out when the request is encoded.
+  const built: Imp = { ...imp, tagid: params.inventoryCode };
   if (params.floor !== undefined) built.bidfloor = params.floor;
   const priced = floorInUsd(built, info);
   if (typeof priced === 'string') return { error: badInput(priced) };
-  // Prebid Server's imp struct leaves a zero floor and an empty currency out of what it sends.
-  if (priced.bidfloor === 0) delete priced.bidfloor;
-  if (priced.bidfloorcur === '') delete priced.bidfloorcur;
   return { imp: priced };
 }
 

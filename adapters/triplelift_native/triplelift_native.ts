@@ -92,15 +92,11 @@ function buildImp(imp: Imp, request: BidRequest, info: RequestInfo): { imp: Imp 
   if (!imp.native) return { error: unknownError('no native object specified') };
 
   const tagid = ext.tagCode !== '' && onMsn(request) ? ext.tagCode : params.inventoryCode;
-  const built: Imp = { ...imp };
-  if (tagid !== '') built.tagid = tagid;
-  else delete built.tagid;
+  // Go sets the tag id whatever it is; an empty one is left out when the request is encoded.
+  const built: Imp = { ...imp, tagid };
   if (params.floor !== undefined) built.bidfloor = params.floor;
   const priced = floorInUsd(built, info);
   if (typeof priced === 'string') return { error: badInput(priced) };
-  // Prebid Server's imp struct leaves a zero floor and an empty currency out of what it sends.
-  if (priced.bidfloor === 0) delete priced.bidfloor;
-  if (priced.bidfloorcur === '') delete priced.bidfloorcur;
   return { imp: priced };
 }
 
