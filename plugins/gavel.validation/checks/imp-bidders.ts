@@ -11,7 +11,7 @@ import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
 import { isJsonObject } from '../../../core/api/index.js';
-import { fieldKindError, isPresent, kindError, type JsonKind, type JsonObject } from './values.js';
+import { hasKind, isPresent, kindError, type JsonKind, type JsonObject } from './values.js';
 
 /** The members of `imp.ext` Prebid Server decodes into typed fields besides its namespace (openrtb_ext.ImpExt). */
 const IMP_EXT_FIELDS: ReadonlyArray<readonly [field: string, kind: JsonKind]> = [['data', 'object'], ['tid', 'string'], ['gpid', 'string']];
@@ -40,7 +40,10 @@ class ImpBidderCheck {
       for (const namespace of namespacesInOrder(this.scope.namespace)) {
         if (isPresent(ext[namespace])) this.checkNamespace(ext[namespace], namespace);
       }
-      for (const [field, kind] of IMP_EXT_FIELDS) this.scope.report.addError(fieldKindError(ext, field, kind, this.extPath(), this.decoderContext()));
+      for (const [field, kind] of IMP_EXT_FIELDS) {
+        const value = ext[field];
+        if (isPresent(value) && !hasKind(value, kind)) this.fail(kindError(value, kind, `${this.extPath()}.${field}`, this.decoderContext())!);
+      }
       this.checkDirectBidders(ext);
     }
     if (this.acceptedBidders === 0 && !this.reportedProblem) {

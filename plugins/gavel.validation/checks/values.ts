@@ -52,7 +52,8 @@ const DECODER_EXPECTATION: Record<JsonKind, string> = {
   boolean: 'expects t, f or n',
 };
 
-function hasKind(value: unknown, kind: JsonKind): boolean {
+/** Whether a JSON value is of this kind (checked before a message is spelled: paths cost only on failure). */
+export function hasKind(value: unknown, kind: JsonKind): boolean {
   switch (kind) {
     case 'object': return isJsonObject(value);
     case 'array': return Array.isArray(value);
