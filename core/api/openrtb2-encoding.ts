@@ -8,27 +8,31 @@ import type { BidRequest } from './openrtb.js';
  * empty list, `null`) is left out; a field Go holds as a pointer (`imp.secure`, `video.w`, `device.dnt`) keeps an
  * explicit 0, and a `null` one is left out. `ext` members are raw JSON and go as they are.
  */
-interface GoStruct {
-  /** Every field the Go struct has, by JSON name. */
-  fields: ReadonlySet<string>;
-  /** Fields that keep a zero value: pointers (a `null` one is left out), and the fields without `omitempty`. */
-  keepZero: ReadonlySet<string>;
-  /** Fields without `omitempty`: written whatever they hold, `null` included. */
-  always: ReadonlySet<string>;
-  /** Fields holding a struct, or a list of structs, this table also describes. */
-  nested: Readonly<Record<string, GoStruct>>;
+/** How a field keeps a zero: left out (`omitempty` on a value), kept (a pointer; `null` left out), or always written. */
+const enum Zero {
+  Omitted,
+  Kept,
+  Always,
 }
+
+interface GoField {
+  zero: Zero;
+  /** The struct the field holds (or a list of), when this table describes it. */
+  nested?: GoStruct;
+  /** `ext`: raw JSON, written as it came unless `null`. */
+  raw?: true;
+}
+
+/** A Go struct's fields by JSON name. */
+type GoStruct = ReadonlyMap<string, GoField>;
 
 /** A struct from its field names; in `keepZero`, a name marked `!` is a field without `omitempty`. */
 function struct(fields: string, keepZero = '', nested: Record<string, GoStruct> = {}): GoStruct {
   const names = (list: string) => list.split(/\s+/).filter(Boolean);
-  const kept = names(keepZero);
-  return {
-    fields: new Set([...names(fields), 'ext']),
-    keepZero: new Set(kept.map((name) => name.replace(/^!/, ''))),
-    always: new Set(kept.filter((name) => name.startsWith('!')).map((name) => name.slice(1))),
-    nested,
-  };
+  const zeros = new Map(names(keepZero).map((name) => (name.startsWith('!') ? [name.slice(1), Zero.Always] : [name, Zero.Kept])));
+  const shape = new Map<string, GoField>(names(fields).map((name) => [name, { zero: zeros.get(name) ?? Zero.Omitted, ...(nested[name] && { nested: nested[name] }) }]));
+  shape.set('ext', { zero: Zero.Kept, raw: true });
+  return shape;
 }
 
 const FORMAT = struct('w h wratio hratio wmin');
@@ -105,33 +109,71 @@ const REQUEST = struct(
 
 /**
  * The request as `openrtb2.BidRequest` encodes it once a Go adapter has it: unknown members and zero `omitempty`
- * fields left out at every level this table knows, `ext` untouched. A new object: the request is not changed.
+ * fields left out at every level this table knows, `ext` untouched. The request is not changed: the top level is a
+ * new object (an adapter may set members on it), and below it a branch with nothing to leave out is the request's
+ * own, shared, so that a request Go would send as it is costs a walk and one copy.
  */
 export function encodeAsOpenrtb2Request(request: BidRequest): BidRequest {
-  const encoded = encodeStruct(request as unknown as JsonObject, REQUEST);
-  return encoded as unknown as BidRequest;
+  const object = request as unknown as JsonObject;
+  const encoded = encodeStruct(object, REQUEST);
+  return (encoded === object ? { ...object } : encoded) as unknown as BidRequest;
 }
 
+/** The member as Go writes it: `DROP` when it is left out, else its value (the same one when nothing in it changes). */
+function encodeMember(value: unknown, field: GoField): unknown {
+  if (value === null) return field.zero === Zero.Always ? value : DROP;
+  if (field.raw || value === undefined) return value;
+  if (field.zero === Zero.Omitted && isGoZero(value)) return DROP;
+  const inner = field.nested;
+  if (inner === undefined) return value;
+  if (Array.isArray(value)) return encodeList(value, inner);
+  return isJsonObject(value) ? encodeStruct(value, inner) : value;
+}
+
+const DROP = Symbol('dropped');
+
+/** The object as Go writes the struct, or the object itself when that changes nothing. */
 function encodeStruct(object: JsonObject, shape: GoStruct): JsonObject {
-  const out: JsonObject = {};
+  let out: JsonObject | undefined;
+  // Parsed JSON: plain objects, every enumerable member their own.
   for (const key in object) {
-    if (!Object.hasOwn(object, key)) continue;
-    // Go matches a member to its field ignoring case, and writes the field's own name.
-    const name = shape.fields.has(key) ? key : key.toLowerCase();
-    if (!shape.fields.has(name)) continue;
     const value = object[key];
-    if (value === undefined) continue;
-    if (name === 'ext') {
-      if (value !== null) out[name] = value;
-      continue;
+    let name = key;
+    let field = shape.get(key);
+    // Go matches a member to its field ignoring case, and writes the field's own name.
+    if (field === undefined) field = shape.get((name = key.toLowerCase()));
+    const written = field === undefined ? DROP : encodeMember(value, field);
+    if (out === undefined) {
+      if (written === value && name === key) continue;
+      out = copyUpTo(object, key);
     }
-    if (value === null ? !shape.always.has(name) : !shape.keepZero.has(name) && isGoZero(value)) continue;
-    const inner = shape.nested[name];
-    if (inner !== undefined && Array.isArray(value)) out[name] = value.map((item) => (isJsonObject(item) ? encodeStruct(item, inner) : item));
-    else if (inner !== undefined && isJsonObject(value)) out[name] = encodeStruct(value, inner);
-    else out[name] = value;
+    if (written !== DROP && written !== undefined) out[name] = written;
   }
-  return out;
+  return out ?? object;
+}
+
+/** The object's own members before `key`, which were all written as they are. */
+function copyUpTo(object: JsonObject, key: string): JsonObject {
+  const copy: JsonObject = {};
+  for (const earlier in object) {
+    if (earlier === key) break;
+    copy[earlier] = object[earlier];
+  }
+  return copy;
+}
+
+function encodeList(list: unknown[], inner: GoStruct): unknown[] {
+  let out: unknown[] | undefined;
+  for (let index = 0; index < list.length; index++) {
+    const item = list[index];
+    const written = isJsonObject(item) ? encodeStruct(item, inner) : item;
+    if (out === undefined) {
+      if (written === item) continue;
+      out = list.slice(0, index);
+    }
+    out.push(written);
+  }
+  return out ?? list;
 }
 
 /** What `omitempty` counts as empty for a value: 0, "", false, an empty list. */

@@ -70,6 +70,23 @@ describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.Bid
     expect(encode({ ID: 'r', imp: [{ id: '1', TagID: 't', Instl: 0 }] })).to.deep.equal({ id: 'r', imp: [{ id: '1', tagid: 't' }] });
   });
 
+  it('shares what it leaves as it is, copies what it changes, and never changes the request', () => {
+    const request = { id: 'r', imp: [{ id: '1', banner: { w: 300 } }, { id: '2', instl: 0 }], site: { page: 'p', publisher: { id: 'pub' } }, user: { yob: 0 } };
+    const before = structuredClone(request);
+    const encoded = encode(request) as typeof request;
+    expect(encoded).to.not.equal(request);
+    expect(encoded.site).to.equal(request.site);
+    expect(encoded.imp).to.not.equal(request.imp);
+    expect(encoded.imp[0]).to.equal(request.imp[0]);
+    expect(encoded.imp[1]).to.deep.equal({ id: '2' });
+    expect(encoded.user).to.deep.equal({});
+    expect(request).to.deep.equal(before);
+    const untouched = { id: 'r', imp: [{ id: '1' }] };
+    const copied = encode(untouched);
+    expect(copied).to.deep.equal(untouched);
+    expect(copied).to.not.equal(untouched);
+  });
+
   it('writes dooh as it came, and a list element that is not an object as it is', () => {
     const request = { id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } };
     expect(encode(request)).to.deep.equal({ id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } });
