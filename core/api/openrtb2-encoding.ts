@@ -1,13 +1,17 @@
+import { GoDecodeError, goFloat, goInt, goSlice, goString, goStruct } from './go-decoding.js';
 import { isJsonObject, type JsonObject } from './helpers.js';
 import type { BidRequest } from './openrtb.js';
 
 /**
- * How Prebid Server's Go structs (`openrtb2`, prebid/openrtb v20) write a request back out. A Go adapter never sees
- * JSON: the request was decoded into structs, and whatever the adapter sends is those structs encoded again. So a
- * member the struct has no field for is gone, and a field tagged `omitempty` whose value is zero (0, "", false, an
- * empty list, `null`) is left out; a field Go holds as a pointer (`imp.secure`, `video.w`, `device.dnt`) keeps an
- * explicit 0, and a `null` one is left out. `ext` members are raw JSON and go as they are.
+ * Prebid Server's Go structs for the request (`openrtb2`, prebid/openrtb v20), as far as a request's JSON meets them.
+ * Prebid Server decodes the request into them before anything else reads it, and a Go adapter sends them encoded
+ * again. Decoding, a member whose JSON type the field cannot hold fails the request (`cannot unmarshal
+ * openrtb2.Site.Publisher: expect { or n, but found 1`). Encoding, a member the struct has no field for is gone, and a
+ * field tagged `omitempty` whose value is zero (0, "", false, an empty list, `null`) is left out; a field Go holds as
+ * a pointer (`imp.secure`, `video.w`, `device.dnt`) keeps an explicit 0, and a `null` one is left out. `ext` members
+ * are raw JSON and go as they are.
  */
+
 /** How a field keeps a zero: left out (`omitempty` on a value), kept (a pointer; `null` left out), or always written. */
 const enum Zero {
   Omitted,
@@ -15,94 +19,180 @@ const enum Zero {
   Always,
 }
 
+/** The JSON a field's Go type takes: string, integer, float, list of strings or integers, struct, list of structs, raw. */
+type Kind = 's' | 'i' | 'f' | 'S' | 'I' | 'o' | 'O' | 'r';
+
 interface GoField {
   zero: Zero;
+  kind: Kind;
+  /** `<package>.<Type>.<Field>`, as the decoder names the field in its errors. */
+  link: string;
+  /** Go's type of a list (`[]string`, `[]openrtb2.Format`), named for a failing element. */
+  sliceType: string | undefined;
   /** The struct the field holds (or a list of), when this table describes it. */
-  nested?: GoStruct;
-  /** `ext`: raw JSON, written as it came unless `null`. */
-  raw?: true;
+  nested: GoStruct | undefined;
 }
 
 /** A Go struct's fields by JSON name. */
 type GoStruct = ReadonlyMap<string, GoField>;
 
-/** A struct from its field names; in `keepZero`, a name marked `!` is a field without `omitempty`. */
-function struct(fields: string, keepZero = '', nested: Record<string, GoStruct> = {}): GoStruct {
+/** Each struct's Go type (`openrtb2.Imp`), for the list types that hold it. */
+const STRUCT_NAMES = new Map<GoStruct, string>();
+
+/** Go's field names where they are not the JSON name with a capital first letter. */
+const GO_NAMES: Readonly<Record<string, string>> = {
+  id: 'ID', imp: 'Imp', tmax: 'TMax', at: 'AT', wseat: 'WSeat', bseat: 'BSeat', allimps: 'AllImps', wlang: 'WLang', wlangb: 'WLangB',
+  acat: 'ACat', bcat: 'BCat', cattax: 'CatTax', badv: 'BAdv', bapp: 'BApp', dooh: 'DOOH', displaymanager: 'DisplayManager',
+  displaymanagerver: 'DisplayManagerVer', tagid: 'TagID', bidfloor: 'BidFloor', bidfloorcur: 'BidFloorCur', clickbrowser: 'ClickBrowser',
+  iframebuster: 'IframeBuster', pmp: 'PMP', ssai: 'SSAI', dt: 'DT', wratio: 'WRatio', hratio: 'HRatio', wmin: 'WMin', wmax: 'WMax',
+  hmax: 'HMax', hmin: 'HMin', btype: 'BType', battr: 'BAttr', mimes: 'MIMEs', topframe: 'TopFrame', expdir: 'ExpDir', api: 'API',
+  vcm: 'VCm', minduration: 'MinDuration', maxduration: 'MaxDuration', startdelay: 'StartDelay', maxseq: 'MaxSeq', poddur: 'PodDur',
+  podid: 'PodID', podseq: 'PodSeq', rqddurs: 'RqdDurs', skipmin: 'SkipMin', skipafter: 'SkipAfter', slotinpod: 'SlotInPod',
+  mincpmpersec: 'MinCPMPerSec', maxextended: 'MaxExtended', minbitrate: 'MinBitRate', maxbitrate: 'MaxBitRate',
+  boxingallowed: 'BoxingAllowed', playbackmethod: 'PlaybackMethod', playbackend: 'PlaybackEnd', companionad: 'CompanionAd',
+  companiontype: 'CompanionType', poddedupe: 'PodDedupe', durfloors: 'DurFloors', nvol: 'NVol', private_auction: 'PrivateAuction',
+  wadomain: 'WADomain', sectioncat: 'SectionCat', pagecat: 'PageCat', privacypolicy: 'PrivacyPolicy', kwarray: 'KwArray',
+  inventorypartnerdomain: 'InventoryPartnerDomain', storeurl: 'StoreURL', url: 'URL', isrc: 'ISRC', prodq: 'ProdQ',
+  videoquality: 'VideoQuality', contentrating: 'ContentRating', userrating: 'UserRating', qagmediarating: 'QAGMediaRating',
+  livestream: 'LiveStream', sourcerelationship: 'SourceRelationship', langb: 'LangB', lastfix: 'LastFix', ipservice: 'IPService',
+  regionfips104: 'RegionFIPS104', utcoffset: 'UTCOffset', dnt: 'DNT', ua: 'UA', sua: 'SUA', ip: 'IP', ipv6: 'IPv6',
+  devicetype: 'DeviceType', os: 'OS', osv: 'OSV', hwv: 'HWV', ppi: 'PPI', pxratio: 'PxRatio', js: 'JS', geofetch: 'GeoFetch',
+  flashver: 'FlashVer', mccmnc: 'MCCMNC', connectiontype: 'ConnectionType', ifa: 'IFA', didsha1: 'DIDSHA1', didmd5: 'DIDMD5',
+  dpidsha1: 'DPIDSHA1', dpidmd5: 'DPIDMD5', macsha1: 'MACSHA1', macmd5: 'MACMD5', buyeruid: 'BuyerUID', customdata: 'CustomData',
+  eids: 'EIDs', uids: 'UIDs', atype: 'AType', mm: 'MM', fd: 'FD', tid: 'TID', pchain: 'PChain', schain: 'SChain', asi: 'ASI',
+  sid: 'SID', rid: 'RID', hp: 'HP', coppa: 'COPPA', gdpr: 'GDPR', us_privacy: 'USPrivacy', gpp: 'GPP', gpp_sid: 'GPPSID',
+};
+
+/** Go's list types of integer fields (enums of adcom1 mostly), named in an element's error. */
+const INTEGER_LIST_TYPES: Readonly<Record<string, string>> = {
+  btype: '[]openrtb2.BannerAdType', battr: '[]adcom1.CreativeAttribute', expdir: '[]adcom1.ExpandableDirection',
+  api: '[]adcom1.APIFramework', protocols: '[]adcom1.MediaCreativeSubtype', playbackmethod: '[]adcom1.PlaybackMethod',
+  delivery: '[]adcom1.DeliveryMethod', companiontype: '[]adcom1.CompanionType', poddedupe: '[]adcom1.PodDedupe',
+  rqddurs: '[]int64', gpp_sid: '[]int8',
+};
+
+/**
+ * A struct from its fields, each `name:kind` (see Kind); in `keepZero`, a field Go holds as a pointer, or marked `!`,
+ * one without `omitempty`. Nested structs are named by field.
+ */
+function struct(name: string, fields: string, keepZero = '', nested: Record<string, GoStruct> = {}): GoStruct {
   const names = (list: string) => list.split(/\s+/).filter(Boolean);
-  const zeros = new Map(names(keepZero).map((name) => (name.startsWith('!') ? [name.slice(1), Zero.Always] : [name, Zero.Kept])));
-  const shape = new Map<string, GoField>(names(fields).map((name) => [name, { zero: zeros.get(name) ?? Zero.Omitted, ...(nested[name] && { nested: nested[name] }) }]));
-  shape.set('ext', { zero: Zero.Kept, raw: true });
+  const zeros = new Map(names(keepZero).map((field) => (field.startsWith('!') ? [field.slice(1), Zero.Always] : [field, Zero.Kept])));
+  const shape = new Map<string, GoField>();
+  for (const token of [...names(fields), 'ext:r']) {
+    const [field, kind] = token.split(':') as [string, Kind];
+    const goName = GO_NAMES[field] ?? field[0]!.toUpperCase() + field.slice(1);
+    const inner = nested[field];
+    const sliceType = kind === 'S' ? '[]string' : kind === 'I' ? (INTEGER_LIST_TYPES[field] ?? '[]int64') : kind === 'O' ? `[]${STRUCT_NAMES.get(inner!)}` : undefined;
+    // Every field object has the same members, so that the walks read them from one shape.
+    shape.set(field, { zero: field === 'ext' ? Zero.Kept : (zeros.get(field) ?? Zero.Omitted), kind, link: `${name}.${goName}`, sliceType, nested: inner });
+  }
+  STRUCT_NAMES.set(shape, name);
   return shape;
 }
 
-const FORMAT = struct('w h wratio hratio wmin');
-const BANNER = struct('format w h wmax hmax wmin hmin btype battr pos mimes topframe expdir api id vcm', 'w h wmax hmax wmin hmin pos', { format: FORMAT });
+const FORMAT = struct('openrtb2.Format', 'w:i h:i wratio:i hratio:i wmin:i');
+const BANNER = struct(
+  'openrtb2.Banner',
+  'format:O w:i h:i wmax:i hmax:i wmin:i hmin:i btype:I battr:I pos:i mimes:S topframe:i expdir:I api:I id:s vcm:i',
+  'w h wmax hmax wmin hmin pos',
+  { format: FORMAT },
+);
 const VIDEO = struct(
-  'mimes minduration maxduration startdelay maxseq poddur protocols protocol w h podid podseq rqddurs placement plcmt linearity skip '
-    + 'skipmin skipafter sequence slotinpod mincpmpersec battr maxextended minbitrate maxbitrate boxingallowed playbackmethod playbackend '
-    + 'delivery pos companionad api companiontype poddedupe durfloors',
+  'openrtb2.Video',
+  'mimes:S minduration:i maxduration:i startdelay:i maxseq:i poddur:i protocols:I protocol:i w:i h:i podid:s podseq:i rqddurs:I '
+    + 'placement:i plcmt:i linearity:i skip:i skipmin:i skipafter:i sequence:i slotinpod:i mincpmpersec:f battr:I maxextended:i '
+    + 'minbitrate:i maxbitrate:i boxingallowed:i playbackmethod:I playbackend:i delivery:I pos:i companionad:O api:I companiontype:I '
+    + 'poddedupe:I durfloors:r',
   '!mimes startdelay w h skip boxingallowed pos',
   { companionad: BANNER },
 );
 const AUDIO = struct(
-  'mimes minduration maxduration poddur protocols startdelay rqddurs podid podseq sequence slotinpod mincpmpersec battr maxextended '
-    + 'minbitrate maxbitrate delivery companionad api companiontype maxseq feed stitched nvol durfloors',
+  'openrtb2.Audio',
+  'mimes:S minduration:i maxduration:i poddur:i protocols:I startdelay:i rqddurs:I podid:s podseq:i sequence:i slotinpod:i '
+    + 'mincpmpersec:f battr:I maxextended:i minbitrate:i maxbitrate:i delivery:I companionad:O api:I companiontype:I maxseq:i feed:i '
+    + 'stitched:i nvol:i durfloors:r',
   '!mimes startdelay nvol',
   { companionad: BANNER },
 );
-const NATIVE = struct('request ver api battr', '!request');
-const DEAL = struct('id bidfloor bidfloorcur at wseat wadomain guar mincpmpersec durfloors', '!id');
-const PMP = struct('private_auction deals', '', { deals: DEAL });
-const METRIC = struct('type value vendor', '!type !value');
+const NATIVE = struct('openrtb2.Native', 'request:s ver:s api:I battr:I', '!request');
+const DEAL = struct('openrtb2.Deal', 'id:s bidfloor:f bidfloorcur:s at:i wseat:S wadomain:S guar:i mincpmpersec:f durfloors:r', '!id');
+const PMP = struct('openrtb2.PMP', 'private_auction:i deals:O', '', { deals: DEAL });
+const METRIC = struct('openrtb2.Metric', 'type:s value:f vendor:s', '!type !value');
 const IMP = struct(
-  'id metric banner video audio native pmp displaymanager displaymanagerver instl tagid bidfloor bidfloorcur clickbrowser secure '
-    + 'iframebuster rwdd ssai exp qty dt refresh',
+  'openrtb2.Imp',
+  'id:s metric:O banner:o video:o audio:o native:o pmp:o displaymanager:s displaymanagerver:s instl:i tagid:s bidfloor:f '
+    + 'bidfloorcur:s clickbrowser:i secure:i iframebuster:S rwdd:i ssai:i exp:i qty:r dt:f refresh:r',
   '!id secure',
   { metric: METRIC, banner: BANNER, video: VIDEO, audio: AUDIO, native: NATIVE, pmp: PMP },
 );
 
-const SEGMENT = struct('id name value');
-const DATA = struct('id name segment', '', { segment: SEGMENT });
-const PUBLISHER = struct('id name cattax cat domain');
-const PRODUCER = PUBLISHER;
-const NETWORK = struct('id name domain');
+const SEGMENT = struct('openrtb2.Segment', 'id:s name:s value:s');
+const DATA = struct('openrtb2.Data', 'id:s name:s segment:O', '', { segment: SEGMENT });
+const PUBLISHER = struct('openrtb2.Publisher', 'id:s name:s cattax:i cat:S domain:s');
+const PRODUCER = struct('openrtb2.Producer', 'id:s name:s cattax:i cat:S domain:s');
+const NETWORK = struct('openrtb2.Network', 'id:s name:s domain:s');
+const CHANNEL = struct('openrtb2.Channel', 'id:s name:s domain:s');
 const CONTENT = struct(
-  'id episode title series season artist genre album isrc producer url cattax cat prodq videoquality context contentrating userrating '
-    + 'qagmediarating keywords kwarray livestream sourcerelationship len language langb embeddable data network channel',
+  'openrtb2.Content',
+  'id:s episode:i title:s series:s season:s artist:s genre:s album:s isrc:s producer:o url:s cattax:i cat:S prodq:i videoquality:i '
+    + 'context:i contentrating:s userrating:s qagmediarating:i keywords:s kwarray:S livestream:i sourcerelationship:i len:i language:s '
+    + 'langb:s embeddable:i data:O network:o channel:o',
   'prodq videoquality livestream sourcerelationship embeddable',
-  { producer: PRODUCER, data: DATA, network: NETWORK, channel: NETWORK },
+  { producer: PRODUCER, data: DATA, network: NETWORK, channel: CHANNEL },
 );
 const SITE = struct(
-  'id name domain cattax cat sectioncat pagecat page ref search mobile privacypolicy publisher content keywords kwarray inventorypartnerdomain',
+  'openrtb2.Site',
+  'id:s name:s domain:s cattax:i cat:S sectioncat:S pagecat:S page:s ref:s search:s mobile:i privacypolicy:i publisher:o content:o '
+    + 'keywords:s kwarray:S inventorypartnerdomain:s',
   'privacypolicy',
   { publisher: PUBLISHER, content: CONTENT },
 );
 const APP = struct(
-  'id name bundle domain storeurl cattax cat sectioncat pagecat ver privacypolicy paid publisher content keywords kwarray inventorypartnerdomain',
+  'openrtb2.App',
+  'id:s name:s bundle:s domain:s storeurl:s cattax:i cat:S sectioncat:S pagecat:S ver:s privacypolicy:i paid:i publisher:o content:o '
+    + 'keywords:s kwarray:S inventorypartnerdomain:s',
   'privacypolicy',
   { publisher: PUBLISHER, content: CONTENT },
 );
-const GEO = struct('lat lon type accuracy lastfix ipservice country region regionfips104 metro city zip utcoffset', 'lat lon');
-const BRAND_VERSION = struct('brand version', '!brand');
-const USER_AGENT = struct('browsers platform mobile architecture bitness model source', 'mobile', { browsers: BRAND_VERSION, platform: BRAND_VERSION });
+const GEO = struct(
+  'openrtb2.Geo',
+  'lat:f lon:f type:i accuracy:i lastfix:i ipservice:i country:s region:s regionfips104:s metro:s city:s zip:s utcoffset:i',
+  'lat lon',
+);
+const BRAND_VERSION = struct('openrtb2.BrandVersion', 'brand:s version:S', '!brand');
+const USER_AGENT = struct(
+  'openrtb2.UserAgent',
+  'browsers:O platform:o mobile:i architecture:s bitness:s model:s source:i',
+  'mobile',
+  { browsers: BRAND_VERSION, platform: BRAND_VERSION },
+);
 const DEVICE = struct(
-  'geo dnt lmt ua sua ip ipv6 devicetype make model os osv hwv h w ppi pxratio js geofetch flashver language langb carrier mccmnc '
-    + 'connectiontype ifa didsha1 didmd5 dpidsha1 dpidmd5 macsha1 macmd5',
+  'openrtb2.Device',
+  'geo:o dnt:i lmt:i ua:s sua:o ip:s ipv6:s devicetype:i make:s model:s os:s osv:s hwv:s h:i w:i ppi:i pxratio:f js:i geofetch:i '
+    + 'flashver:s language:s langb:s carrier:s mccmnc:s connectiontype:i ifa:s didsha1:s didmd5:s dpidsha1:s dpidmd5:s macsha1:s macmd5:s',
   // js and geofetch: kept, in doubt, as sent.
   'dnt lmt connectiontype js geofetch',
   { geo: GEO, sua: USER_AGENT },
 );
-const UID = struct('id atype');
-const EID = struct('inserter source matcher mm uids', '', { uids: UID });
-const USER = struct('id buyeruid yob gender keywords kwarray customdata geo data consent eids', '', { geo: GEO, data: DATA, eids: EID });
-const SCHAIN_NODE = struct('asi sid rid name domain hp', '!asi !sid hp');
-const SCHAIN = struct('complete nodes ver', '!complete !nodes !ver', { nodes: SCHAIN_NODE });
-const SOURCE = struct('fd tid pchain schain', 'fd', { schain: SCHAIN });
-const REGS = struct('coppa gdpr us_privacy gpp gpp_sid', 'gdpr');
+const UID = struct('openrtb2.UID', 'id:s atype:i');
+const EID = struct('openrtb2.EID', 'inserter:s source:s matcher:s mm:i uids:O', '', { uids: UID });
+const USER = struct(
+  'openrtb2.User',
+  'id:s buyeruid:s yob:i gender:s keywords:s kwarray:S customdata:s geo:o data:O consent:s eids:O',
+  '',
+  { geo: GEO, data: DATA, eids: EID },
+);
+const SCHAIN_NODE = struct('openrtb2.SupplyChainNode', 'asi:s sid:s rid:s name:s domain:s hp:i', '!asi !sid hp');
+const SCHAIN = struct('openrtb2.SupplyChain', 'complete:i nodes:O ver:s', '!complete !nodes !ver', { nodes: SCHAIN_NODE });
+const SOURCE = struct('openrtb2.Source', 'fd:i tid:s pchain:s schain:o', 'fd', { schain: SCHAIN });
+const REGS = struct('openrtb2.Regs', 'coppa:i gdpr:i us_privacy:s gpp:s gpp_sid:I', 'gdpr');
 
-/** `dooh` is written as it came (not described here): its struct is too young for this table to vouch for. */
+/** `dooh` goes as it came (raw here): its struct is too young in prebid/openrtb for this table to vouch for. */
 const REQUEST = struct(
-  'id imp site app dooh device user test at tmax wseat bseat allimps cur wlang wlangb acat bcat cattax badv bapp source regs',
+  'openrtb2.BidRequest',
+  'id:s imp:O site:o app:o dooh:r device:o user:o test:i at:i tmax:i wseat:S bseat:S allimps:i cur:S wlang:S wlangb:S acat:S bcat:S '
+    + 'cattax:i badv:S bapp:S source:o regs:o',
   '!id !imp',
   { imp: IMP, site: SITE, app: APP, device: DEVICE, user: USER, source: SOURCE, regs: REGS },
 );
@@ -122,7 +212,7 @@ export function encodeAsOpenrtb2Request(request: BidRequest): BidRequest {
 /** The member as Go writes it: `DROP` when it is left out, else its value (the same one when nothing in it changes). */
 function encodeMember(value: unknown, field: GoField): unknown {
   if (value === null) return field.zero === Zero.Always ? value : DROP;
-  if (field.raw || value === undefined) return value;
+  if (field.kind === 'r' || value === undefined) return value;
   if (field.zero === Zero.Omitted && isGoZero(value)) return DROP;
   const inner = field.nested;
   if (inner === undefined) return value;
@@ -179,4 +269,99 @@ function encodeList(list: unknown[], inner: GoStruct): unknown[] {
 /** What `omitempty` counts as empty for a value: 0, "", false, an empty list. */
 function isGoZero(value: unknown): boolean {
   return value === 0 || value === '' || value === false || (Array.isArray(value) && value.length === 0);
+}
+
+/** Where a member sits while the request is decoded: enough to spell its path and the decoder's chain on failure. */
+interface Place {
+  up: Place | undefined;
+  /** The JSON key, or the index in a list. */
+  key: string | number;
+  /** The decoder's link for this step: a field (`openrtb2.Imp.Banner`) or a list's type (`[]openrtb2.Imp`). */
+  link: string;
+}
+
+/** What a JSON value of the wrong kind reads as in `request...` terms (Gavel's half of the message). */
+const KIND_NOUNS: Readonly<Record<Kind, string>> = {
+  s: 'a string', i: 'an integer', f: 'a number', S: 'a list of strings', I: 'a list of integers', o: 'an object', O: 'a list of objects', r: 'JSON',
+};
+
+/**
+ * The first member of the request whose JSON type its openrtb2 field cannot hold, in Prebid Server's words and order
+ * (members as they come, depth first: json-iterator stops at the first), followed by the field's path; undefined
+ * when the request decodes. `ext` members are raw JSON here: they are read, and checked, where they are used.
+ */
+export function openrtb2DecodeProblem(request: JsonObject): string | undefined {
+  try {
+    decodeStruct(request, REQUEST, undefined);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+function decodeStruct(object: JsonObject, shape: GoStruct, up: Place | undefined): void {
+  for (const key in object) {
+    const value = object[key];
+    if (value === null || value === undefined) continue;
+    const field = shape.get(key) ?? shape.get(key.toLowerCase());
+    if (field === undefined || field.kind === 'r') continue;
+    decodeValue(value, field, up, key);
+  }
+}
+
+/** A member at `key` below `up`; its own place is made only when it has members of its own, or fails. */
+function decodeValue(value: unknown, field: GoField, up: Place | undefined, key: string): void {
+  switch (field.kind) {
+    case 's':
+      if (typeof value !== 'string') refuse({ up, key, link: field.link }, field.kind, (links) => goString(value, links));
+      return;
+    case 'i':
+      if (typeof value !== 'number' || !Number.isInteger(value)) refuse({ up, key, link: field.link }, field.kind, (links) => goInt(value, links));
+      return;
+    case 'f':
+      if (typeof value !== 'number') refuse({ up, key, link: field.link }, field.kind, (links) => goFloat(value, links));
+      return;
+    case 'o':
+      if (!isJsonObject(value)) refuse({ up, key, link: field.link }, field.kind, (links) => goStruct(value, links));
+      else decodeStruct(value, field.nested!, { up, key, link: field.link });
+      return;
+    default:
+      if (!Array.isArray(value)) refuse({ up, key, link: field.link }, field.kind, (links) => goSlice(value, links, field.sliceType!));
+      else decodeList(value, field, { up, key, link: field.link });
+  }
+}
+
+function decodeList(list: unknown[], field: GoField, place: Place): void {
+  for (let index = 0; index < list.length; index++) {
+    const item = list[index];
+    if (item === null) continue;
+    if (field.kind === 'O') {
+      if (!isJsonObject(item)) refuse({ up: place, key: index, link: field.sliceType! }, 'o', (links) => goStruct(item, links));
+      else decodeStruct(item, field.nested!, { up: place, key: index, link: field.sliceType! });
+    } else if (field.kind === 'S') {
+      if (typeof item !== 'string') refuse({ up: place, key: index, link: field.sliceType! }, 's', (links) => goString(item, links));
+    } else if (typeof item !== 'number' || !Number.isInteger(item)) {
+      refuse({ up: place, key: index, link: field.sliceType! }, 'i', (links) => goInt(item, links));
+    }
+  }
+}
+
+/** Throws the decoder's error for the member at `place` (through the SDK's json-iterator readers), with its path. */
+function refuse(place: Place, kind: Kind, read: (links: string[]) => unknown): never {
+  const links: string[] = [];
+  const path: Array<string | number> = [];
+  for (let step: Place | undefined = place; step !== undefined; step = step.up) {
+    links.unshift(step.link);
+    path.unshift(step.key);
+  }
+  // A list's element has its list's field and the list's type as links; its own key is an index.
+  try {
+    read(links);
+  } catch (err) {
+    if (!(err instanceof GoDecodeError)) throw err;
+    const spelled = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
+    throw new GoDecodeError(`${err.message} (request${spelled} must be ${KIND_NOUNS[kind]})`);
+  }
+  throw new Error(`no decoder error for request member of kind ${kind}`);
 }

@@ -14,7 +14,7 @@ import {
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
-import { isJsonObject, WarningCode } from '../../core/api/index.js';
+import { isJsonObject, openrtb2DecodeProblem, WarningCode } from '../../core/api/index.js';
 import { fieldKindError, isPresent, kindError, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -29,6 +29,12 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   const report = new ValidationReport();
   if (!isJsonObject(request)) {
     report.addError('request body must be a JSON object');
+    return report;
+  }
+  // Prebid Server decodes the request into its OpenRTB structs first, and stops at a member of the wrong JSON type.
+  const undecodable = openrtb2DecodeProblem(request);
+  if (undecodable !== undefined) {
+    report.addError(undecodable);
     return report;
   }
   const declaredNamespace = isJsonObject(request.ext) ? firstNamespaceIn(request.ext, namespace) : undefined;

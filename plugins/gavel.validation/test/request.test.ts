@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { expectAccepted, expectRejected, validate, withRequest } from './support.js';
 
+/** Refused with this one line alone: Prebid Server stops at the first member it cannot decode. */
+function expectOnly(request: unknown, message: string): void {
+  const result = validate(request);
+  expect(result?.action).to.equal('reject');
+  expect(result?.invalid).to.deep.equal([message]);
+}
+
 describe('gavel.validation: request-level checks', () => {
   it('accepts the baseline request without comment', () => {
     expect(validate(withRequest(() => {}))).to.equal(undefined);
@@ -12,14 +19,32 @@ describe('gavel.validation: request-level checks', () => {
 
   it('requires an id', () => {
     expectRejected(withRequest((r) => { delete r.id; }), 'request missing required field: "id"');
-    expectRejected(withRequest((r) => { r.id = 7; }), 'request.id must be a string');
+    expectRejected(withRequest((r) => { r.id = 7; }), 'cannot unmarshal openrtb2.BidRequest.ID: expects " or n, but found 7 (request.id must be a string)');
     expectAccepted(withRequest((r) => { r.id = 'some-id'; }));
   });
 
   it('requires tmax to be a non-negative integer', () => {
     expectRejected(withRequest((r) => { r.tmax = -1; }), 'request.tmax must be nonnegative. Got -1');
-    expectRejected(withRequest((r) => { r.tmax = '500'; }), 'request.tmax must be an integer');
+    expectRejected(withRequest((r) => { r.tmax = '500'; }), 'cannot unmarshal openrtb2.BidRequest.TMax: unexpected character: \ufffd (request.tmax must be an integer)');
     expectAccepted(withRequest((r) => { r.tmax = 0; }));
+  });
+
+  it('refuses a member its OpenRTB field cannot hold, first in document order, as Prebid Server\'s decoder words it', () => {
+    expectOnly(withRequest((r) => { r.site.publisher = 1; r.imp[0].id = ''; }),
+      'cannot unmarshal openrtb2.Site.Publisher: expect { or n, but found 1 (request.site.publisher must be an object)');
+    expectOnly(withRequest((r) => { r.imp[0].banner.format[0].w = '300'; }),
+      'cannot unmarshal openrtb2.Format.W: unexpected character: \ufffd (request.imp[0].banner.format[0].w must be an integer)');
+    expectOnly(withRequest((r) => { r.imp[0].bidfloor = '1.5'; }), 'cannot unmarshal openrtb2.Imp.BidFloor: invalid number (request.imp[0].bidfloor must be a number)');
+    expectOnly(withRequest((r) => { r.imp[0].secure = 0.5; }), 'cannot unmarshal openrtb2.Imp.Secure: can not decode float as int (request.imp[0].secure must be an integer)');
+    expectOnly(withRequest((r) => { r.device = { ua: 1 }; }), 'cannot unmarshal openrtb2.Device.UA: expects " or n, but found 1 (request.device.ua must be a string)');
+    expectOnly(withRequest((r) => { r.cur = 'USD'; }), 'cannot unmarshal openrtb2.BidRequest.Cur: decode slice: expect [ or n, but found " (request.cur must be a list of strings)');
+    expectOnly(withRequest((r) => { r.bcat = ['IAB1', 2]; }), 'cannot unmarshal []string: expects " or n, but found 2 (request.bcat[1] must be a string)');
+    expectOnly(withRequest((r) => { r.imp = [r.imp[0], 1]; }), 'cannot unmarshal []openrtb2.Imp: expect { or n, but found 1 (request.imp[1] must be an object)');
+    expectOnly(withRequest((r) => { r.user = { eids: [{ source: 's', uids: [{ id: 5 }] }] }; }),
+      'cannot unmarshal openrtb2.UID.ID: expects " or n, but found 5 (request.user.eids[0].uids[0].id must be a string)');
+    // Matched ignoring case, as Go matches; null is the zero value; ext members are read where they are used.
+    expectOnly(withRequest((r) => { r.site.Page = 5; }), 'cannot unmarshal openrtb2.Site.Page: expects " or n, but found 5 (request.site.Page must be a string)');
+    expectAccepted(withRequest((r) => { r.site.publisher = null; r.test = null; r.imp[0].ext.data = { anything: [1, 'x'] }; }));
   });
 
   it('requires at least one imp', () => {
@@ -133,7 +158,8 @@ describe('gavel.validation: regs', () => {
 
   it('requires gdpr to be 0 or 1, in regs.ext and in regs', () => {
     expectRejected(withRequest((r) => { r.regs = { ext: { gdpr: 2 } }; }), 'request.regs.ext.gdpr must be either 0 or 1');
-    expectRejected(withRequest((r) => { r.regs = { gdpr: '1' }; }), 'request.regs.gdpr must be either 0 or 1');
+    expectRejected(withRequest((r) => { r.regs = { gdpr: '1' }; }), 'cannot unmarshal openrtb2.Regs.GDPR: unexpected character: \ufffd (request.regs.gdpr must be an integer)');
+    expectRejected(withRequest((r) => { r.regs = { gdpr: 3 }; }), 'request.regs.gdpr must be either 0 or 1');
     expectAccepted(withRequest((r) => { r.regs = { gdpr: 0, ext: { gdpr: 1, us_privacy: '1YNN' } }; }));
   });
 
