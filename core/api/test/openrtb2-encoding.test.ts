@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { encodeAsOpenrtb2Request } from '../openrtb2-encoding.js';
+import { encodeAsOpenrtb2Request, openrtb2DecodeProblem } from '../openrtb2-encoding.js';
 import type { BidRequest } from '../openrtb.js';
 
 const encode = (request: unknown) => encodeAsOpenrtb2Request(request as BidRequest) as unknown;
@@ -90,5 +90,20 @@ describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.Bid
   it('writes dooh as it came, and a list element that is not an object as it is', () => {
     const request = { id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } };
     expect(encode(request)).to.deep.equal({ id: 'r', imp: ['odd'], dooh: { id: 'd', venuetypetax: 0 } });
+  });
+});
+
+describe('SDK openrtb2DecodeProblem: the request read against openrtb2 structs, as Prebid Server reads it first', () => {
+  it('passes a request every member of which its field can hold, whatever the ext members hold', () => {
+    const request = { id: 'r', imp: [{ id: '1', bidfloor: 1.5, secure: 1, banner: { format: [{ w: 300, h: 250 }] }, ext: { any: ['x', 1] } }], device: { ua: 'UA', geo: { lat: 1.25 } }, cur: ['USD'], test: null };
+    expect(openrtb2DecodeProblem(request)).to.equal(undefined);
+  });
+
+  it('names the first member in document order that does not fit, the decoder\'s text first', () => {
+    expect(openrtb2DecodeProblem({ id: 'r', site: { page: 5 }, imp: 1 })).to.equal('cannot unmarshal openrtb2.Site.Page: expects " or n, but found 5 (request.site.page must be a string)');
+    expect(openrtb2DecodeProblem({ id: 'r', imp: [{ id: '1', video: { protocols: [2, 'x'] } }] }))
+      .to.equal('cannot unmarshal []adcom1.MediaCreativeSubtype: unexpected character: \ufffd (request.imp[0].video.protocols[1] must be an integer)');
+    expect(openrtb2DecodeProblem({ id: 'r', source: { schain: { nodes: {} } } }))
+      .to.equal('cannot unmarshal openrtb2.SupplyChain.Nodes: decode slice: expect [ or n, but found { (request.source.schain.nodes must be a list of objects)');
   });
 });
