@@ -73,7 +73,8 @@ function usSectionOptedOut(model: GppModel, id: number): boolean {
 export function regsValue(request: BidRequest, name: string): unknown {
   const regs = request.regs as Json | undefined;
   if (!regs) return undefined;
-  if (regs[name] !== undefined) return regs[name];
+  // A `null` 2.6 field is an absent one: Prebid Server then reads (moves up) the 2.5 one.
+  if (regs[name] !== undefined && regs[name] !== null) return regs[name];
   return isJsonObject(regs.ext) ? regs.ext[name] : undefined;
 }
 

@@ -83,6 +83,10 @@ describe('privacy: masking', () => {
 describe('privacy: GDPR applicability', () => {
   it('follows regs.gdpr, else the host default, else the EEA countries of the user geo (account list first)', () => {
     expect(read({ regs: { gdpr: 1 } }).privacy.gdprApplies).to.equal(true);
+    expect(read({ regs: { ext: { gdpr: 1 } } }).privacy.gdprApplies).to.equal(true);
+    // A null 2.6 field is absent: the 2.5 one counts, as Prebid Server moves it up.
+    expect(read({ regs: { gdpr: null, ext: { gdpr: 1 } } }).privacy.gdprApplies).to.equal(true);
+    expect(read({ regs: { gdpr: 0, ext: { gdpr: 1 } } }).privacy.gdprApplies).to.equal(false);
     expect(read({ regs: { gdpr: 0 }, user: { geo: { country: 'FRA' } } }).privacy.gdprApplies).to.equal(false);
     expect(read({}).privacy.gdprApplies).to.equal(false);
     expect(read({}, { privacy: settings((p) => (p.gdpr.defaultValue = '1')) }).privacy.gdprApplies).to.equal(true);

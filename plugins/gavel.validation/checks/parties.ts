@@ -22,6 +22,8 @@ interface ExtPaths {
   readonly namespaces: Readonly<Record<Namespace, string>>;
   /** Whether Prebid Server decodes the service namespace here (user.ext.prebid), so a bad one reads as its error. */
   readonly decodesNamespace?: boolean;
+  /** Whether nothing reads a service namespace here (site, source and regs: Prebid Server passes any value on). */
+  readonly ignoresNamespace?: boolean;
 }
 
 function extPathsOf(object: string): ExtPaths {
@@ -31,12 +33,12 @@ function extPathsOf(object: string): ExtPaths {
 
 /** Spelled once, at load: every request has some of these objects. */
 const EXT_PATHS = {
-  site: extPathsOf('site'),
+  site: { ...extPathsOf('site'), ignoresNamespace: true },
   app: extPathsOf('app'),
   device: extPathsOf('device'),
-  regs: extPathsOf('regs'),
+  regs: { ...extPathsOf('regs'), ignoresNamespace: true },
   user: { ...extPathsOf('user'), decodesNamespace: true },
-  source: extPathsOf('source'),
+  source: { ...extPathsOf('source'), ignoresNamespace: true },
 };
 
 /**
@@ -52,6 +54,7 @@ function checkExt(object: JsonObject, paths: ExtPaths, scope: ValidationScope, f
   for (const [field, kind] of fields) {
     scope.report.addError(fieldKindError(ext, field, kind, paths.ext, paths.decoderContext));
   }
+  if (paths.ignoresNamespace) return ext;
   for (const namespace of namespacesInOrder(scope.namespace)) {
     const options = ext[namespace];
     if (isPresent(options) && !isJsonObject(options)) {
@@ -156,18 +159,27 @@ function percentError(value: unknown, path: string): string | undefined {
   return valid ? undefined : `${path} must be a number between 0 and 100`;
 }
 
-/** GDPR applies (1) or not (0); any other value is a mistake the bidders could not interpret. */
-function gdprError(value: unknown, path: string): string | undefined {
-  return isPresent(value) && value !== 0 && value !== 1 ? `${path} must be either 0 or 1` : undefined;
+/** A value Go decodes into an `int8`, as `regs.ext.gdpr` is. */
+function isInt8(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -128 && value <= 127;
 }
 
+/**
+ * GDPR applies (1) or not (0); any other value is a mistake the bidders could not interpret. As Prebid Server reads
+ * it: `regs.ext.gdpr` must decode as an integer (its ext decoder's error), and it is then moved to `regs.gdpr` unless
+ * that is set (where it is judged; beside a `regs.gdpr` it is dropped unjudged).
+ */
 export function checkRegs(request: JsonObject, scope: ValidationScope): void {
   const regs = scope.report.optionalObject(request.regs, 'request.regs');
   if (regs === undefined) return;
-  scope.report.addError(gdprError(regs.gdpr, 'request.regs.gdpr'));
   scope.report.addError(kindError(regs.us_privacy, 'string', 'request.regs.us_privacy'));
   const ext = checkExt(regs, EXT_PATHS.regs, scope, REGS_EXT_FIELDS);
-  if (ext !== undefined) scope.report.addError(gdprError(ext.gdpr, 'request.regs.ext.gdpr'));
+  const extGdpr = ext?.gdpr;
+  if (isPresent(extGdpr) && !isInt8(extGdpr)) {
+    scope.report.addError(`${EXT_PATHS.regs.decoderContext}: gdpr must be an integer (request.regs.ext.gdpr must be 0 or 1)`);
+  }
+  const gdpr = isPresent(regs.gdpr) ? regs.gdpr : isInt8(extGdpr) ? extGdpr : undefined;
+  if (isPresent(gdpr) && gdpr !== 0 && gdpr !== 1) scope.report.addError('request.regs.gdpr must be either 0 or 1');
 }
 
 /** `request.source`: its ext as Prebid Server decodes it (`req.source.ext is invalid: ...`). */

@@ -86,6 +86,11 @@ describe('gavel.validation: request-level checks', () => {
     expectAccepted(withRequest((r) => { r.source = { tid: 't', ext: { schain: { ver: '1.0' } } }; r.regs = { ext: { dsa: { dsarequired: 1 }, gpc: '1' } }; }));
   });
 
+  it('leaves the service namespace of site.ext, source.ext and regs.ext alone, as Prebid Server never decodes it', () => {
+    expectAccepted(withRequest((r) => { r.site.ext = { prebid: 1, svc: 'x' }; r.source = { ext: { prebid: [] } }; r.regs = { ext: { prebid: 'x' } }; }));
+    expectRejected(withRequest((r) => { r.device = { ext: { prebid: 1 } }; }), 'request.device.ext.prebid must be an object');
+  });
+
   it('decodes imp.ext as Prebid Server does: its namespace, data, tid and gpid', () => {
     expectRejected(withRequest((r) => { r.imp[0].ext.prebid = 1; }), 'imp[0].imp.ext is invalid: expect { or n, but found 1 (request.imp[0].ext.prebid must be an object)');
     expectRejected(withRequest((r) => { r.imp[0].ext.data = 'x'; }), 'imp[0].imp.ext is invalid: expect { or n, but found " (request.imp[0].ext.data must be an object)');
@@ -157,7 +162,14 @@ describe('gavel.validation: regs', () => {
   });
 
   it('requires gdpr to be 0 or 1, in regs.ext and in regs', () => {
-    expectRejected(withRequest((r) => { r.regs = { ext: { gdpr: 2 } }; }), 'request.regs.ext.gdpr must be either 0 or 1');
+    // regs.ext.gdpr is moved to regs.gdpr, and judged there, as Prebid Server's upgrade to OpenRTB 2.6 moves it.
+    expectRejected(withRequest((r) => { r.regs = { ext: { gdpr: 2 } }; }), 'request.regs.gdpr must be either 0 or 1');
+    for (const gdpr of ['1', 1.5, true, 300, {}]) {
+      expectRejected(withRequest((r) => { r.regs = { ext: { gdpr } }; }), 'req.regs.ext is invalid: gdpr must be an integer (request.regs.ext.gdpr must be 0 or 1)');
+    }
+    // Beside a regs.gdpr, Prebid Server drops regs.ext.gdpr without judging its value.
+    expectAccepted(withRequest((r) => { r.regs = { gdpr: 1, ext: { gdpr: 5 } }; }));
+    expectAccepted(withRequest((r) => { r.regs = { ext: { gdpr: null } }; }));
     expectRejected(withRequest((r) => { r.regs = { gdpr: '1' }; }), 'cannot unmarshal openrtb2.Regs.GDPR: unexpected character: \ufffd (request.regs.gdpr must be an integer)');
     expectRejected(withRequest((r) => { r.regs = { gdpr: 3 }; }), 'request.regs.gdpr must be either 0 or 1');
     expectAccepted(withRequest((r) => { r.regs = { gdpr: 0, ext: { gdpr: 1, us_privacy: '1YNN' } }; }));
