@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isJsonObject, type BidRequest, type Ext, type Imp, type Regs, type Site, type User, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import { mergePatch } from '../stored/index.js';
+import { decodeTcfConsent, usPrivacyProblem } from '../privacy/index.js';
 import { INVALID_CONSENT_WARNING } from './messages.js';
 import type { AmpConsent, AmpParams } from './params.js';
 import { resolveBannerFormats } from './sizes.js';
@@ -28,7 +29,7 @@ function extOf(holder: { ext?: Ext }): Ext {
  * slot, targeting data, account, consent, debug and timeout, plus what every AMP auction needs (a secure imp,
  * `site.ext.amp`, targeting and bid caching on). Reference behaviour section 10.
  */
-export function applyAmpParams(request: BidRequest, params: AmpParams, namespace: Namespace, timeouts: AmpTimeouts): AmpBuildResult {
+export function applyAmpParams(request: BidRequest, params: AmpParams, namespace: Namespace, timeouts: AmpTimeouts, gdprEnabled: boolean): AmpBuildResult {
   const imp = request.imp[0]!;
   // AMP pages are served over https only, so the ad must be too.
   imp.secure = 1;
@@ -46,7 +47,7 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
   const siteExt = extOf(site);
   if (siteExt.amp === undefined) siteExt.amp = 1;
 
-  const warnings = applyConsent(request, params.consent);
+  const warnings = applyConsent(request, params.consent, gdprEnabled);
   if (params.debug) request.test = 1;
   request.tmax = ampTmax(request, params, timeouts);
   if (request.id === '{{UUID}}') request.id = randomUUID();
@@ -115,42 +116,84 @@ function enableTargetingAndCache(request: BidRequest, namespace: Namespace): voi
   if (options.channel === undefined) options.channel = { name: 'amp', version: '' };
 }
 
-type ConsentKind = 'tcf2' | 'usp';
+/** What the AMP consent parameters write into the request. */
+interface ConsentWrite {
+  /** A TCF v2 string, with whether GDPR applies. */
+  tcf2?: { consent: string; gdpr: 0 | 1 };
+  usPrivacy?: string;
+}
 
-/** What a consent string is: from `consent_type` when given, else by its shape (a US privacy string is `1YNN`). */
-function consentKind(consent: AmpConsent & { value: string }): ConsentKind | Warning {
+function consentWarning(message: string): Warning {
+  return { code: INVALID_CONSENT_WARNING, message };
+}
+
+/**
+ * The consent parameters as Prebid Server reads them (`amp.ReadPolicy`): `consent_type` 2 is a TCF v2 string (only
+ * while the host enforces GDPR; GDPR then applies unless `gdpr_applies=false`), 3 a US privacy string, 1 (TCF v1) is
+ * no longer supported; without a type, a valid US privacy string is one, else a valid TCF v2 string is one. Without a
+ * consent string, `gdpr_applies` alone writes nothing.
+ */
+function readConsent(consent: AmpConsent, gdprEnabled: boolean): { write?: ConsentWrite; warning?: Warning } {
+  const value = consent.value;
+  if (value === undefined) return {};
+  const asTcf2: ConsentWrite = { tcf2: { consent: value, gdpr: consent.gdprApplies === false ? 0 : 1 } };
+  const asUsPrivacy: ConsentWrite = { usPrivacy: value };
+  const gdprAppliesIgnored = consent.gdprApplies === true
+    ? consentWarning('AMP request gdpr_applies value was ignored because provided consent string is a CCPA consent string')
+    : undefined;
+  const validUsPrivacy = usPrivacyProblem(value) === undefined;
   switch (consent.type) {
-    case undefined:
-      return /^1[YNyn-]{3}$/.test(consent.value) ? 'usp' : 'tcf2';
-    case 2:
-      return 'tcf2';
-    case 3:
-      return 'usp';
     case 1:
-      return { code: INVALID_CONSENT_WARNING, message: 'TCF v1 consent strings (consent_type=1) are no longer supported; the consent string was ignored.' };
+      return { warning: consentWarning('TCF1 consent is deprecated and no longer supported.') };
+    case 2:
+      if (!gdprEnabled) return {};
+      return { write: asTcf2, warning: decodeTcfConsent(value) ? undefined : consentWarning(`Consent string '${value}' is not a valid TCF2 consent string.`) };
+    case 3:
+      return { write: asUsPrivacy, warning: validUsPrivacy ? gdprAppliesIgnored : consentWarning(`Consent string '${value}' is not a valid CCPA consent string.`) };
     default:
-      return { code: INVALID_CONSENT_WARNING, message: `consent_type ${consent.type} is not supported (use 2 for TCF v2, 3 for US privacy); the consent string was ignored.` };
+      if (validUsPrivacy) return { write: asUsPrivacy, warning: gdprAppliesIgnored };
+      if (gdprEnabled && decodeTcfConsent(value)) return { write: asTcf2 };
+      return { warning: consentWarning(`Consent string '${value}' is not recognized as one of the supported formats CCPA or TCF2.`) };
   }
 }
 
 /**
- * Writes the consent query params where bidders read them (reference behaviour 12: forwarded, not enforced here):
- * `user.ext.consent`, `regs.ext.gdpr`, `regs.ext.us_privacy`, `user.ext.ConsentedProvidersSettings`. When the
- * stored request already uses an OpenRTB 2.6 home for the same value, that is updated too so the two never disagree.
+ * Writes the consent query params where bidders read them: `user.ext.consent` and `regs.ext.gdpr`, or
+ * `regs.ext.us_privacy`; `addtl_consent` as it came in `user.ext.ConsentedProvidersSettings` and as its provider ids
+ * in `user.ext.consented_providers_settings`. When the stored request already uses an OpenRTB 2.6 home for the same
+ * value, that is updated too so the two never disagree. A consent parameter with a warning writes nothing, as in
+ * Prebid Server (whose reading of the query stops there; Gavel still applies the timeout, targeting and the rest).
  */
-function applyConsent(request: BidRequest, consent: AmpConsent): Warning[] {
-  const warnings: Warning[] = [];
-  if (consent.gdprApplies !== undefined) setPrivacyValue(regsOf(request), 'gdpr', consent.gdprApplies ? 1 : 0);
-  if (consent.value !== undefined) {
-    const kind = consentKind({ ...consent, value: consent.value });
-    if (kind === 'tcf2') setPrivacyValue(userOf(request), 'consent', consent.value);
-    else if (kind === 'usp') setPrivacyValue(regsOf(request), 'us_privacy', consent.value);
-    else warnings.push(kind);
+function applyConsent(request: BidRequest, consent: AmpConsent, gdprEnabled: boolean): Warning[] {
+  if (consent.additional !== undefined) applyAdditionalConsent(userOf(request), consent.additional);
+  const { write, warning } = readConsent(consent, gdprEnabled);
+  if (warning) return [warning];
+  if (write?.tcf2) {
+    setPrivacyValue(regsOf(request), 'gdpr', write.tcf2.gdpr);
+    setPrivacyValue(userOf(request), 'consent', write.tcf2.consent);
   }
-  if (consent.additional !== undefined) {
-    extOf(userOf(request)).ConsentedProvidersSettings = { consented_providers: consent.additional };
+  if (write?.usPrivacy !== undefined) setPrivacyValue(regsOf(request), 'us_privacy', write.usPrivacy);
+  return [];
+}
+
+/** Google's Additional Consent string is `<version>~<id>.<id>...`; its ids, those that are whole numbers. */
+export function consentedProviderIds(additional: string): number[] {
+  const parts = additional.split('~');
+  if (parts.length !== 2) return [];
+  const ids: number[] = [];
+  for (const id of parts[1]!.split('.')) if (/^[+-]?\d+$/.test(id)) ids.push(Number(id));
+  return ids;
+}
+
+function applyAdditionalConsent(user: User, additional: string): void {
+  const ext = extOf(user);
+  const ids = consentedProviderIds(additional);
+  if (ids.length > 0) {
+    const settings = isJsonObject(ext.consented_providers_settings) ? ext.consented_providers_settings : {};
+    const known = Array.isArray(settings.consented_providers) ? settings.consented_providers : [];
+    ext.consented_providers_settings = { ...settings, consented_providers: [...known, ...ids] };
   }
-  return warnings;
+  ext.ConsentedProvidersSettings = { consented_providers: additional };
 }
 
 function setPrivacyValue(holder: Regs | User, key: string, value: string | number): void {

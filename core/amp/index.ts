@@ -59,7 +59,7 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   // The namespace must be known before the endpoint writes `ext.<ns>.targeting` into the request.
   const namespace = detectNamespace(request);
   unifyNamespaces(request, namespace);
-  const built = applyAmpParams(request, params, namespace, services.config.amp);
+  const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled);
   if ('invalid' in built) return invalidRequest(built.invalid);
 
   const entered = await enterRequest('amp', input, request as Record<string, unknown>, services);

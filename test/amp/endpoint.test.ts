@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { tcString } from '../support/tcf.js';
 import { AmpTestServer, storedAmpRequest } from './support.js';
 
 const PAGE = encodeURIComponent('https://www.publisher.example:8443/amp/story.html');
+const TCF2 = tcString({ purposes: [1, 2, 4], vendors: [32] });
 
 describe('GET /openrtb2/amp: the answer', () => {
   let server: AmpTestServer;
@@ -147,21 +149,6 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(request.regs).to.equal(undefined);
   });
 
-  it('consent_string with consent_type=2 and gdpr_applies=true reach the bidder as TCF v2 consent under GDPR', async () => {
-    await server.get('tag_id=t&consent_string=CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA&consent_type=2&gdpr_applies=true&addtl_consent=1~7.12.35');
-    const request = server.lastBidderRequest();
-    expect(request.user.ext.consent).to.equal('CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA');
-    expect(request.user.ext.ConsentedProvidersSettings).to.deep.equal({ consented_providers: '1~7.12.35' });
-    expect(request.regs.ext.gdpr).to.equal(1);
-  });
-
-  it('gdpr_consent is the older name of consent_string; gdpr_applies=false overrides a stored gdpr', async () => {
-    await server.get('tag_id=consented&gdpr_consent=CPXxRfAPXxRfAAfKABENB&gdpr_applies=false');
-    const request = server.lastBidderRequest();
-    expect(request.user.ext.consent).to.equal('CPXxRfAPXxRfAAfKABENB');
-    expect(request.regs.ext.gdpr).to.equal(0);
-  });
-
   it('consent_type=3 makes the consent string the US privacy string', async () => {
     await server.get('tag_id=t&consent_string=1YNN&consent_type=3');
     const request = server.lastBidderRequest();
@@ -169,10 +156,20 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(request.user).to.equal(undefined);
   });
 
+  it('a TCF v2 string is not written while the host does not enforce GDPR; addtl_consent is', async () => {
+    await server.get(`tag_id=t&consent_string=${TCF2}&consent_type=2&addtl_consent=1~7.12.x.35`);
+    const request = server.lastBidderRequest();
+    expect(request.user.ext).to.deep.equal({
+      ConsentedProvidersSettings: { consented_providers: '1~7.12.x.35' },
+      consented_providers_settings: { consented_providers: [7, 12, 35] },
+    });
+    expect(request.regs).to.equal(undefined);
+  });
+
   it('a consent string of an unsupported consent_type is left out with a warning', async () => {
     const answer = await server.get('tag_id=t&consent_string=BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA&consent_type=1');
     expect(answer.status, answer.text).to.equal(200);
-    expect(answer.json.warnings.general[0].code).to.equal(10001);
+    expect(answer.json.warnings.general[0]).to.deep.equal({ code: 10001, message: 'TCF1 consent is deprecated and no longer supported.' });
     expect(server.lastBidderRequest().user).to.equal(undefined);
   });
 
@@ -279,5 +276,82 @@ describe('GET /openrtb2/amp: CORS for AMP', () => {
     } finally {
       await listed.close();
     }
+  });
+});
+
+describe('GET /openrtb2/amp: consent parameters, as Prebid Server reads them', () => {
+  let server: AmpTestServer;
+
+  before(async () => {
+    server = await AmpTestServer.start({
+      stored: { t: storedAmpRequest(), consented: storedAmpRequest({ regs: { gdpr: 1 } }) },
+      // The request as the query leaves it (debug's resolved request), before GDPR decides what each bidder receives.
+      config: { privacy: { gdpr: { enabled: true } } },
+    });
+  });
+  after(() => server.close());
+
+  /** The resolved request of an auction with these query parameters, and the answer's general warnings. */
+  async function resolved(query: string): Promise<{ request: any; warnings: unknown[] }> {
+    const answer = await server.get(`tag_id=t&debug=1&${query}`);
+    expect(answer.status, answer.text).to.equal(200);
+    return { request: answer.json.debug.resolvedrequest, warnings: (answer.json.warnings?.general ?? []).filter((w: any) => w.code === 10001) };
+  }
+
+  function consentOf(request: any): unknown {
+    return request.user?.consent ?? request.user?.ext?.consent;
+  }
+
+  function gdprOf(request: any): unknown {
+    return request.regs?.gdpr ?? request.regs?.ext?.gdpr;
+  }
+
+  function usPrivacyOf(request: any): unknown {
+    return request.regs?.us_privacy ?? request.regs?.ext?.us_privacy;
+  }
+
+  it('consent_type=2: the TCF v2 string under GDPR, unless gdpr_applies=false', async () => {
+    let { request, warnings } = await resolved(`consent_string=${TCF2}&consent_type=2`);
+    expect([consentOf(request), gdprOf(request), warnings]).to.deep.equal([TCF2, 1, []]);
+    ({ request } = await resolved(`consent_string=${TCF2}&consent_type=2&gdpr_applies=false`));
+    expect([consentOf(request), gdprOf(request)]).to.deep.equal([TCF2, 0]);
+  });
+
+  it('gdpr_consent is the older name of consent_string; gdpr_applies=false overrides a stored gdpr', async () => {
+    const answer = await server.get(`tag_id=consented&debug=1&gdpr_consent=${TCF2}&gdpr_applies=false`);
+    const request = answer.json.debug.resolvedrequest;
+    expect([consentOf(request), gdprOf(request)]).to.deep.equal([TCF2, 0]);
+  });
+
+  it('consent_type=2 with a string that is not TCF v2: a warning, and nothing written', async () => {
+    const { request, warnings } = await resolved('consent_string=BOGUS&consent_type=2&gdpr_applies=true');
+    expect(warnings).to.deep.equal([{ code: 10001, message: "Consent string 'BOGUS' is not a valid TCF2 consent string." }]);
+    expect([consentOf(request), gdprOf(request)]).to.deep.equal([undefined, undefined]);
+  });
+
+  it('consent_type=3: the US privacy string; an invalid one or gdpr_applies=true is a warning and writes nothing', async () => {
+    let { request, warnings } = await resolved('consent_string=1YYN&consent_type=3');
+    expect([usPrivacyOf(request), gdprOf(request), warnings]).to.deep.equal(['1YYN', undefined, []]);
+    ({ request, warnings } = await resolved('consent_string=2YYN&consent_type=3'));
+    expect(warnings).to.deep.equal([{ code: 10001, message: "Consent string '2YYN' is not a valid CCPA consent string." }]);
+    expect(usPrivacyOf(request)).to.equal(undefined);
+    ({ request, warnings } = await resolved('consent_string=1YYN&consent_type=3&gdpr_applies=true'));
+    expect(warnings).to.deep.equal([{ code: 10001, message: 'AMP request gdpr_applies value was ignored because provided consent string is a CCPA consent string' }]);
+    expect([usPrivacyOf(request), gdprOf(request)]).to.deep.equal([undefined, undefined]);
+  });
+
+  it('without consent_type: a US privacy string, else a TCF v2 string, else a warning', async () => {
+    let { request, warnings } = await resolved('consent_string=1NYN');
+    expect([usPrivacyOf(request), consentOf(request), warnings]).to.deep.equal(['1NYN', undefined, []]);
+    ({ request, warnings } = await resolved(`consent_string=${TCF2}`));
+    expect([consentOf(request), gdprOf(request), usPrivacyOf(request), warnings]).to.deep.equal([TCF2, 1, undefined, []]);
+    ({ request, warnings } = await resolved('consent_string=neither'));
+    expect(warnings).to.deep.equal([{ code: 10001, message: "Consent string 'neither' is not recognized as one of the supported formats CCPA or TCF2." }]);
+    expect([consentOf(request), usPrivacyOf(request)]).to.deep.equal([undefined, undefined]);
+  });
+
+  it('gdpr_applies without a consent string writes nothing', async () => {
+    const { request } = await resolved('gdpr_applies=true');
+    expect(gdprOf(request)).to.equal(undefined);
   });
 });
