@@ -113,6 +113,7 @@ function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace,
     if ('errors' in resolution) return invalidRequest(resolution.errors);
     const request = resolution.request as BidRequest;
     if (request !== entered) unifyNamespaces(request, namespace);
+    if (resolution.echoedVideo) context.journal.echoedVideo = resolution.echoedVideo;
     return { request, namespace, context };
   };
   try {

@@ -402,6 +402,7 @@ export class AuctionPipeline {
     // Most auctions have no errors: the errors object is made only for the first one.
     let errors: Record<string, BidderError[]> | undefined = journal.errors && hasOwnKeys(journal.errors) ? { ...journal.errors } : undefined;
     const impPassthrough = passthroughByImp(request, ns);
+    const echoedVideo = journal.echoedVideo;
     let fledge: FledgeResponseConfig[] | undefined;
     for (const seat of seats) {
       responseTimes[seat.bidder] = seat.responseTimeMs;
@@ -418,6 +419,7 @@ export class AuctionPipeline {
         const bid = responseBid(auctionBid, ns);
         const passthrough = impPassthrough?.get(auctionBid.bid.impid);
         if (passthrough !== undefined) (bid.ext as Record<string, Record<string, unknown>>)[ns].passthrough = passthrough;
+        if (echoedVideo?.has(auctionBid.bid.impid)) (bid.ext as Record<string, unknown>).storedrequestattributes = echoedVideo.get(auctionBid.bid.impid);
         group.bid.push(bid);
       }
       if (seat.checkedSeats) {

@@ -30,6 +30,11 @@ export interface RequestJournal {
   rejectedBids?: RejectedBid[];
   trace?: HookTraceEntry[];
   traceLevel?: TraceLevel;
+  /**
+   * By imp id, the stored imp's `video` for imps that asked for it back (`imp.ext.<ns>.options.echovideoattrs`):
+   * their bids carry it as `ext.storedrequestattributes`, as in Prebid Server.
+   */
+  echoedVideo?: ReadonlyMap<string, unknown>;
 }
 
 /** The host settings a request context is resolved under. */

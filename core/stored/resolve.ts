@@ -4,8 +4,11 @@ import { isJsonObject } from '../api/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
-/** The request with its stored parts merged in, or the 400 messages that explain why that was not possible. */
-export type StoredResolution = { request: JsonObject } | { errors: string[] };
+/**
+ * The request with its stored parts merged in, or the 400 messages that explain why that was not possible. With it,
+ * by imp id, the stored imp's `video` for each imp whose own ext asked for it back (`options.echovideoattrs`).
+ */
+export type StoredResolution = { request: JsonObject; echoedVideo?: Map<string, unknown> } | { errors: string[] };
 
 /** Where a request refers to stored data: an id, or a message saying what is wrong with the reference. */
 type StoredRef = { id: string } | { error: string };
@@ -76,14 +79,27 @@ async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: 
   const problems = ids.flatMap((id) => storedDocumentProblem('imp', id, storedImps.get(id)) ?? []);
   if (problems.length > 0) return { errors: problems };
 
+  let echoedVideo: Map<string, unknown> | undefined;
   const resolvedImps = imps.map((imp: unknown, i) => {
     const ref = refs[i];
     if (!ref || !('id' in ref)) return imp;
+    const stored = storedImps.get(ref.id) as JsonObject;
     // A copy per use: two imps may name the same stored imp, and the cached document must stay as it was.
-    const merged = mergePatch(structuredClone(storedImps.get(ref.id)), imp) as JsonObject;
+    const merged = mergePatch(structuredClone(stored), imp) as JsonObject;
+    if (stored.video !== undefined && asksForVideoEcho(imp as JsonObject, namespace)) {
+      (echoedVideo ??= new Map()).set(String(merged.id), structuredClone(stored.video));
+    }
     return withoutStoredRef(merged, namespace);
   });
-  return { request: { ...request, imp: resolvedImps } };
+  const resolved = { request: { ...request, imp: resolvedImps } };
+  return echoedVideo ? { ...resolved, echoedVideo } : resolved;
+}
+
+/** The imp as the request sent it asks for its stored imp's `video` back with its bids (Prebid Server reads only the request's own imp). */
+function asksForVideoEcho(imp: JsonObject, namespace: string): boolean {
+  const serviceExt = isJsonObject(imp.ext) ? imp.ext[namespace] : undefined;
+  const options = isJsonObject(serviceExt) ? serviceExt.options : undefined;
+  return isJsonObject(options) && options.echovideoattrs === true;
 }
 
 /** Reads `<holder>.ext.<ns>.storedrequest`; undefined when there is none. */

@@ -19,6 +19,7 @@ describe('POST /openrtb2/auction rules', () => {
     mkdirSync(join(storedDir, 'imps'));
     writeFileSync(join(storedDir, 'requests', 'base.json'), JSON.stringify({ site: { page: 'https://stored.example/' }, tmax: 400, ext: { prebid: { targeting: {} } } }));
     writeFileSync(join(storedDir, 'imps', 'slot-1.json'), JSON.stringify({ banner: { format: [{ w: 320, h: 50 }] }, ext: { alpha: { zone: 'stored' } } }));
+    writeFileSync(join(storedDir, 'imps', 'outstream.json'), JSON.stringify({ video: { mimes: ['video/mp4'], w: 640, h: 360, placement: 3 }, ext: { alpha: { zone: 'stored' } } }));
     gavel = await startGavel({
       server: { maxRequestBytes: 4096 },
       storedRequests: { filesystem: { dir: storedDir } },
@@ -192,6 +193,16 @@ describe('POST /openrtb2/auction rules', () => {
       const sent = lastCallTo('alpha').body as any;
       expect(sent.site.page).to.equal('https://stored.example/');
       expect(sent.imp[0].ext.bidder).to.deep.equal({ zone: 'stored' });
+    });
+
+    it("echoes the stored imp's video in the bids of an imp that asks for it (options.echovideoattrs)", async () => {
+      const imp = (id: string, echo: boolean) => ({ id, video: { w: 300 }, ext: { prebid: { storedrequest: { id: 'outstream' }, ...(echo && { options: { echovideoattrs: true } }) } } });
+      const { status, json } = await postJson(auctionUrl, { id: 'stored-echo', site: { page: 'https://p.example/' }, imp: [imp('asks', true), imp('quiet', false)] });
+      expect(status).to.equal(200);
+      const bids = new Map((json.seatbid[0].bid as any[]).map((bid) => [bid.impid, bid]));
+      // The stored imp's own video, not the merged one (the request's w: 300 is not in it).
+      expect(bids.get('asks').ext.storedrequestattributes).to.deep.equal({ mimes: ['video/mp4'], w: 640, h: 360, placement: 3 });
+      expect(bids.get('quiet').ext).to.not.have.property('storedrequestattributes');
     });
 
     it('a missing stored id is a 400 naming it', async () => {
