@@ -76,7 +76,9 @@ export function createOrtbBidder(config: BidderConfig): Bidder {
           continue;
         }
         const typed: TypedBid = { bid, type };
-        if (type === 'video') typed.video = { duration: typeof bid.dur === 'number' ? bid.dur : undefined, primaryCategory: bid.cat?.[0] };
+        // No primary category: an adapter's primary category is an ad server's own, used as it is in place of
+        // bid.cat, and OpenRTB bids carry IAB categories, which the category mapping translates.
+        if (type === 'video') typed.video = { duration: typeof bid.dur === 'number' ? bid.dur : undefined };
         bids.push(typed);
       }
       return { currency: answer.cur || 'USD', bids, errors };

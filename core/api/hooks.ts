@@ -1,6 +1,6 @@
 import type { BidderError } from './errors.js';
 import type { Capabilities, FledgeAuctionConfig, TypedBid } from './adapter.js';
-import type { BidRequest, BidResponse } from './openrtb.js';
+import type { BidRequest, BidResponse, MediaType } from './openrtb.js';
 import type { JsonSchema, PluginLogger } from './common.js';
 import type { AuctionContext, EntrypointContext, Warning } from './context.js';
 import type { HookPointFactories } from './services.js';
@@ -75,6 +75,11 @@ export interface AuctionBid extends TypedBid {
   generatedBidId?: string;
   /** Win and impression event URLs (`ext.<ns>.events`), when the account or the request turns events on. */
   events?: { win: string; imp: string };
+  /**
+   * The media type the bidder's server named in the bid's `ext.prebid.type`, kept when the core takes that ext over.
+   * Price granularity by media type goes by `mtype`, else this, as Prebid Server's does (not by `type`).
+   */
+  namedType?: MediaType;
 }
 
 export interface SeatResult {

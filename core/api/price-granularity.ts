@@ -54,9 +54,10 @@ export type GranularityParseResult = { granularity: PriceGranularity } | { error
 
 /**
  * Reads `targeting.pricegranularity`: absent means the default (`med`); a legacy name; or
- * `{precision?, ranges: [{max, increment}]}`. A range's `min` (the Prebid.js form) is where its increments start; it
- * may not lie below the previous range's max nor reach the range's own max. Errors say what to fix, without a path
- * (the caller knows where the value came from).
+ * `{precision?, ranges: [{max, increment}]}`. A range's `min` (the Prebid.js form) is where its increments start when
+ * it lies from the previous range's max to below its own max; any other `min` is ignored, the range then starting at
+ * the previous max, as Prebid Server's request defaults set it. Errors say what to fix, without a path (the caller
+ * knows where the value came from).
  */
 export function parsePriceGranularity(value: unknown): GranularityParseResult {
   if (value === undefined || value === null) return { granularity: DEFAULT_PRICE_GRANULARITY };
@@ -93,24 +94,19 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
     if (typeof increment !== 'number' || !Number.isFinite(increment) || increment <= 0) {
       return { error: `price granularity ranges[${i}].increment must be a positive number` };
     }
-    if (min !== undefined && min !== null) {
-      if (typeof min !== 'number' || !Number.isFinite(min) || min < previousMax || min >= max) {
-        return { error: `price granularity ranges[${i}].min must be a number from the previous range's max (${previousMax}) to below its own max` };
-      }
-      ranges.push(min > previousMax ? { min, max, increment } : { max, increment });
-    } else {
-      ranges.push({ max, increment });
-    }
+    const startsAbovePrevious = typeof min === 'number' && min > previousMax && min < max;
+    ranges.push(startsAbovePrevious ? { min, max, increment } : { max, increment });
     previousMax = max;
   }
   return { granularity: { precision, ranges } };
 }
 
 /**
- * The price bucket of `cpm`: in the range with min <= cpm <= max, `min + floor((cpm - min) / increment) * increment`;
- * above the last max, the last max; in a gap below a range's explicit min, the bucket below it (the previous max,
- * or 0): a bucket never exceeds the price. Printed with `precision` decimals. A cpm that is not a positive number
- * (negative, NaN, missing) is bucket 0.
+ * The price bucket of `cpm`: in the range with min <= cpm <= max, `min + floor((cpm - min) / increment) * increment`
+ * (a price on the max of one range and the start of the next is in the next, as Prebid Server's last matching range
+ * wins); above the last max, the last max; in a gap below a range's explicit min, the bucket below it (the previous
+ * max, or 0): a bucket never exceeds the price. Printed with `precision` decimals. A cpm that is not a positive
+ * number (negative, NaN, missing) is bucket 0.
  * When increments are finer than the precision, the bucket is rounded half up to the precision when printed.
  */
 export function priceBucket(cpm: number, granularity: PriceGranularity): string {
@@ -128,8 +124,10 @@ export function exactPriceBucket(cpm: number, granularity: PriceGranularity): st
   const scaled = scaledGranularity(granularity);
   const price = !(cpm > 0) ? 0n : cpm === Infinity ? scaled.lastMax : toUnits(cpm, scaled.decimals);
   let previousMax = 0n;
-  for (const { min, max, increment } of scaled.ranges) {
-    if (price <= max) {
+  const ranges = scaled.ranges;
+  for (let i = 0; i < ranges.length; i++) {
+    const { min, max, increment } = ranges[i]!;
+    if (price < max || (price === max && ranges[i + 1]?.min !== max)) {
       const bucket = price < min ? previousMax : min + ((price - min) / increment) * increment;
       return formatUnits(bucket, scaled.decimals, granularity.precision);
     }
@@ -164,8 +162,10 @@ function wholeUnits(cpm: number, scale: number): number | undefined {
 
 function wholeBucket(units: number, whole: WholeGranularity, precision: number): string {
   let previousMax = 0;
-  for (const { min, max, increment } of whole.ranges) {
-    if (units <= max) {
+  const ranges = whole.ranges;
+  for (let i = 0; i < ranges.length; i++) {
+    const { min, max, increment } = ranges[i]!;
+    if (units < max || (units === max && ranges[i + 1]?.min !== max)) {
       // Remainders of whole doubles below 2^53 are exact, where a quotient might round up to the next whole number.
       const bucket = units < min ? previousMax : units - ((units - min) % increment);
       return formatWholeUnits(bucket, whole.divisor, precision);

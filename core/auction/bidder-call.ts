@@ -7,6 +7,7 @@ import {
   type BidderRequest,
   type BidRequest,
   type FledgeAuctionConfig,
+  type MediaType,
   type RequestData,
   type RequestInfo,
   type ResponseData,
@@ -14,6 +15,7 @@ import {
   type Warning,
 } from '../api/index.js';
 import type { BidderEntry } from '../bidders/catalog.js';
+import { asPrebidMeta, prebidMetaOf } from '../bids/bid-meta.js';
 import type { AuctionObserver, BidderCallFact } from '../context/observer.js';
 import type { ConvertPrice } from '../currency/index.js';
 import { isTimeout, ResponseTooLargeError, HostQueueFullError, type AuctionCalls, type BidderTransport } from '../bidders/transport.js';
@@ -344,7 +346,7 @@ function auctionBid(typed: TypedBid, share: BidderRequest, originalPrice: number
   if (typed.seat !== undefined) bid.seat = typed.seat;
   if (typed.dealPriority !== undefined) bid.dealPriority = typed.dealPriority;
   if (typed.video !== undefined) bid.video = typed.video;
-  if (typed.meta !== undefined) bid.meta = typed.meta;
+  if (typed.meta !== undefined) bid.meta = asPrebidMeta(typed.meta);
   const ext = typed.bid.ext;
   if (ext && (ext.prebid !== undefined || ext.svc !== undefined)) takeOverBidExt(bid, ext);
   return bid;
@@ -352,13 +354,17 @@ function auctionBid(typed: TypedBid, share: BidderRequest, originalPrice: number
 
 /**
  * The service's own part of a bid's ext (`ext.prebid` / `ext.svc`) is the service's to write, as in Prebid Server: what
- * a bidder put there is dropped, except `meta` when the adapter gave none of its own.
+ * a bidder put there is dropped, except `meta` when the adapter gave none of its own, and the media type the bidder
+ * named in `ext.prebid.type` (which price granularity by media type reads).
  */
 function takeOverBidExt(bid: AuctionBid, ext: Record<string, unknown>): void {
   for (const ns of ['prebid', 'svc'] as const) {
     const own = ext[ns];
     if (own === undefined) continue;
-    if (bid.meta === undefined && isJsonObject(own) && isJsonObject(own.meta)) bid.meta = own.meta;
+    if (bid.meta === undefined && isJsonObject(own)) bid.meta = prebidMetaOf(own.meta);
+    if (ns === 'prebid' && isJsonObject(own) && typeof own.type === 'string' && NAMED_TYPES.has(own.type)) bid.namedType = own.type as MediaType;
     delete ext[ns];
   }
 }
+
+const NAMED_TYPES: ReadonlySet<string> = new Set(['banner', 'video', 'audio', 'native']);

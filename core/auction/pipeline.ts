@@ -490,7 +490,8 @@ function rejectionErrors(context: RequestContext, bidder: string, reported: Bidd
 /** What the host adds to every bidder's request: its schain node, and its identity when it declares one. */
 function bidderRequestSettings(config: GavelConfig): BidderRequestSettings {
   const { externalUrl, gvlId, dataCenter } = config.server;
-  const server = gvlId !== undefined || dataCenter !== undefined ? { externalurl: externalUrl, ...(gvlId !== undefined && { gvlid: gvlId }), ...(dataCenter !== undefined && { datacenter: dataCenter }) } : undefined;
+  // Written as Go writes its struct: all three members, a missing one at its zero value.
+  const server = gvlId !== undefined || dataCenter !== undefined ? { externalurl: externalUrl, gvlid: gvlId ?? 0, datacenter: dataCenter ?? '' } : undefined;
   return { hostSchainNode: config.auction.hostSchainNode, server };
 }
 

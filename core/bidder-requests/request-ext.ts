@@ -2,8 +2,49 @@ import { isJsonObject, type AccountSettings } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
-/** Members of `ext.<ns>` a bidder receives as they are (Prebid Server's allowed list, exchange/utils.go). */
-const PASSED_AS_IS = ['channel', 'currency', 'sdk'] as const;
+/**
+ * Members of `ext.<ns>` every bidder receives (Prebid Server's allowed list, exchange/utils.go), each written as Go
+ * writes its struct: the members the struct has, under its names, those without `omitempty` even when absent.
+ */
+const SHARED_MEMBERS: ReadonlyArray<readonly [name: string, write: (value: Json) => Json]> = [
+  ['channel', (channel) => ({ name: stringOrEmpty(channel.name), version: stringOrEmpty(channel.version) })],
+  ['currency', (currency) => ({ rates: currency.rates ?? null, usepbsrates: currency.usepbsrates ?? null })],
+  ['sdk', (sdk) => (Array.isArray(sdk.renderers) && sdk.renderers.length > 0 ? { renderers: sdk.renderers.map(sdkRenderer) } : {})],
+];
+
+function stringOrEmpty(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** `ExtRequestSdkRenderer`: name, version and data, each left out when empty. */
+function sdkRenderer(renderer: unknown): Json {
+  const written: Json = {};
+  if (!isJsonObject(renderer)) return written;
+  if (typeof renderer.name === 'string' && renderer.name !== '') written.name = renderer.name;
+  if (typeof renderer.version === 'string' && renderer.version !== '') written.version = renderer.version;
+  if (renderer.data !== undefined && renderer.data !== null) written.data = renderer.data;
+  return written;
+}
+
+/** `ExtIncludeBrandCategory`: `withcategory` always, the rest when set. */
+function brandCategory(category: Json): Json {
+  const written: Json = {};
+  if (typeof category.primaryadserver === 'number' && category.primaryadserver !== 0) written.primaryadserver = category.primaryadserver;
+  if (typeof category.publisher === 'string' && category.publisher !== '') written.publisher = category.publisher;
+  written.withcategory = category.withcategory === true;
+  if (typeof category.translatecategories === 'boolean') written.translatecategories = category.translatecategories;
+  return written;
+}
+
+/** `ExtMultiBid`: its four members, each left out when empty. */
+function multibidEntry(entry: Json): Json {
+  const written: Json = {};
+  if (typeof entry.bidder === 'string' && entry.bidder !== '') written.bidder = entry.bidder;
+  if (Array.isArray(entry.bidders) && entry.bidders.length > 0) written.bidders = entry.bidders;
+  if (typeof entry.maxbids === 'number') written.maxbids = entry.maxbids;
+  if (typeof entry.targetbiddercodeprefix === 'string' && entry.targetbiddercodeprefix !== '') written.targetbiddercodeprefix = entry.targetbiddercodeprefix;
+  return written;
+}
 
 /** What the request's `ext.<ns>` gives every bidder, read once per auction. */
 export interface RequestExtPlan {
@@ -16,6 +57,8 @@ export interface RequestExtPlan {
   server: Json | undefined;
   /** Alternate bidder codes: the request's, else the account's. */
   alternateCodes: Json | undefined;
+  /** What of `ext.<ns>` every bidder receives alike, written once (see SHARED_MEMBERS); undefined when nothing. */
+  shared: Json | undefined;
   /** True when no bidder's ext differs from the request's: nothing to build per bidder. */
   unchanged: boolean;
 }
@@ -32,6 +75,7 @@ export function planRequestExt(ext: unknown, namespace: string, account: Account
     options,
     server,
     alternateCodes: alternateCodes as Json | undefined,
+    shared: options ? sharedMembers(options) : undefined,
     unchanged: options === undefined && server === undefined && alternateCodes === undefined,
   };
 }
@@ -43,6 +87,17 @@ export function planRequestExt(ext: unknown, namespace: string, account: Account
  * `includebrandcategory`. The rest (other bidders' params and aliases, targeting, caching, floors, schains, first
  * party data...) stays with the auction. Undefined when nothing is left.
  */
+function sharedMembers(options: Json): Json | undefined {
+  let shared: Json | undefined;
+  for (const [name, write] of SHARED_MEMBERS) {
+    const value = options[name];
+    if (isJsonObject(value)) (shared ??= {})[name] = write(value);
+  }
+  if (options.debug === true) (shared ??= {}).debug = true;
+  if (typeof options.integration === 'string' && options.integration !== '') (shared ??= {}).integration = options.integration;
+  return shared;
+}
+
 export function requestExtFor(plan: RequestExtPlan, bidder: string): Json | undefined {
   const { options } = plan;
   const own: Json = {};
@@ -54,15 +109,13 @@ export function requestExtFor(plan: RequestExtPlan, bidder: string): Json | unde
   }
   const codes = plan.alternateCodes ? alternateCodesFor(plan.alternateCodes, bidder) : undefined;
   if (codes) own.alternatebiddercodes = codes;
+  if (plan.shared) Object.assign(own, plan.shared);
   if (options) {
-    for (const key of PASSED_AS_IS) if (options[key] !== undefined && options[key] !== null) own[key] = options[key];
-    if (options.debug === true) own.debug = true;
-    if (typeof options.integration === 'string' && options.integration !== '') own.integration = options.integration;
     const multibid = Array.isArray(options.multibid) ? multibidFor(options.multibid, bidder, codes) : undefined;
     if (multibid) own.multibid = multibid;
     if (!plan.server && options.server !== undefined && options.server !== null) own.server = options.server;
-    const targeting = isJsonObject(options.targeting) ? options.targeting.includebrandcategory : undefined;
-    if (targeting !== undefined && targeting !== null) own.targeting = { includebrandcategory: targeting };
+    const category = isJsonObject(options.targeting) ? options.targeting.includebrandcategory : undefined;
+    if (isJsonObject(category)) own.targeting = { includebrandcategory: brandCategory(category) };
   }
   if (plan.server) own.server = plan.server;
 
@@ -97,7 +150,7 @@ function multibidFor(entries: unknown[], bidder: string, codes: Json | undefined
   for (const entry of entries) {
     if (!isJsonObject(entry)) continue;
     if (typeof entry.bidder === 'string' && entry.bidder !== '') {
-      if (concerns(entry.bidder)) own.push(entry);
+      if (concerns(entry.bidder)) own.push(multibidEntry(entry));
     } else if (Array.isArray(entry.bidders)) {
       for (const name of entry.bidders) {
         if (!concerns(name)) continue;

@@ -30,6 +30,19 @@ const REJECTED = BidderErrorCode.BadServerResponse;
 const DEDUPLICATED = BidderErrorCode.NoError;
 
 /**
+ * Why Prebid Server's category mapping drops a bid, in its words. On the auction endpoint these are reported as it
+ * reports them: one line per bid, `bid rejected [bid ID: <id>] reason: <reason>`, among the auction's own errors
+ * (`response.ext.errors.<ns>`, code 999), and only a bid without a category is also a non-bid (303). The video
+ * endpoint reports per pod and bidder, in Gavel's words (docs/video.md).
+ */
+const PREBID_REASONS = {
+  noCategory: 'Bid did not contain a category',
+  unmapped: (adServer: string, publisher: string) => `Category mapping file for primary ad server: '${adServer}', publisher: '${publisher}' not found`,
+  tooLong: 'bid duration exceeds maximum allowed',
+  deduplicated: 'Bid was deduplicated',
+} as const;
+
+/**
  * Keys each bid `<pb>_<category>_<duration>s` (or `<pb>_<duration>s` without categories, `_<bidder>` appended with
  * `appendbiddernames`) into `AuctionBid.categoryDuration`, and keeps one bid per category (or per key without
  * categories): the higher price, the earlier bid on a tie. On the video endpoint bids compete within their pod (the
@@ -47,9 +60,16 @@ export function keyCategories(
   const mapping = options.withCategory && options.translate && options.adServer ? lookup?.(options.adServer, options.publisher || undefined) : undefined;
   const held = new Map<string, Keyed>();
   const removed = new Set<AuctionBid>();
-  const reject = (bid: AuctionBid, code: number, reason: number, message: string): void => {
+  const inPrebidWords = context.endpoint !== 'video';
+  /** Drops the bid; `prebidReason` is how Prebid Server words it, `message` Gavel's own line for the video endpoint. */
+  const reject = (bid: AuctionBid, code: number, reason: number, message: string, prebidReason: string): void => {
     removed.add(bid);
-    context.rejectBid(bid, reason, { code, message });
+    if (!inPrebidWords) {
+      context.rejectBid(bid, reason, { code, message });
+      return;
+    }
+    if (reason === NonBidReason.ResponseRejectedCategoryMappingInvalid) context.rejectBid(bid, reason);
+    context.fail(context.namespace, { code: BidderErrorCode.Unknown, message: `bid rejected [bid ID: ${bid.bid.id}] reason: ${prebidReason}` });
   };
   const rejected = (bid: AuctionBid, why: string): string => `bid ${bid.bid.id} rejected: ${why}`;
 
@@ -57,14 +77,16 @@ export function keyCategories(
     for (const bid of seat.bids) {
       const duration = fitDuration(bid.video?.duration ?? bid.bid.dur, options);
       if ('reason' in duration) {
-        reject(bid, REJECTED, NonBidReason.ResponseRejectedGeneral, rejected(bid, duration.reason));
+        reject(bid, REJECTED, NonBidReason.ResponseRejectedGeneral, rejected(bid, duration.reason), PREBID_REASONS.tooLong);
         continue;
       }
       let category: string | undefined;
       if (options.withCategory) {
         const found = categoryOf(bid, options, mapping);
         if ('reason' in found) {
-          reject(bid, REJECTED, NonBidReason.ResponseRejectedCategoryMappingInvalid, rejected(bid, found.reason));
+          const nonBid = found.unmapped ? NonBidReason.ResponseRejectedGeneral : NonBidReason.ResponseRejectedCategoryMappingInvalid;
+          const prebidReason = found.unmapped ? PREBID_REASONS.unmapped(options.adServer ?? '', options.publisher) : PREBID_REASONS.noCategory;
+          reject(bid, REJECTED, nonBid, rejected(bid, found.reason), prebidReason);
           continue;
         }
         category = found.id;
@@ -75,10 +97,10 @@ export function keyCategories(
       const dedupeKey = `${group}\u0000${category ?? key}`;
       const holder = options.deduplicate ? held.get(dedupeKey) : undefined;
       if (holder && holder.bid.bid.price >= bid.bid.price) {
-        reject(bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(bid, holder, category ?? key, group));
+        reject(bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(bid, holder, category ?? key, group), PREBID_REASONS.deduplicated);
         continue;
       }
-      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, { bid, dedupeKey, category }, category ?? key, group));
+      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, { bid, dedupeKey, category }, category ?? key, group), PREBID_REASONS.deduplicated);
       held.set(dedupeKey, { bid, dedupeKey, category });
       bid.categoryDuration = appendBidderNames ? `${key}_${bid.seat ?? bid.bidder}` : key;
     }
@@ -122,19 +144,20 @@ export function fitDuration(duration: number | undefined, options: Pick<BrandCat
 }
 
 /**
- * The bid's one category: its single IAB category (`bid.cat`) translated to the ad server's id (or kept as it is with
- * `translatecategories: false`); a bid without `bid.cat` uses its adapter's primary category as it is.
+ * The bid's one category: its adapter's primary category when it gave one, as it is; else its single IAB category
+ * (`bid.cat`) translated to the ad server's id (or kept as it is with `translatecategories: false`). `unmapped` marks
+ * a category the host's mapping cannot translate (Prebid Server records no non-bid for those).
  */
-function categoryOf(bid: AuctionBid, options: BrandCategoryOptions, mapping: ReturnType<CategoryLookup>): { id: string } | { reason: string } {
-  const cat = Array.isArray(bid.bid.cat) ? bid.bid.cat : [];
+function categoryOf(bid: AuctionBid, options: BrandCategoryOptions, mapping: ReturnType<CategoryLookup>): { id: string } | { reason: string; unmapped?: true } {
   const primary = bid.video?.primaryCategory;
-  if (cat.length === 0 && primary) return { id: primary };
+  if (primary) return { id: primary };
+  const cat = Array.isArray(bid.bid.cat) ? bid.bid.cat : [];
   if (cat.length === 0) return { reason: 'it carries no IAB category (bid.cat), which brand categories need' };
   if (cat.length > 1) return { reason: `it carries ${cat.length} IAB categories (${cat.join(', ')}); brand categories need exactly one` };
   const iab = String(cat[0]);
   if (!options.translate) return { id: iab };
-  if (!options.adServer) return { reason: `primary ad server ${String(options.primaryAdServer)} not recognized; use 1 (freewheel) or 2 (dfp)` };
-  if (!mapping) return { reason: `Category mapping file for primary ad server: '${options.adServer}', publisher: '${options.publisher}' not found` };
+  if (!options.adServer) return { reason: `primary ad server ${String(options.primaryAdServer)} not recognized; use 1 (freewheel) or 2 (dfp)`, unmapped: true };
+  if (!mapping) return { reason: `Category mapping file for primary ad server: '${options.adServer}', publisher: '${options.publisher}' not found`, unmapped: true };
   const mapped = mapping.get(iab);
-  return mapped ? { id: mapped.id } : { reason: `its IAB category ${iab} has no ${options.adServer} category in this host's mapping` };
+  return mapped ? { id: mapped.id } : { reason: `its IAB category ${iab} has no ${options.adServer} category in this host's mapping`, unmapped: true };
 }

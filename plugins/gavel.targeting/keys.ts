@@ -42,7 +42,7 @@ function writeKeys(bid: AuctionBid, options: TargetingOptions, cache: CacheAddre
     if (suffixed) into[suffixed[attribute]] = value;
     if (plain) into[plain[attribute]] = value;
   };
-  set('_pb', priceBucket(bid.bid.price, granularityFor(options, bid.type)));
+  set('_pb', priceBucket(bid.bid.price, granularityFor(options, bid)));
   set('_bidder', code ?? bid.seat ?? bid.bidder);
   if (isSize(w) && isSize(h)) set('_size', `${w}x${h}`);
   if (bid.cache?.bids) set('_cache_id', bid.cache.bids.cacheId);

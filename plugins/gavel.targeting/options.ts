@@ -1,9 +1,11 @@
 import {
   DEFAULT_PRICE_GRANULARITY,
   isJsonObject,
+  mediaTypeFromMtype,
   parsePriceGranularity,
   WarningCode,
   type AuctionContext,
+  type AuctionBid,
   type BidRequest,
   type MediaType,
   type PriceGranularity,
@@ -173,9 +175,16 @@ function brandCategoryOptions(targeting: Record<string, unknown>): BrandCategory
   };
 }
 
-/** The granularity a bid of this media type is bucketed by. */
-export function granularityFor(options: Pick<TargetingOptions, 'granularity' | 'byMediaType'>, mediaType: MediaType): PriceGranularity {
-  return options.byMediaType[mediaType] ?? options.granularity;
+/**
+ * The granularity a bid is bucketed by: its media type's, when the bid itself names its type, else the request's.
+ * As Prebid Server reads it, the bid names its type in `mtype`, else (no mtype) in the `ext.prebid.type` its bidder
+ * wrote; the type the adapter gave the bid does not count, so a banner bid that names no type gets the request's
+ * granularity, not the banner one.
+ */
+export function granularityFor(options: Pick<TargetingOptions, 'granularity' | 'byMediaType'>, bid: AuctionBid): PriceGranularity {
+  const mtype = bid.bid.mtype;
+  const mediaType = typeof mtype === 'number' && mtype > 0 ? mediaTypeFromMtype(mtype) : bid.namedType;
+  return (mediaType !== undefined ? options.byMediaType[mediaType] : undefined) ?? options.granularity;
 }
 
 /** The request's granularity when it asks for no usable targeting: the default. */

@@ -28,7 +28,7 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
       const read = readTargetingOptions(auction.request, context);
       if (read === undefined || 'error' in read || !read.options.brandCategory) return;
       const { options } = read;
-      keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => priceBucket(bid.bid.price, granularityFor(options, bid.type)), deps.categoryMapping?.bind(deps), context);
+      keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => priceBucket(bid.bid.price, granularityFor(options, bid)), deps.categoryMapping?.bind(deps), context);
     },
 
     apply(auction: AuctionResult, context: AuctionContext): void {
@@ -46,7 +46,7 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
     priceBucket(bid: AuctionBid, request: BidRequest, context: AuctionContext): string {
       const read = readTargetingOptions(request, context);
       const granularities = read !== undefined && 'options' in read ? read.options : DEFAULT_GRANULARITIES;
-      return priceBucket(bid.bid.price, granularityFor(granularities, bid.type));
+      return priceBucket(bid.bid.price, granularityFor(granularities, bid));
     },
   };
 }

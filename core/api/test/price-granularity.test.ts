@@ -170,7 +170,8 @@ describe('price granularity', () => {
     it('starts each range at the previous max, whatever the increments', () => {
       const steps = parsed({ precision: 2, ranges: [{ max: 1, increment: 0.3 }, { max: 5, increment: 0.7 }] });
       expect(priceBucket(0.95, steps)).to.equal('0.90');
-      expect(priceBucket(1, steps)).to.equal('0.90');
+      // On the max of one range and the start of the next: the next, as Prebid Server's last matching range wins.
+      expect(priceBucket(1, steps)).to.equal('1.00');
       expect(priceBucket(1.69, steps)).to.equal('1.00');
       expect(priceBucket(1.7, steps)).to.equal('1.70');
       expect(priceBucket(2.5, steps)).to.equal('2.40');
@@ -199,11 +200,25 @@ describe('price granularity', () => {
       expect(priceBucket(8.7, gap)).to.equal('8.50');
     });
 
-    it('rejects a min below the previous max or at its own max, naming the range', () => {
-      expect(parsePriceGranularity({ ranges: [{ max: 5, increment: 1 }, { min: 4, max: 10, increment: 1 }] }))
-        .to.have.property('error').that.contains('ranges[1].min');
-      expect(parsePriceGranularity({ ranges: [{ min: 5, max: 5, increment: 1 }] }))
-        .to.have.property('error').that.contains('ranges[0].min');
+    it('ignores a min below the previous max, at or above its own max, or not a number: the range starts at the previous max', () => {
+      // Prebid Server's request defaults set every range's min to the previous max; it refuses none of these.
+      const overlapping = parsed({ ranges: [{ max: 5, increment: 1 }, { min: 4, max: 10, increment: 1 }] });
+      expect(overlapping.ranges).to.deep.equal([{ max: 5, increment: 1 }, { max: 10, increment: 1 }]);
+      expect(priceBucket(5.5, overlapping)).to.equal('5.00');
+      expect(parsed({ ranges: [{ min: 5, max: 5, increment: 1 }] }).ranges).to.deep.equal([{ max: 5, increment: 1 }]);
+      expect(parsed({ ranges: [{ min: '1', max: 5, increment: 1 }] }).ranges).to.deep.equal([{ max: 5, increment: 1 }]);
+    });
+
+    it('puts a price on a boundary in the next range, explicit min or not', () => {
+      const withMin = parsed({ precision: 3, ranges: [{ min: 0, max: 5, increment: 0.3 }, { min: 5, max: 12, increment: 2 }] });
+      expect(priceBucket(5, withMin)).to.equal('5.000');
+      expect(priceBucket(4.99, withMin)).to.equal('4.800');
+      expect(priceBucket(12, withMin)).to.equal('11.000');
+      // A gap after the max: the price stays in its range.
+      const gap = parsed({ precision: 2, ranges: [{ max: 5, increment: 0.3 }, { min: 8, max: 20, increment: 0.5 }] });
+      expect(priceBucket(5, gap)).to.equal('4.80');
+      expect(exactPriceBucket(5, gap)).to.equal('4.80');
+      expect(exactPriceBucket(5, withMin)).to.equal('5.000');
     });
 
     it('rounds half up when the increment is finer than the precision', () => {

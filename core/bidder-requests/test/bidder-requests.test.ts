@@ -45,18 +45,18 @@ describe('what each bidder may see: request ext', () => {
     expect(byBidder.districtm!.ext).to.deep.equal({ gpp: 'kept', prebid: { aliases: { districtm: 'appnexus' } } });
   });
 
-  it('passes channel, currency, debug, integration, sdk and only includebrandcategory of targeting; leaves ext out when nothing is left', () => {
+  it('passes channel, currency, debug, integration, sdk and only includebrandcategory of targeting, as Go writes their structs; leaves ext out when nothing is left', () => {
     const { byBidder } = shape(
-      base({ prebid: { channel: { name: 'web' }, currency: { rates: {} }, debug: true, integration: 'x', sdk: { renderers: [] }, targeting: { includebrandcategory: { primaryadserver: 1 }, includewinners: true } } }),
+      base({ prebid: { channel: { name: 'web', extra: 1 }, currency: { rates: {} }, debug: true, integration: 'x', sdk: { renderers: [{ name: 'r', version: '' }] }, targeting: { includebrandcategory: { primaryadserver: 1, publisher: '' }, includewinners: true } } }),
       [['appnexus']],
     );
     expect(byBidder.appnexus!.ext.prebid).to.deep.equal({
-      channel: { name: 'web' },
-      currency: { rates: {} },
+      channel: { name: 'web', version: '' },
+      currency: { rates: {}, usepbsrates: null },
       debug: true,
       integration: 'x',
-      sdk: { renderers: [] },
-      targeting: { includebrandcategory: { primaryadserver: 1 } },
+      sdk: { renderers: [{ name: 'r' }] },
+      targeting: { includebrandcategory: { primaryadserver: 1, withcategory: false } },
     });
     expect(shape(base({ prebid: { targeting: { includewinners: true }, debug: false, integration: '' } }), [['appnexus']]).byBidder.appnexus!.ext).to.equal(undefined);
   });

@@ -31,6 +31,7 @@ interface Spec {
   duration?: number;
   bid?: Partial<Bid>;
   cache?: AuctionBid['cache'];
+  namedType?: MediaType;
 }
 
 function auction(targeting: unknown, specs: Spec[], extra: Partial<BidRequest> = {}): AuctionResult {
@@ -48,6 +49,7 @@ function auction(targeting: unknown, specs: Spec[], extra: Partial<BidRequest> =
       bidderBest: spec.bidderBest ?? true,
     };
     if (spec.targetBidderCode) bid.targetBidderCode = spec.targetBidderCode;
+    if (spec.namedType) bid.namedType = spec.namedType;
     if (spec.duration !== undefined) bid.video = { duration: spec.duration };
     if (spec.cache) bid.cache = spec.cache;
     seats.set(spec.bidder, [...(seats.get(spec.bidder) ?? []), bid]);
@@ -62,13 +64,18 @@ const bidsOf = (result: AuctionResult) => result.seats.flatMap((seat) => seat.bi
 
 describe('gavel.targeting: the publisher settings', () => {
   describe('keys', () => {
-    it('mediatypepricegranularity buckets bids of a type by its own granularity, others by pricegranularity', () => {
-      const result = auction({ pricegranularity: 'med', mediatypepricegranularity: { video: { precision: 1, ranges: [{ max: 50, increment: 5 }] } } }, [
-        { bidder: 'v', price: 18, type: 'video', winner: true },
+    it('mediatypepricegranularity buckets a bid that names its type (mtype, else ext.prebid.type) by that type\'s granularity, others by pricegranularity', () => {
+      const granularities = { pricegranularity: 'med', mediatypepricegranularity: { video: { precision: 1, ranges: [{ max: 50, increment: 5 }] } } };
+      const result = auction(granularities, [
+        { bidder: 'v', price: 18, type: 'video', winner: true, bid: { mtype: 2 } },
         { bidder: 'b', price: 18, impid: 'imp-2' },
+        // As Prebid Server reads it: the type the adapter gave does not count, the one the bid names does.
+        { bidder: 'u', price: 18, type: 'video', impid: 'imp-3' },
+        { bidder: 'n', price: 18, type: 'banner', impid: 'imp-4', namedType: 'video' },
+        { bidder: 'm', price: 18, type: 'video', impid: 'imp-5', bid: { mtype: 1 }, namedType: 'video' },
       ]);
       service().apply(result, testContext());
-      expect(bidsOf(result).map((bid) => bid.targeting.hb_pb ?? bid.targeting.hb_pb_b)).to.deep.equal(['15.0', '18.00']);
+      expect(bidsOf(result).map((bid) => bid.targeting.hb_pb ?? bid.targeting[`hb_pb_${bid.bidder}`])).to.deep.equal(['15.0', '18.00', '18.00', '15.0', '18.00']);
       expect(service().priceBucket(bidsOf(result)[0]!, result.request, testContext())).to.equal('15.0');
     });
 
@@ -149,35 +156,63 @@ describe('gavel.targeting: the publisher settings', () => {
       expect(raw.kept[0]!.categoryDuration).to.equal('5.00_IAB17_15s');
     });
 
-    it('leaves out, with an error (code 3) and a seat non-bid, bids it cannot key', () => {
-      const { kept, context } = prepared(brand(), [
+    it("leaves out bids it cannot key, reported as Prebid Server reports them: the auction's errors (999), a non-bid (303) for one without a category", () => {
+      const specs: Spec[] = [
         { bidder: 'a', price: 1, bid: { id: 'none' } },
         { bidder: 'a', price: 1, bid: { id: 'two', cat: ['IAB17', 'IAB1'] } },
         { bidder: 'a', price: 1, bid: { id: 'unknown', cat: ['IAB99'] } },
         { bidder: 'a', price: 1, duration: 45, bid: { id: 'long', cat: ['IAB17'] } },
         { bidder: 'a', price: 1, bid: { id: 'good', cat: ['IAB17'] } },
-      ]);
+      ];
+      const { kept, context } = prepared(brand(), specs);
       expect(kept.map((bid) => bid.bid.id)).to.deep.equal(['good']);
-      expect(context.errors.a!.map((error) => `${error.code} ${error.message}`)).to.deep.equal([
+      expect(context.errors.a).to.equal(undefined);
+      expect(context.errors.prebid!.map((error) => `${error.code} ${error.message}`)).to.deep.equal([
+        '999 bid rejected [bid ID: none] reason: Bid did not contain a category',
+        '999 bid rejected [bid ID: two] reason: Bid did not contain a category',
+        "999 bid rejected [bid ID: unknown] reason: Category mapping file for primary ad server: 'freewheel', publisher: '' not found",
+        '999 bid rejected [bid ID: long] reason: bid duration exceeds maximum allowed',
+      ]);
+      expect(context.rejected.map((entry) => [entry.bid.bid.id, entry.reason])).to.deep.equal([['none', 303], ['two', 303]]);
+
+      // The video endpoint reports per bidder, in its own words (its pods' errors).
+      const video = prepared(brand(), specs, testContext({ endpoint: 'video' }));
+      expect(video.context.errors.a!.map((error) => `${error.code} ${error.message}`)).to.deep.equal([
         '3 bid none rejected: it carries no IAB category (bid.cat), which brand categories need',
         '3 bid two rejected: it carries 2 IAB categories (IAB17, IAB1); brand categories need exactly one',
         "3 bid unknown rejected: its IAB category IAB99 has no freewheel category in this host's mapping",
         '3 bid long rejected: its duration 45 s is longer than the longest allowed duration, 30 s',
       ]);
-      expect(context.rejected.map((entry) => entry.reason)).to.deep.equal([303, 303, 303, 300]);
+      expect(video.context.rejected.map((entry) => entry.reason)).to.deep.equal([303, 303, 300, 300]);
+    });
+
+    it("uses an adapter's primary category as it is, before bid.cat", () => {
+      const { kept } = prepared(brand(), [{ bidder: 'v', price: 5, winner: true, bid: { cat: ['IAB17'] } }]);
+      expect(kept[0]!.categoryDuration).to.equal('5.00_sports_15s');
+      const result = auction(brand(), [{ bidder: 'v', price: 5, winner: true, bid: { cat: ['IAB17'] } }]);
+      result.seats[0]!.bids[0]!.video = { duration: 10, primaryCategory: 'adserver-own' };
+      service().prepare!(result, testContext());
+      expect(bidsOf(result)[0]!.categoryDuration).to.equal('5.00_adserver-own_15s');
     });
 
     it('keeps one bid per translated category: the higher price, the earlier bid on a tie', () => {
-      const { kept, context } = prepared(brand(), [
+      const specs: Spec[] = [
         { bidder: 'alpha', price: 4, bid: { id: 'movie', cat: ['IAB1-5'] } },
         { bidder: 'beta', price: 4, bid: { id: 'tv', cat: ['IAB1-7'] } },
         { bidder: 'beta', price: 6, bid: { id: 'sport', cat: ['IAB17'] } },
         { bidder: 'alpha', price: 7, bid: { id: 'sport2', cat: ['IAB17'] } },
-      ]);
+      ];
+      const { kept, context } = prepared(brand(), specs);
       expect(kept.map((bid) => bid.bid.id).sort()).to.deep.equal(['movie', 'sport2']);
-      expect(context.errors.beta!.map((error) => [error.code, error.message])).to.deep.equal([
-        [0, 'bid tv deduplicated: bid movie of alpha has the same category (screen) at a higher or equal price'],
-        [0, 'bid sport deduplicated: bid sport2 of alpha has the same category (sports) at a higher or equal price'],
+      expect(context.errors.prebid!.map((error) => [error.code, error.message])).to.deep.equal([
+        [999, 'bid rejected [bid ID: tv] reason: Bid was deduplicated'],
+        [999, 'bid rejected [bid ID: sport] reason: Bid was deduplicated'],
+      ]);
+      expect(context.rejected).to.deep.equal([]);
+      const video = prepared(brand(), specs, testContext({ endpoint: 'video' }));
+      expect(video.context.errors.beta!.map((error) => [error.code, error.message])).to.deep.equal([
+        [0, 'bid tv deduplicated: bid movie of alpha has the same category (screen) in pod imp-1 at a higher or equal price'],
+        [0, 'bid sport deduplicated: bid sport2 of alpha has the same category (sports) in pod imp-1 at a higher or equal price'],
       ]);
     });
 
