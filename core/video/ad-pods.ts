@@ -16,6 +16,8 @@ export interface PodTargeting {
   hb_pb: string;
   hb_pb_cat_dur: string;
   hb_cache_id: string;
+  /** The bid's deal id, for a deal bid only (as Prebid Server's video targeting). */
+  hb_deal?: string;
 }
 
 export interface AdPod {
@@ -54,10 +56,12 @@ interface PodState {
 /**
  * Turns the auction's bids into the video answer's pods. The auction has already fitted each bid's duration (2.2),
  * translated its brand category and kept one bid per category in each pod (the targeting service's brand categories,
- * which key `hb_pb_cat_dur` on every endpoint); the bids it left out are reported under their pod. Each remaining
- * bid goes to the pod of its imp if it is a video bid with VAST; every survivor carries `hb_cache_id`, the uuid of its
+ * which key `hb_pb_cat_dur` on every endpoint); the bids it left out are reported under their pod. Of the remaining
+ * bids, only each bidder's best in each imp can be targeted (the one the auction gives bidder keys, as Prebid
+ * Server's targeting does: a bidder's lower bids for the same imp get none, so its video endpoint never lists them);
+ * such a bid goes to the pod of its imp if it is a video bid with VAST; every survivor carries `hb_cache_id`, the uuid of its
  * cached VAST (the bid-caching service caches those the auction did not); a bid whose VAST cannot be cached is left
- * out. Its `hb_pb` is the targeting service's price bucket.
+ * out. Its `hb_pb` is the targeting service's price bucket, and a deal bid carries its `hb_deal`.
  */
 export async function buildAdPods(pods: PlannedPod[], seats: SeatResult[], report: AuctionReport, request: BidRequest, services: PodServices): Promise<AdPod[]> {
   const states: PodState[] = pods.map((planned) => ({ planned, candidates: [], errors: {} }));
@@ -68,7 +72,8 @@ export async function buildAdPods(pods: PlannedPod[], seats: SeatResult[], repor
   for (const seat of seats) {
     for (const auctionBid of seat.bids) {
       const state = stateOfImp.get(auctionBid.bid.impid);
-      if (!state) continue;
+      // Not an error: the bidder's better bid for this imp stands for it.
+      if (!state || !auctionBid.bidderBest) continue;
       const reason = inadmissible(auctionBid);
       if (reason) addError(state.errors, seat.bidder, { code: REJECTED, message: `bid ${auctionBid.bid.id} rejected: ${reason}` });
       else state.candidates.push(auctionBid);
@@ -118,9 +123,9 @@ function inadmissible(auctionBid: AuctionBid): string | undefined {
 }
 
 /**
- * The auction's bid caching stores each bidder's keyed bids per imp; a pod may also take a bidder's other bids, and
- * a cache failure may have left some out. Those go to the bid-caching service in one call; a bid still without a
- * cached VAST is reported.
+ * The auction's bid caching stores each bidder's keyed bids per imp, but a cache failure (or a deadline) may have
+ * left some out. Those go to the bid-caching service once more, in one call; a bid still without a cached VAST is
+ * reported.
  */
 async function cacheVast(states: PodState[], request: BidRequest, services: PodServices): Promise<void> {
   const missing = states.flatMap((state) => state.candidates.filter((candidate) => candidate.cache?.vastXml === undefined).map((candidate) => ({ state, candidate })));
@@ -137,7 +142,10 @@ async function cacheVast(states: PodState[], request: BidRequest, services: PodS
 function targetingOf(candidate: AuctionBid, request: BidRequest, services: PodServices): PodTargeting {
   const bucket = services.targeting.priceBucket(candidate, request, services.context);
   const key = candidate.categoryDuration ?? `${bucket}_${candidate.video?.duration ?? candidate.bid.dur ?? 0}s`;
-  return { hb_pb: bucket, hb_pb_cat_dur: key, hb_cache_id: candidate.cache!.vastXml!.cacheId };
+  const targeting: PodTargeting = { hb_pb: bucket, hb_pb_cat_dur: key, hb_cache_id: candidate.cache!.vastXml!.cacheId };
+  const { dealid } = candidate.bid;
+  if (typeof dealid === 'string' && dealid !== '') targeting.hb_deal = dealid;
+  return targeting;
 }
 
 /** Whether the bid can serve a VAST: markup, or a win notice URL to wrap. */

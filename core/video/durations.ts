@@ -4,7 +4,7 @@
  * categories: plugins/gavel.targeting/categories.ts).
  */
 
-/** The allowed durations, ascending and without repeats: every rule below reads them in that order. */
+/** The allowed durations, ascending and without repeats: the order a bid's duration is fitted in (2.2). */
 export function allowedDurations(durationRangeSec: readonly number[]): number[] {
   return [...new Set(durationRangeSec)].sort((a, b) => a - b);
 }
@@ -15,26 +15,32 @@ export interface ImpDuration {
   maxduration: number;
 }
 
-/** How many imps a pod becomes (see podImpDurations); cheap, so a caller can check a limit before building them. */
-export function podImpCount(podDurationSec: number, allowed: readonly number[], requireExact: boolean): number {
-  if (allowed.length === 0) return 0;
-  const count = Math.floor(podDurationSec / allowed[0]!);
-  return requireExact ? Math.max(count, allowed.length) : count;
+/**
+ * How many imps a pod becomes (see podImpDurations); cheap, so a caller can check a limit before building them.
+ * `durationRangeSec` is the request's list as given: with exact durations its length counts, repeats included.
+ */
+export function podImpCount(podDurationSec: number, durationRangeSec: readonly number[], requireExact: boolean): number {
+  if (durationRangeSec.length === 0) return 0;
+  const count = Math.floor(podDurationSec / Math.min(...durationRangeSec));
+  return requireExact ? Math.max(count, durationRangeSec.length) : count;
 }
 
 /**
  * The imps of one pod: `floor(pod / shortest)` of them, each asking for at most the longest allowed duration. With
- * exact durations there are at least as many imps as durations, and the imps are shared out among the durations in
- * order (each imp asks for exactly one of them), the last duration taking any remainder.
+ * exact durations there are at least as many imps as listed durations, and imp `i` asks for exactly
+ * `durations[min(floor(i / floor(count / len)), len - 1)]` (reference behaviour 9): the list is read as the request
+ * gives it, neither sorted nor rid of repeats, so a publisher orders the pod's slots (and weights one by repeating
+ * it), as in Prebid Server.
  */
-export function podImpDurations(podDurationSec: number, allowed: readonly number[], requireExact: boolean): ImpDuration[] {
-  const count = podImpCount(podDurationSec, allowed, requireExact);
-  const longest = allowed[allowed.length - 1]!;
-  if (!requireExact) return Array.from({ length: count }, () => ({ maxduration: longest }));
-
-  const impsPerDuration = Math.floor(count / allowed.length);
+export function podImpDurations(podDurationSec: number, durationRangeSec: readonly number[], requireExact: boolean): ImpDuration[] {
+  const count = podImpCount(podDurationSec, durationRangeSec, requireExact);
+  if (!requireExact) {
+    const longest = Math.max(...durationRangeSec);
+    return Array.from({ length: count }, () => ({ maxduration: longest }));
+  }
+  const impsPerDuration = Math.floor(count / durationRangeSec.length);
   return Array.from({ length: count }, (_, i) => {
-    const duration = allowed[Math.min(Math.floor(i / impsPerDuration), allowed.length - 1)]!;
+    const duration = durationRangeSec[Math.min(Math.floor(i / impsPerDuration), durationRangeSec.length - 1)]!;
     return { minduration: duration, maxduration: duration };
   });
 }

@@ -39,6 +39,8 @@ export interface ExpandOptions {
 export interface BrandCategories {
   primaryadserver: number;
   publisher: string;
+  /** `false`: the bid's IAB category is keyed as it is, no ad server mapping needed. */
+  translatecategories?: boolean;
 }
 
 /** Top-level OpenRTB fields a (stored) video request may carry that go to the auction unchanged. */
@@ -51,7 +53,7 @@ const OPENRTB_PASSTHROUGH = ['id', 'test', 'at', 'tmax', 'wseat', 'bseat', 'alli
  * auction is asked for bidder targeting keys and for the VAST of video bids to be cached.
  */
 export function expandVideoRequest(video: VideoRequest, pods: Pod[], options: ExpandOptions): ExpandedVideoRequest {
-  const allowed = allowedDurations(video.podconfig.durationrangesec);
+  const durationRangeSec = video.podconfig.durationrangesec;
   const requireExact = video.podconfig.requireexactduration === true;
   const planned: PlannedPod[] = [];
   const rejectedPods: RejectedPod[] = [];
@@ -59,22 +61,24 @@ export function expandVideoRequest(video: VideoRequest, pods: Pod[], options: Ex
 
   video.podconfig.pods.forEach((pod, index) => {
     if (!pods.includes(pod)) return;
-    const reject = (message: string) => rejectedPods.push({ index, podid: pod.podid, messages: [`${message}, Pod index: ${index}`] });
+    const rejectWith = (message: string) => rejectedPods.push({ index, podid: pod.podid, messages: [message] });
+    const reject = (message: string) => rejectWith(`${message}, Pod index: ${index}`);
     const stored = options.storedImps.get(pod.configid);
     if (!isJsonObject(stored)) {
-      reject(stored === undefined ? `stored imp with id "${pod.configid}" (PodConfig.Pods.ConfigId) not found` : `stored imp with id "${pod.configid}" is not a JSON object`);
+      // Prebid Server's words for a configid it cannot load (missing or not an imp), naming the pod by its id.
+      rejectWith(`unable to load configid ${pod.configid}, Pod id: ${pod.podid}`);
       return;
     }
-    const count = podImpCount(pod.adpoddurationsec, allowed, requireExact);
+    const count = podImpCount(pod.adpoddurationsec, durationRangeSec, requireExact);
     if (count === 0) {
-      reject(`pod ${pod.podid} lasts ${pod.adpoddurationsec} s, shorter than the shortest allowed ad duration (${allowed[0]} s)`);
+      reject(`pod ${pod.podid} lasts ${pod.adpoddurationsec} s, shorter than the shortest allowed ad duration (${Math.min(...durationRangeSec)} s)`);
       return;
     }
     if (imps.length + count > options.maxImps) {
       reject(`pod ${pod.podid} would need ${count} imps, more than the ${options.maxImps - imps.length} left of this host's limit of ${options.maxImps} per video request`);
       return;
     }
-    const durations = podImpDurations(pod.adpoddurationsec, allowed, requireExact);
+    const durations = podImpDurations(pod.adpoddurationsec, durationRangeSec, requireExact);
     const podImps = durations.map((duration, i) => podImp(stored, `${pod.podid}_${i}`, { ...video.video, ...duration }, video.cacheconfig?.ttl));
     imps.push(...podImps);
     planned.push({ index, pod, impIds: podImps.map((imp) => imp.id), bidders: biddersOf(stored, options.namespace) });
@@ -83,12 +87,18 @@ export function expandVideoRequest(video: VideoRequest, pods: Pod[], options: Ex
   return { request: openRtbRequest(video, imps, options), pods: planned, rejectedPods };
 }
 
-/** One imp of a pod: the stored imp as the base, with its id, the video object and, when asked, the cache TTL over it. */
+/**
+ * One imp of a pod: the stored imp as the base, with its id and, when asked, the cache TTL over it. The request's
+ * video object replaces the stored imp's own `video` whole (Prebid Server's createImpressionTemplate): the player
+ * that asks is the one described, and a stored field it leaves out (a size, a mime type) does not leak in.
+ */
 function podImp(stored: Json, id: string, video: Json, cacheTtl: number | undefined): Imp {
-  const patch: Json = { id, video };
+  const patch: Json = { id };
   // The bid cache keeps a bid for the smaller of imp.exp and bid.exp: the request's VAST TTL belongs there.
   if (typeof cacheTtl === 'number' && cacheTtl > 0) patch.exp = cacheTtl;
-  return mergePatch(structuredClone(stored), patch) as Imp;
+  const imp = mergePatch(structuredClone(stored), patch) as Imp;
+  imp.video = structuredClone(video);
+  return imp;
 }
 
 /** The bidders an imp names, in either place the auction reads them (`imp.ext.<bidder>`, `imp.ext.<ns>.bidder`). */
@@ -120,10 +130,14 @@ function openRtbRequest(video: VideoRequest, imp: Imp[], options: ExpandOptions)
   return request;
 }
 
-/** `content` of the video request belongs in `site.content` or `app.content`; its fields win over stored ones. */
+/**
+ * `content` of the video request is `site.content` or `app.content`: it replaces whatever content the site or app
+ * carried, and without one the content is empty (`{}`), as Prebid Server's mergeData always sets it (its video
+ * request holds `content` as a value, never absent). The pods' content is the one the request describes at the top.
+ */
 function withContent(inventory: Json, content: Json | undefined): Json {
   const copy = structuredClone(inventory);
-  if (content) copy.content = { ...(isJsonObject(copy.content) ? copy.content : {}), ...structuredClone(content) };
+  copy.content = content ? structuredClone(content) : {};
   return copy;
 }
 
@@ -156,7 +170,8 @@ function openRtbRegs(regs: Json | undefined, user: Json | undefined): Json | und
 
 /**
  * `ext.<ns>`: targeting with bidder keys (every bidder's best bid per imp gets keys), the pods' durations and brand
- * categories (`hb_pb_cat_dur`, deduplicated per pod), and the VAST cache.
+ * categories (`hb_pb_cat_dur`, deduplicated per pod, `_<bidder>` appended with the request's `appendbiddernames`),
+ * and the VAST cache.
  */
 function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoRequest): Json {
   const base: Json = isJsonObject(ext) ? ext : {};
@@ -170,6 +185,7 @@ function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoReques
     durationrangesec: allowedDurations(video.podconfig.durationrangesec),
     requireexactduration: video.podconfig.requireexactduration === true,
   };
+  if (video.appendbiddernames === true) targeting.appendbiddernames = true;
   if (options.priceGranularity !== undefined) targeting.pricegranularity = options.priceGranularity;
   const cache: Json = { ...(isJsonObject(own.cache) ? own.cache : {}), vastxml: {} };
   return { ...base, [options.namespace]: { ...own, targeting, cache } };

@@ -47,13 +47,13 @@ const DEBUG_LOG_PUT_MS = 1000;
 async function answerVideo(input: EndpointRequest, entered: EnteredRequest, services: EndpointServices): Promise<EndpointResponse> {
   const { namespace, context } = entered;
   const deadline = storedFetchDeadline(input.receivedAt, entered.request.tmax, services.config.auction);
-  const merged = await withStoredVideoRequest(entered.request as Json, namespace, services.stored, { deadline });
+  const merged = await withStoredVideoRequest(entered.request as Json, namespace, services.stored, { deadline }, services.config.video.requireStoredRequest);
   if ('errors' in merged) return invalidRequest(merged.errors);
   // The stored video request may bring the tmax: the context is settled on the request as merged.
   let refused = settleContext(entered, merged.body as BidRequest, services);
   if (refused instanceof Promise) refused = await refused;
   if (refused) return refused;
-  const checked = checkVideoRequest(merged.body, { requireStoredRequest: services.config.video.requireStoredRequest });
+  const checked = checkVideoRequest(merged.body);
   if (checked.kind === 'invalid') return invalidRequest(checked.messages);
   const video = checked.request;
 
@@ -74,6 +74,7 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
 
   // A debug request is a test request for the bidders too (Prebid Server sets `test: 1`).
   if (context.debugOverride) expanded.request.test = 1;
+  withHeaderUserAgent(expanded.request, input.headers['user-agent']);
   const outcome = await runAuction(input, entered, services, expanded.request);
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
 
@@ -97,10 +98,12 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
 
 /**
  * `storedrequestid` names a stored video request (the whole request can live in stored configuration, spec 2.1):
- * it is the base and the body is applied over it as a JSON merge patch, before anything is checked.
+ * it is the base and the body is applied over it as a JSON merge patch, before anything is checked. A host that
+ * requires one refuses a body without a string id at once, with Prebid Server's words and nothing else checked.
  */
-async function withStoredVideoRequest(body: Json, namespace: Namespace, stored: StoredDataFetcher, options: FetchOptions): Promise<{ body: Json } | { errors: string[] }> {
+async function withStoredVideoRequest(body: Json, namespace: Namespace, stored: StoredDataFetcher, options: FetchOptions, required: boolean): Promise<{ body: Json } | { errors: string[] }> {
   const id = body.storedrequestid;
+  if (required && typeof id !== 'string') return { errors: ['Unable to find required stored request id'] };
   if (id === undefined) return { body };
   if (typeof id !== 'string' || id === '') return { errors: ['request field StoredRequestId must be a non-empty string'] };
   const document = (await fetchStored('request', () => stored.fetchRequests([id], options))).get(id);
@@ -128,13 +131,17 @@ async function fetchStored(what: string, fetch: () => Promise<Map<string, unknow
  */
 function podRules(video: VideoRequest, namespace: Namespace, categories: CategoryMappings): { granularitySource: unknown; brandCategories?: BrandCategories } | { errors: string[] } {
   const errors: string[] = [];
+  // A legacy name ("high") is read as on the auction endpoint.
   const granularitySource = video.pricegranularity ?? targetingOptionsOf(video, namespace).pricegranularity;
   const parsed = parsePriceGranularity(granularitySource);
   if ('error' in parsed) errors.push(`request field PriceGranularity: ${parsed.error}`);
 
   const brandCategory = video.includebrandcategory;
   let brandCategories: BrandCategories | undefined;
-  if (brandCategory) {
+  if (brandCategory?.translatecategories === false) {
+    // Untranslated IAB categories need no mapping, and the ad server is not read (Prebid Server's category mapping).
+    brandCategories = { primaryadserver: brandCategory.primaryadserver ?? 0, publisher: brandCategory.publisher ?? '', translatecategories: false };
+  } else if (brandCategory?.primaryadserver !== undefined) {
     const adServer = AD_SERVER_BY_CODE[brandCategory.primaryadserver]!;
     if (categories.mappingFor(adServer, brandCategory.publisher || undefined)) brandCategories = { primaryadserver: brandCategory.primaryadserver, publisher: brandCategory.publisher ?? '' };
     else {
@@ -152,4 +159,22 @@ function podRules(video: VideoRequest, namespace: Namespace, categories: Categor
 function targetingOptionsOf(video: VideoRequest, namespace: Namespace): Json {
   const own = isJsonObject(video.ext) ? video.ext[namespace] : undefined;
   return isJsonObject(own) && isJsonObject(own.targeting) ? own.targeting : {};
+}
+
+/**
+ * Without `device.ua` in the body, the bidders get the User-Agent header; one holding a `%` is URL-decoded first (a
+ * query unescape: `+` is a space), as Prebid Server's video endpoint reads it, since SSAI servers pass their viewers'
+ * user agents on encoded. One that does not decode is used as it came. The auction fills other device facts later.
+ */
+function withHeaderUserAgent(request: BidRequest, header: string | undefined): void {
+  if (!header) return;
+  const device = isJsonObject(request.device) ? request.device : undefined;
+  if (typeof device?.ua === 'string' && device.ua !== '') return;
+  request.device = { ...(device ?? {}), ua: header.includes('%') ? queryUnescape(header) ?? header : header };
+}
+
+/** Go's url.QueryUnescape: `%XX` bytes (read as UTF-8) and `+` as a space; undefined when an escape is malformed. */
+function queryUnescape(text: string): string | undefined {
+  if (/%(?![0-9a-fA-F]{2})/.test(text)) return undefined;
+  return text.replaceAll('+', ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (escaped) => Buffer.from(escaped.replaceAll('%', ''), 'hex').toString('utf8'));
 }

@@ -18,9 +18,14 @@ export interface PodConfig {
 }
 
 export interface IncludeBrandCategory {
-  /** 1 = a video-focused ad server (FreeWheel), 2 = a large publisher ad server (Google Ad Manager). */
-  primaryadserver: 1 | 2;
+  /**
+   * 1 = a video-focused ad server (FreeWheel), 2 = a large publisher ad server (Google Ad Manager); required unless
+   * `translatecategories` is false (then it is not read).
+   */
+  primaryadserver?: number;
   publisher?: string;
+  /** `false`: bids are keyed by their IAB category as it is, not translated for the ad server. Default true. */
+  translatecategories?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -32,11 +37,14 @@ export interface VideoRequest {
   app?: Json;
   video: Json & { mimes: string[]; protocols: number[] };
   includebrandcategory?: IncludeBrandCategory;
+  /** `hb_pb_cat_dur` ends in `_<bidder>`, as the auction endpoint's `targeting.appendbiddernames`. */
+  appendbiddernames?: boolean;
   content?: Json;
   user?: Json;
   device?: Json;
   regs?: Json;
-  pricegranularity?: Json;
+  /** A custom granularity, or one of the legacy names (`low`, `med`, `medium`, `high`, `auto`, `dense`). */
+  pricegranularity?: Json | string;
   /** Not in the specification's table, but in its samples: `ttl` is how long cached VAST should live. */
   cacheconfig?: { ttl?: number };
   [key: string]: unknown;
@@ -52,9 +60,6 @@ export interface RejectedPod {
 export type VideoRequestCheck =
   | { kind: 'invalid'; messages: string[] }
   | { kind: 'valid'; request: VideoRequest; usablePods: Pod[]; rejectedPods: RejectedPod[] };
-
-/** The protocol integers of specification 2.4 (VAST 1.0 to DAAST 1.0 Wrapper). */
-const VIDEO_PROTOCOLS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
 /**
  * Messages for a schema node, by the keyword that failed, where the generic wording would not say how to fix it.
@@ -84,22 +89,11 @@ export const videoRequestSchema = {
           items: { type: 'integer', exclusiveMinimum: 0, [MESSAGES]: { exclusiveMinimum: 'duration array cannot contain negative or zero values' } },
         },
         requireexactduration: { type: 'boolean' },
+        // Only the types here: a pod's missing or bad values are checked by checkPod, in Prebid Server's order and words.
         pods: {
           type: 'array',
           minItems: 1,
-          items: {
-            type: 'object',
-            required: ['podid', 'adpoddurationsec', 'configid'],
-            properties: {
-              podid: { type: 'integer', minimum: 1, [MESSAGES]: { minimum: 'request incorrect required field: PodConfig.Pods.PodId must be a positive integer' } },
-              adpoddurationsec: {
-                type: 'integer',
-                exclusiveMinimum: 0,
-                [MESSAGES]: { exclusiveMinimum: 'request incorrect required field: PodConfig.Pods.AdPodDurationSec must be a positive number of seconds' },
-              },
-              configid: { type: 'string', minLength: 1 },
-            },
-          },
+          items: { type: 'object', properties: { podid: integer, adpoddurationsec: integer, configid: string } },
         },
       },
     },
@@ -115,22 +109,23 @@ export const videoRequestSchema = {
       properties: {
         w: { type: 'integer', minimum: 0 },
         h: { type: 'integer', minimum: 0 },
-        mimes: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1, [MESSAGES]: { minLength: 'request field Video.Mimes must not contain empty strings' } } },
-        protocols: {
-          type: 'array',
-          minItems: 1,
-          items: { enum: VIDEO_PROTOCOLS, [MESSAGES]: { enum: `request field Video.Protocols may only contain the protocol integers ${VIDEO_PROTOCOLS[0]} to ${VIDEO_PROTOCOLS.at(-1)} (VAST 1.0 to DAAST 1.0 Wrapper)` } },
-        },
+        // Empty mime strings are dropped after the schema (withoutEmptyMimes), as Prebid Server does.
+        mimes: { type: 'array', minItems: 1, items: string },
+        // Not limited to the integers of 2.4: later VAST versions (11, 12, ...) pass, as in Prebid Server.
+        protocols: { type: 'array', minItems: 1, items: integer },
       },
     },
     includebrandcategory: {
       type: 'object',
-      required: ['primaryadserver'],
-      properties: {
-        primaryadserver: { enum: [1, 2], [MESSAGES]: { enum: 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)' } },
-        publisher: string,
+      properties: { primaryadserver: integer, publisher: string, translatecategories: { type: 'boolean' } },
+      // The ad server is what categories are translated for: without translation it is not read (Prebid Server).
+      if: { required: ['translatecategories'], properties: { translatecategories: { const: false } } },
+      else: {
+        required: ['primaryadserver'],
+        properties: { primaryadserver: { enum: [1, 2], [MESSAGES]: { enum: 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)' } } },
       },
     },
+    appendbiddernames: { type: 'boolean' },
     content: {
       type: 'object',
       properties: { episode: integer, title: string, season: string, series: string, len: integer, livestream: { enum: [0, 1] } },
@@ -153,8 +148,9 @@ export const videoRequestSchema = {
         didsha1: string, didmd5: string, dpidsha1: string, dpidmd5: string, macsha1: string, macmd5: string,
       },
     },
+    // A legacy name is checked with the custom object by parsePriceGranularity, as on the auction endpoint.
     pricegranularity: {
-      type: 'object',
+      type: ['object', 'string'],
       properties: {
         precision: { type: 'integer', minimum: 0 },
         ranges: {
@@ -190,6 +186,7 @@ const DISPLAY_NAMES: Record<string, string> = {
   includebrandcategory: 'IncludeBrandCategory', primaryadserver: 'PrimaryAdServer', pricegranularity: 'PriceGranularity',
   cacheconfig: 'CacheConfig', storeurl: 'StoreUrl', livestream: 'LiveStream', devicetype: 'DeviceType',
   consentrequired: 'ConsentRequired', consentstring: 'ConsentString', buyeruids: 'BuyerUids',
+  appendbiddernames: 'AppendBidderNames', translatecategories: 'TranslateCategories',
 };
 
 /** `/podconfig/pods/0/configid` -> `PodConfig.Pods.ConfigId`: array positions are left out, the pod index is told apart. */
@@ -216,7 +213,7 @@ function describe(error: ErrorObject): string {
       // An empty list or string gives the request nothing more than a missing field would.
       return `request missing required field: ${fieldName(segments)}`;
     case 'type':
-      return `request field ${fieldName(segments)} must be ${articleFor((error.params as { type: string }).type)}`;
+      return `request field ${fieldName(segments)} must be ${String((error.params as { type: string | string[] }).type).split(',').map(articleFor).join(' or ')}`;
     case 'enum':
       return `request field ${fieldName(segments)} must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
     default:
@@ -236,46 +233,101 @@ function podIndexOf(error: ErrorObject): number | undefined {
 
 /**
  * Errors ajv reports under a failed `anyOf` explain each alternative; the alternative's own message (kept) says it
- * better, so the explanations are dropped.
+ * better, so the explanations are dropped. A failed `if` only says which branch failed, and that branch's own error
+ * is reported.
  */
 function withoutAlternatives(errors: ErrorObject[]): ErrorObject[] {
   const failedAlternatives = errors.filter((error) => error.keyword === 'anyOf').map((error) => `${error.schemaPath}/`);
-  return errors.filter((error) => !failedAlternatives.some((prefix) => error.schemaPath.startsWith(prefix)));
+  return errors.filter((error) => error.keyword !== 'if' && !failedAlternatives.some((prefix) => error.schemaPath.startsWith(prefix)));
+}
+
+/**
+ * The order Prebid Server checks a video request in (validateVideoRequest), by the field a message is about: the
+ * 400 lists its messages in this order, whatever order the schema found them in.
+ */
+const CHECK_ORDER = ['storedrequestid', 'podconfig/durationrangesec', 'podconfig/pods', 'podconfig', 'site', 'app', 'video/mimes', 'video/protocols', 'video'];
+
+function checkOrderOf(error: ErrorObject): number {
+  const segments = pathSegments(error.instancePath).filter((segment) => !/^\d+$/.test(segment));
+  if (error.keyword === 'required') segments.push((error.params as { missingProperty: string }).missingProperty);
+  // The site-or-app alternatives are about the request as a whole: they are the site/app check.
+  const field = segments.length === 0 ? 'site' : segments.join('/');
+  const rank = CHECK_ORDER.findIndex((entry) => field === entry || field.startsWith(`${entry}/`));
+  return rank === -1 ? CHECK_ORDER.length : rank;
+}
+
+/**
+ * A pod's own checks, in Prebid Server's order and words: a repeated id, a missing (or non-positive) id, a missing,
+ * zero or negative duration, a missing configid. A value of the wrong type was already named by the schema and is
+ * not checked again. An absent id counts as 0, as Prebid Server reads it, so it also repeats an earlier absent one.
+ */
+function checkPod(pod: Json, index: number, seenPodIds: Set<number>): string[] {
+  const messages: string[] = [];
+  const podid = pod.podid ?? 0;
+  if (typeof podid === 'number' && Number.isInteger(podid)) {
+    if (seenPodIds.has(podid)) messages.push(`request duplicated required field: PodConfig.Pods.PodId, Pod id: ${podid}`);
+    else seenPodIds.add(podid);
+    if (podid <= 0) messages.push(`request missing required field: PodConfig.Pods.PodId, Pod index: ${index}`);
+  }
+  const duration = pod.adpoddurationsec ?? 0;
+  if (typeof duration === 'number' && Number.isInteger(duration)) {
+    if (duration === 0) messages.push(`request missing or incorrect required field: PodConfig.Pods.AdPodDurationSec, Pod index: ${index}`);
+    if (duration < 0) messages.push(`request incorrect required field: PodConfig.Pods.AdPodDurationSec is negative, Pod index: ${index}`);
+  }
+  if (pod.configid === undefined || pod.configid === '') messages.push(`request missing or incorrect required field: PodConfig.Pods.ConfigId, Pod index: ${index}`);
+  return messages;
+}
+
+/**
+ * `video.mimes` without its empty strings, as Prebid Server sends it on; a list of nothing but empty strings is
+ * refused in its words.
+ */
+function withoutEmptyMimes(video: unknown): string | undefined {
+  if (!isObject(video) || !Array.isArray(video.mimes) || video.mimes.length === 0) return undefined;
+  const mimes = video.mimes.filter((mime) => mime !== '');
+  if (mimes.length === 0) return 'request missing required field: Video.Mimes, mime types contains empty strings only';
+  video.mimes = mimes;
+  return undefined;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
  * Checks a video request (after its stored request was merged in). Problems of the request as a whole are
- * `invalid` (a 400); problems of one pod drop that pod, and the request stays valid while at least one pod is usable.
- * Fills `podconfig` with `{}` when absent, so the body must be the caller's own copy.
+ * `invalid` (a 400, its messages in Prebid Server's order); problems of one pod drop that pod, and the request stays
+ * valid while at least one pod is usable. Fills `podconfig` with `{}` when absent and drops empty mime strings, so
+ * the body must be the caller's own copy.
  */
-export function checkVideoRequest(body: Record<string, unknown>, options: { requireStoredRequest?: boolean } = {}): VideoRequestCheck {
-  const requestMessages: string[] = [];
+export function checkVideoRequest(body: Record<string, unknown>): VideoRequestCheck {
+  const requestMessages: Array<{ order: number; message: string }> = [];
   const podMessages = new Map<number, string[]>();
-  if (options.requireStoredRequest && body.storedrequestid === undefined) requestMessages.push('request missing required field: storedrequestid');
 
   if (!validateSchema(body)) {
     for (const error of withoutAlternatives(validateSchema.errors ?? [])) {
       const podIndex = podIndexOf(error);
-      if (podIndex === undefined) requestMessages.push(describe(error));
+      if (podIndex === undefined) requestMessages.push({ order: checkOrderOf(error), message: describe(error) });
       else podMessages.set(podIndex, [...(podMessages.get(podIndex) ?? []), `${describe(error)}, Pod index: ${podIndex}`]);
     }
   }
-  if (requestMessages.length > 0) return { kind: 'invalid', messages: [...new Set(requestMessages)] };
+  const mimesMessage = withoutEmptyMimes(body.video);
+  if (mimesMessage) requestMessages.push({ order: CHECK_ORDER.indexOf('video/mimes'), message: mimesMessage });
+  if (requestMessages.length > 0) {
+    // A stable sort: messages about one field keep the schema's order.
+    return { kind: 'invalid', messages: [...new Set(requestMessages.sort((a, b) => a.order - b.order).map(({ message }) => message))] };
+  }
 
   const request = body as VideoRequest;
   const seenPodIds = new Set<number>();
   const usablePods: Pod[] = [];
   const rejectedPods: RejectedPod[] = [];
   request.podconfig.pods.forEach((pod, index) => {
-    const messages = podMessages.get(index) ?? [];
-    if (messages.length === 0 && seenPodIds.has(pod.podid)) {
-      messages.push(`request duplicated required field: PodConfig.Pods.PodId, Pod id: ${pod.podid}, Pod index: ${index}`);
-    }
+    const messages = [...(podMessages.get(index) ?? []), ...(isObject(pod) ? checkPod(pod, index, seenPodIds) : [])];
     if (messages.length > 0) {
       rejectedPods.push({ index, podid: (pod as unknown as Json | null)?.podid, messages: [...new Set(messages)] });
       return;
     }
-    seenPodIds.add(pod.podid);
     usablePods.push(pod);
   });
   return { kind: 'valid', request, usablePods, rejectedPods };

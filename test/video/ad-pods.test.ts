@@ -28,7 +28,8 @@ function auctionBid(bidder: string, bid: Partial<Bid> & { id: string }, extra: {
     originalCurrency: 'USD',
     targeting: {},
     winner: false,
-    bidderBest: false,
+    // As the auction hands bids over: each here is its bidder's best in its imp unless a test says otherwise.
+    bidderBest: true,
   };
 }
 
@@ -55,7 +56,7 @@ describe('video ad pod assembly', () => {
   it('keeps the cache id the auction gave a bid, and caches the VAST of a bid that has none', async () => {
     const [adPod] = await buildAdPods(
       [pod],
-      [seat('alpha', [auctionBid('alpha', { id: 'a1', price: 2 }, { cacheId: 'from-auction' }), auctionBid('alpha', { id: 'a2', price: 1.5 })])],
+      [seat('alpha', [auctionBid('alpha', { id: 'a1', price: 2 }, { cacheId: 'from-auction' }), auctionBid('alpha', { id: 'a2', price: 1.5, impid: '1_1' })])],
       NOTHING_REPORTED,
       request,
       future(),
@@ -64,6 +65,35 @@ describe('video ad pod assembly', () => {
     expect(adPod!.targeting[0]!.hb_cache_id).to.equal('from-auction');
     const cached = await store.get(adPod!.targeting[1]!.hb_cache_id);
     expect(cached).to.deep.equal({ type: 'xml', value: '<VAST version="3.0"><Ad id="a2"/></VAST>' });
+  });
+
+  it("targets only a bidder's best bid in each imp: its lower bid for the same imp is left out, as in Prebid Server", async () => {
+    const [adPod] = await buildAdPods(
+      [pod],
+      [
+        seat('alpha', [auctionBid('alpha', { id: 'top', price: 5, cat: ['IAB17'] }, { cacheId: 'u1' }), { ...auctionBid('alpha', { id: 'second', price: 4, cat: ['IAB1'] }), bidderBest: false }]),
+        seat('beta', [auctionBid('beta', { id: 'other', price: 3 }, { cacheId: 'u2' })]),
+      ],
+      NOTHING_REPORTED,
+      request,
+      future(),
+    );
+    expect(adPod!.targeting.map((entry) => entry.hb_cache_id)).to.deep.equal(['u1', 'u2']);
+    expect(adPod).to.not.have.property('errors');
+  });
+
+  it('gives a deal bid its hb_deal, and no other bid one', async () => {
+    const [adPod] = await buildAdPods(
+      [pod],
+      [seat('alpha', [auctionBid('alpha', { id: 'deal', price: 5, dealid: 'D1' }, { cacheId: 'u1' }), auctionBid('alpha', { id: 'open', price: 4, impid: '1_1', dealid: '' }, { cacheId: 'u2' })])],
+      NOTHING_REPORTED,
+      request,
+      future(),
+    );
+    expect(adPod!.targeting).to.deep.equal([
+      { hb_pb: '5.00', hb_pb_cat_dur: '5.00_15s', hb_cache_id: 'u1', hb_deal: 'D1' },
+      { hb_pb: '4.00', hb_pb_cat_dur: '4.00_15s', hb_cache_id: 'u2' },
+    ]);
   });
 
   it('wraps the nurl of a bid without markup in VAST', async () => {

@@ -30,6 +30,17 @@ describe('video durations', () => {
       expect(durations).to.deep.equal([15, 30, 60]);
     });
 
+    it('reads exact durations as given, neither sorted nor rid of repeats (reference behaviour 9)', () => {
+      // floor(60 / 15) = 4 imps, 2 per duration, in the request's order.
+      expect(podImpDurations(60, [30, 15], true).map((imp) => imp.maxduration)).to.deep.equal([30, 30, 15, 15]);
+      // A repeat counts: max(floor(30 / 15), 3) = 3 imps, one per listed duration.
+      expect(podImpDurations(30, [15, 15, 30], true).map((imp) => [imp.minduration, imp.maxduration])).to.deep.equal([[15, 15], [15, 15], [30, 30]]);
+    });
+
+    it('takes the shortest and longest of an unsorted list when durations are not exact', () => {
+      expect(podImpDurations(60, [30, 15], false)).to.deep.equal([{ maxduration: 30 }, { maxduration: 30 }, { maxduration: 30 }, { maxduration: 30 }]);
+    });
+
     it('a single exact duration: every imp asks for it', () => {
       expect(podImpDurations(150, [30], true)).to.have.length(5).and.to.deep.include({ minduration: 30, maxduration: 30 });
     });

@@ -19,7 +19,7 @@ const categoryId = (adServer: string, iab: string): string => (JSON.parse(readFi
 const vastOf = (bidder: string) => `<VAST version="3.0"><Ad id="${bidder}"><InLine><AdSystem>mock</AdSystem></InLine></Ad></VAST>`;
 
 /** name -> what it bids on every imp it is offered. */
-const BIDDERS: Record<string, { price: number; dur?: number; cat?: string; status?: number }> = {
+const BIDDERS: Record<string, { price: number; dur?: number; cat?: string; status?: number; prices?: string; dealid?: string }> = {
   dur10: { price: 5, dur: 10, cat: 'IAB17' },
   dur18: { price: 4, dur: 18, cat: 'IAB20' },
   dur45: { price: 3, dur: 45, cat: 'IAB8' },
@@ -29,12 +29,16 @@ const BIDDERS: Record<string, { price: number; dur?: number; cat?: string; statu
   movies: { price: 3.3, dur: 30, cat: 'IAB1-5' },
   tv: { price: 3.7, dur: 30, cat: 'IAB1-7' },
   broken: { price: 1, status: 500 },
+  twice: { price: 7.7, prices: '7.7,7.1', dur: 15 },
+  deal: { price: 8.8, dur: 15, dealid: 'D1' },
 };
 
 function bidderConfig(mock: MockBidder): Json {
   const bidders: Json = {};
-  for (const [name, { price, dur, cat, status }] of Object.entries(BIDDERS)) {
+  for (const [name, { price, dur, cat, status, prices, dealid }] of Object.entries(BIDDERS)) {
     const query = new URLSearchParams({ name, price: String(price), mtype: '2', adm: vastOf(name) });
+    if (prices) query.set('prices', prices);
+    if (dealid) query.set('dealid', dealid);
     if (dur !== undefined) query.set('dur', String(dur));
     if (cat) query.set('cat', cat);
     if (status) query.set('status', String(status));
@@ -155,6 +159,25 @@ describe('POST /openrtb2/video end to end', () => {
       expect(json.adPods[0].targeting[0].hb_pb_cat_dur).to.equal(`5.00_${categoryId('dfp', 'IAB17')}_15s`);
     });
 
+    it('keys the IAB category as it is with translatecategories false', async () => {
+      const { json } = await post(videoRequest([[1, 15, 'dur10']], { includebrandcategory: { primaryadserver: 1, translatecategories: false } }));
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['5.00_IAB17_15s']);
+    });
+
+    it('appends _<bidder> to hb_pb_cat_dur with appendbiddernames', async () => {
+      const { json } = await post(videoRequest([[1, 15, 'dur10']], { appendbiddernames: true }));
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['5.00_15s_dur10']);
+      const withCategory = await post(videoRequest([[1, 15, 'dur10']], { ...FREEWHEEL, appendbiddernames: true }));
+      expect(withCategory.json.adPods[0].targeting[0].hb_pb_cat_dur).to.equal(`5.00_${categoryId('freewheel', 'IAB17')}_15s_dur10`);
+    });
+
+    it("targets only a bidder's best bid in each imp, and gives a deal bid hb_deal", async () => {
+      const { json } = await post(videoRequest([[1, 15, 'twice'], [2, 15, 'deal']]));
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['7.70']);
+      expect(json.adPods[0].targeting[0]).to.not.have.property('hb_deal');
+      expect(json.adPods[1].targeting[0]).to.include({ hb_pb: '8.80', hb_deal: 'D1' });
+    });
+
     it("a publisher with its own mapping file gets its own ids; an IAB category it lacks is rejected", async () => {
       const { json } = await post(videoRequest([[1, 15, 'durations']], { includebrandcategory: { primaryadserver: 1, publisher: 'pub-own' } }));
       const [adPod] = json.adPods;
@@ -194,7 +217,8 @@ describe('POST /openrtb2/video end to end', () => {
       const sent = call!.body as Json;
       expect(sent.imp.map((imp: Json) => imp.id)).to.deep.equal(['7_0', '7_1', '7_2', '7_3']);
       for (const imp of sent.imp) {
-        expect(imp.video).to.deep.equal({ placement: 1, w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3, 7], maxduration: 30 });
+        // The request's video replaces the stored imp's own (its placement and webm mime do not leak in).
+        expect(imp.video).to.deep.equal({ w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3, 7], maxduration: 30 });
         expect(imp).to.include({ tagid: 'preroll-slot', exp: 300 });
         expect(imp.ext).to.deep.equal({ bidder: {} });
       }
@@ -207,13 +231,39 @@ describe('POST /openrtb2/video end to end', () => {
       expect(sent.tmax).to.be.a('number').and.at.most(900);
     });
 
-    it('with exact durations, shares the imps among the durations (min = max)', async () => {
+    it('with exact durations, shares the imps among the durations in the order given (min = max)', async () => {
       mock.received.length = 0;
       await post(videoRequest([[3, 60, 'dur15']], { podconfig: { durationrangesec: [30, 15], requireexactduration: true, pods: [{ podid: 3, adpoddurationsec: 60, configid: 'dur15' }] } }));
       const sent = callsOf('dur15')[0]!.body as Json;
       expect(sent.imp.map((imp: Json) => [imp.id, imp.video.minduration, imp.video.maxduration])).to.deep.equal([
-        ['3_0', 15, 15], ['3_1', 15, 15], ['3_2', 30, 30], ['3_3', 30, 30],
+        ['3_0', 30, 30], ['3_1', 30, 30], ['3_2', 15, 15], ['3_3', 15, 15],
       ]);
+    });
+
+    it("replaces the site's content with the request's content, and leaves it empty when the request has none", async () => {
+      mock.received.length = 0;
+      const site = { page: 'https://video.example/live', publisher: { id: 'pub-1' }, content: { id: 'stale', language: 'en' } };
+      await post(videoRequest([[1, 15, 'dur15']], { site, content: { title: 'Episode 6' } }));
+      expect((callsOf('dur15')[0]!.body as Json).site.content).to.deep.equal({ title: 'Episode 6' });
+      mock.received.length = 0;
+      await post(videoRequest([[1, 15, 'dur15']], { site }));
+      expect((callsOf('dur15')[0]!.body as Json).site.content).to.deep.equal({});
+    });
+
+    it('URL-decodes a User-Agent header holding a %, when the body has no device.ua', async () => {
+      mock.received.length = 0;
+      await postJson(`${gavel.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']]), { 'user-agent': 'Mozilla%2F5.0+(Smart%20TV)' });
+      expect((callsOf('dur15')[0]!.body as Json).device.ua).to.equal('Mozilla/5.0 (Smart TV)');
+      mock.received.length = 0;
+      await postJson(`${gavel.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']], { device: { ua: 'Body%20UA' } }), { 'user-agent': 'Header%20UA' });
+      expect((callsOf('dur15')[0]!.body as Json).device.ua).to.equal('Body%20UA');
+    });
+
+    it('drops empty mime strings and takes protocol integers past 10', async () => {
+      mock.received.length = 0;
+      const { status } = await post(videoRequest([[1, 15, 'dur15']], { video: { mimes: ['', 'video/mp4'], protocols: [7, 11] } }));
+      expect(status).to.equal(200);
+      expect((callsOf('dur15')[0]!.body as Json).imp[0].video).to.deep.include({ mimes: ['video/mp4'], protocols: [7, 11] });
     });
 
     it('puts the content in app.content for an app, and forwards consent required as regs.ext.gdpr', async () => {
@@ -236,6 +286,13 @@ describe('POST /openrtb2/video end to end', () => {
     it('buckets prices with the request pricegranularity', async () => {
       const { json } = await post(videoRequest([[1, 15, 'sports']], { pricegranularity: { precision: 2, ranges: [{ max: 10, increment: 1 }] } }));
       expect(json.adPods[0].targeting.map((entry: Json) => [entry.hb_pb, entry.hb_pb_cat_dur])).to.deep.equal([['9.00', '9.00_15s'], ['6.00', '6.00_15s']]);
+    });
+
+    it('takes a legacy price granularity name, as the auction endpoint does', async () => {
+      const { status, json } = await post(videoRequest([[1, 15, 'sports']], { pricegranularity: 'low' }));
+      expect(status).to.equal(200);
+      // low: 0.50 steps up to 5.00, the cap.
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['5.00', '5.00']);
     });
   });
 
@@ -269,14 +326,14 @@ describe('POST /openrtb2/video end to end', () => {
       expect(status).to.equal(200);
       expect(json.adPods.map((adPod: Json) => adPod.podid)).to.deep.equal([1, 2, 1]);
       expect(json.adPods[0].targeting).to.have.length(1);
-      expect(json.adPods[1].errors.general[0]).to.deep.equal({ code: 2, message: 'stored imp with id "no-such-config" (PodConfig.Pods.ConfigId) not found, Pod index: 1' });
-      expect(json.adPods[2].errors.general[0].message).to.equal('request duplicated required field: PodConfig.Pods.PodId, Pod id: 1, Pod index: 2');
+      expect(json.adPods[1].errors.general[0]).to.deep.equal({ code: 2, message: 'unable to load configid no-such-config, Pod id: 2' });
+      expect(json.adPods[2].errors.general[0].message).to.equal('request duplicated required field: PodConfig.Pods.PodId, Pod id: 1');
     });
 
     it('answers 400 when no pod is usable', async () => {
       const { status, text } = await post(videoRequest([[1, 15, 'no-such-config'], [2, 10, 'dur15']]));
       expect(status).to.equal(400);
-      expect(text).to.include('stored imp with id "no-such-config" (PodConfig.Pods.ConfigId) not found, Pod index: 0');
+      expect(text).to.include('unable to load configid no-such-config, Pod id: 1');
       expect(text).to.include('pod 2 lasts 10 s, shorter than the shortest allowed ad duration (15 s), Pod index: 1');
     });
 
@@ -324,6 +381,25 @@ describe('POST /openrtb2/video end to end', () => {
       const { status, text } = await postJson(`${limited.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']], { includebrandcategory: { primaryadserver: 2 } }));
       expect(status).to.equal(400);
       expect(text).to.include('IncludeBrandCategory.PrimaryAdServer: this host has no category mapping for ad server 2 (dfp)');
+    });
+
+    it('needs no category mapping when categories are not translated', async () => {
+      const { status, json } = await postJson(`${limited.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']], { includebrandcategory: { primaryadserver: 2, translatecategories: false } }));
+      expect(status).to.equal(200);
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['2.00_IAB3_15s']);
+    });
+
+    it("refuses a request without a storedrequestid in Prebid Server's words when the host requires one", async () => {
+      const requiring = await startGavel({ bidders: bidderConfig(mock), storedRequests: { filesystem: { dir } }, video: { requireStoredRequest: true } });
+      try {
+        const missing = await postJson(`${requiring.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']]));
+        expect(missing.status).to.equal(400);
+        expect(missing.text).to.equal('Invalid request: Unable to find required stored request id\n');
+        const given = await postJson(`${requiring.url}/openrtb2/video`, videoRequest([[1, 15, 'dur15']], { storedrequestid: 'video-base' }));
+        expect(given.status, given.text).to.equal(200);
+      } finally {
+        await requiring.close();
+      }
     });
 
     it('drops a pod that would take the request over the imp limit', async () => {

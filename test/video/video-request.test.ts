@@ -77,12 +77,63 @@ describe('video request validation', () => {
     expectInvalid((r) => { delete r.site; r.app = { domain: 'app.example' }; }, 'request missing required field: App.Publisher');
   });
 
-  it('requires video mimes and protocols, and only the protocol integers 1 to 10', () => {
+  it('requires video mimes and protocols', () => {
     expectInvalid((r) => { delete r.video; }, 'request missing required field: Video');
     expectInvalid((r) => { delete r.video.mimes; }, 'request missing required field: Video.Mimes');
-    expectInvalid((r) => { r.video.mimes = ['']; }, 'request field Video.Mimes must not contain empty strings');
     expectInvalid((r) => { r.video.protocols = []; }, 'request missing required field: Video.Protocols');
-    expectInvalid((r) => { r.video.protocols = [2, 11]; }, 'request field Video.Protocols may only contain the protocol integers 1 to 10 (VAST 1.0 to DAAST 1.0 Wrapper)');
+  });
+
+  it('drops empty mime strings, and refuses mimes that are nothing else in Prebid Server\'s words', () => {
+    const request = validRequest();
+    request.video.mimes = ['', 'video/mp4', ''];
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+    expect(request.video.mimes).to.deep.equal(['video/mp4']);
+    const onlyEmpty = validRequest();
+    onlyEmpty.video.mimes = ['', ''];
+    expect(invalidMessages(checkVideoRequest(onlyEmpty))).to.deep.equal(['request missing required field: Video.Mimes, mime types contains empty strings only']);
+  });
+
+  it('takes any protocol integers, later VAST versions too (Prebid Server checks only that there are some)', () => {
+    const request = validRequest();
+    request.video.protocols = [2, 11, 12];
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+    expectInvalid((r) => { r.video.protocols = ['VAST 4']; }, 'request field Video.Protocols must be an integer');
+  });
+
+  it("lists the request's problems in the order Prebid Server checks them", () => {
+    expect(invalidMessages(checkVideoRequest({}))).to.deep.equal([
+      'request missing required field: PodConfig.DurationRangeSec',
+      'request missing required field: PodConfig.Pods',
+      'request missing required field: site or app',
+      'request missing required field: Video',
+    ]);
+    const request = validRequest();
+    delete request.site;
+    request.podconfig.durationrangesec = [-15];
+    delete request.podconfig.pods;
+    request.video.mimes = [''];
+    expect(invalidMessages(checkVideoRequest(request))).to.deep.equal([
+      'duration array cannot contain negative or zero values',
+      'request missing required field: PodConfig.Pods',
+      'request missing required field: site or app',
+      'request missing required field: Video.Mimes, mime types contains empty strings only',
+    ]);
+  });
+
+  it('takes a legacy price granularity name as well as a custom one', () => {
+    const request = validRequest();
+    request.pricegranularity = 'high';
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+    expectInvalid((r) => { r.pricegranularity = 5; }, 'request field PriceGranularity must be an object or a string');
+  });
+
+  it('needs no primary ad server when categories are not translated', () => {
+    const request = validRequest();
+    request.includebrandcategory = { translatecategories: false };
+    request.appendbiddernames = true;
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+    expectInvalid((r) => { r.includebrandcategory = { primaryadserver: 3, translatecategories: true }; }, 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)');
+    expectInvalid((r) => { r.appendbiddernames = 'yes'; }, 'request field AppendBidderNames must be a boolean');
   });
 
   it('checks the types of optional fields and names them', () => {
@@ -91,11 +142,6 @@ describe('video request validation', () => {
     expectInvalid((r) => { r.includebrandcategory = { primaryadserver: 3 }; }, 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)');
     expectInvalid((r) => { r.includebrandcategory = {}; }, 'request missing required field: IncludeBrandCategory.PrimaryAdServer');
     expectInvalid((r) => { r.pricegranularity = { ranges: [{ max: 20 }] }; }, 'request missing required field: PriceGranularity.Ranges.Increment');
-  });
-
-  it('requires the stored request id when the host says so', () => {
-    expect(invalidMessages(checkVideoRequest(validRequest(), { requireStoredRequest: true }))).to.deep.equal(['request missing required field: storedrequestid']);
-    expect(checkVideoRequest({ ...validRequest(), storedrequestid: 'base' }, { requireStoredRequest: true }).kind).to.equal('valid');
   });
 
   describe('pods', () => {
@@ -110,25 +156,41 @@ describe('video request validation', () => {
     it('drops a pod with a missing field and keeps the others', () => {
       const check = podCheck([{ podid: 1, adpoddurationsec: 30 }, { podid: 2, adpoddurationsec: 30, configid: 'b' }]);
       expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([2]);
-      expect(check.rejectedPods).to.deep.equal([{ index: 0, podid: 1, messages: ['request missing required field: PodConfig.Pods.ConfigId, Pod index: 0'] }]);
+      expect(check.rejectedPods).to.deep.equal([{ index: 0, podid: 1, messages: ['request missing or incorrect required field: PodConfig.Pods.ConfigId, Pod index: 0'] }]);
     });
 
     it('drops a pod whose id repeats an earlier one', () => {
       const check = podCheck([{ podid: 1, adpoddurationsec: 30, configid: 'a' }, { podid: 1, adpoddurationsec: 60, configid: 'b' }]);
       expect(check.usablePods.map((pod) => pod.configid)).to.deep.equal(['a']);
-      expect(check.rejectedPods[0]!.messages).to.deep.equal(['request duplicated required field: PodConfig.Pods.PodId, Pod id: 1, Pod index: 1']);
+      expect(check.rejectedPods[0]!.messages).to.deep.equal(['request duplicated required field: PodConfig.Pods.PodId, Pod id: 1']);
     });
 
-    it('drops pods with a non-positive id or duration', () => {
+    it("drops pods with a non-positive id or duration, in Prebid Server's words", () => {
       const check = podCheck([
         { podid: 0, adpoddurationsec: 30, configid: 'a' },
         { podid: 2, adpoddurationsec: -30, configid: 'b' },
+        { podid: 4, adpoddurationsec: 0, configid: 'd' },
         { podid: 3, adpoddurationsec: 30, configid: 'c' },
       ]);
       expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([3]);
-      expect(check.rejectedPods.map((pod) => pod.messages[0])).to.deep.equal([
-        'request incorrect required field: PodConfig.Pods.PodId must be a positive integer, Pod index: 0',
-        'request incorrect required field: PodConfig.Pods.AdPodDurationSec must be a positive number of seconds, Pod index: 1',
+      expect(check.rejectedPods.map((pod) => pod.messages)).to.deep.equal([
+        ['request missing required field: PodConfig.Pods.PodId, Pod index: 0'],
+        ['request incorrect required field: PodConfig.Pods.AdPodDurationSec is negative, Pod index: 1'],
+        ['request missing or incorrect required field: PodConfig.Pods.AdPodDurationSec, Pod index: 2'],
+      ]);
+    });
+
+    it("checks each pod as Prebid Server does: a repeated id first, an absent id counting as 0", () => {
+      const check = podCheck([{ adpoddurationsec: 30, configid: 'a' }, { configid: '' }, { podid: 7, adpoddurationsec: 30, configid: 'c' }]);
+      expect(check.usablePods.map((pod) => pod.podid)).to.deep.equal([7]);
+      expect(check.rejectedPods.map((pod) => pod.messages)).to.deep.equal([
+        ['request missing required field: PodConfig.Pods.PodId, Pod index: 0'],
+        [
+          'request duplicated required field: PodConfig.Pods.PodId, Pod id: 0',
+          'request missing required field: PodConfig.Pods.PodId, Pod index: 1',
+          'request missing or incorrect required field: PodConfig.Pods.AdPodDurationSec, Pod index: 1',
+          'request missing or incorrect required field: PodConfig.Pods.ConfigId, Pod index: 1',
+        ],
       ]);
     });
 
