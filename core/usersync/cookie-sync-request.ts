@@ -1,4 +1,4 @@
-import { gdprProblems } from './user-state.js';
+import { GPP_TCF_EU_V2_SECTION, parseGppSid } from './user-state.js';
 import { isJsonObject } from '../api/index.js';
 
 export type SyncType = 'iframe' | 'redirect';
@@ -49,11 +49,28 @@ function readBidders(value: unknown, problems: string[]): string[] | undefined {
   return undefined;
 }
 
-function readGdpr(value: unknown, problems: string[]): string {
-  if (value === undefined || value === null) return '';
-  if (value === 0 || value === 1) return String(value);
-  problems.push(`"gdpr" must be 0 or 1, got ${JSON.stringify(value)}`);
-  return '';
+/** `gdpr` as the sync URLs carry it: "0", "1", or "" when the request leaves it out (or says nothing usable). */
+function readGdpr(value: unknown): string {
+  return value === 0 || value === 1 ? String(value) : '';
+}
+
+/**
+ * The GDPR signal and the consent it requires, as Prebid Server reads them: a `gpp_sid` naming sections decides (GDPR
+ * applies when it names TCF EU v2) and `gdpr` is then not read; else `gdpr` must be 0 or 1. Where GDPR applies, or
+ * the request says nothing and the host assumes it does (`privacy.gdpr.defaultValue`), a consent string is required
+ * (from `gdpr_consent`, or a GPP string, which may carry one).
+ */
+function gdprProblem(body: Json, privacy: PrivacySignals, hostDefault: string): string | undefined {
+  const sections = parseGppSid(privacy.gppSid) ?? [];
+  let signal: string;
+  if (sections.length > 0) signal = sections.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
+  else if (body.gdpr === undefined || body.gdpr === null) signal = '';
+  else if (body.gdpr === 0 || body.gdpr === 1) signal = String(body.gdpr);
+  else return 'GDPR signal should be integer 0 or 1';
+  if (privacy.gdprConsent !== '' || privacy.gpp !== '') return undefined;
+  if (signal === '1') return 'gdpr_consent is required if gdpr=1';
+  if (signal === '' && hostDefault === '1') return 'gdpr_consent is required. gdpr is not specified and is assumed to be 1 by the server. set gdpr=0 to exempt this request';
+  return undefined;
 }
 
 function readLimit(value: unknown, problems: string[]): number {
@@ -72,18 +89,23 @@ function readGppSid(value: unknown, problems: string[]): string {
   return '';
 }
 
+/**
+ * One of `filterSettings`, in Prebid Server's words when unusable (`filter` must say include or exclude, `bidders` be
+ * "*" or a list of names; neither has a default).
+ */
 function readFilter(name: string, value: unknown, problems: string[]): BidderFilter | undefined {
   if (value === undefined || value === null) return undefined;
-  const where = `"filterSettings.${name}"`;
+  const where = `error parsing filtersettings.${name}`;
   if (!isJsonObject(value)) {
-    problems.push(`${where} must be an object`);
+    problems.push(`${where}: "filterSettings.${name}" must be an object`);
     return undefined;
   }
-  const filter = value.filter ?? 'include';
-  const bidders = value.bidders ?? '*';
-  if (filter !== 'include' && filter !== 'exclude') problems.push(`${where}.filter must be "include" or "exclude"`);
-  else if (bidders !== '*' && !(Array.isArray(bidders) && bidders.every((bidder) => typeof bidder === 'string'))) problems.push(`${where}.bidders must be "*" or an array of bidder names`);
-  else return { filter, bidders: bidders as BidderFilter['bidders'] };
+  const { filter, bidders } = value;
+  if (filter !== 'include' && filter !== 'exclude') problems.push(`${where}: invalid filter value '${typeof filter === 'string' ? filter : ''}'. must be either 'include' or 'exclude'`);
+  else if (typeof bidders === 'string' && bidders !== '*') problems.push(`${where}: invalid bidders value \`${bidders}\`. must either be '*' or a string array`);
+  else if (bidders !== '*' && !(Array.isArray(bidders) && bidders.every((bidder) => typeof bidder === 'string'))) {
+    problems.push(`${where}: invalid bidders type. must either be a string '*' or a string array of bidders`);
+  } else return { filter, bidders: bidders as BidderFilter['bidders'] };
   return undefined;
 }
 
@@ -101,17 +123,21 @@ function readFilters(value: unknown, problems: string[]): CookieSyncRequest['fil
   return filters;
 }
 
-/** Validates a `/cookie_sync` body; every problem found is reported, not just the first. */
-export function readCookieSyncRequest(body: Json): { request: CookieSyncRequest } | { problems: string[] } {
+/**
+ * Validates a `/cookie_sync` body; every problem found is reported, not just the first. `hostGdprDefault` is the
+ * host's `privacy.gdpr.defaultValue`: "1" makes a request that says nothing about GDPR one where it applies.
+ */
+export function readCookieSyncRequest(body: Json, hostGdprDefault = '0'): { request: CookieSyncRequest } | { problems: string[] } {
   const problems: string[] = [];
   const privacy: PrivacySignals = {
-    gdpr: readGdpr(body.gdpr, problems),
+    gdpr: readGdpr(body.gdpr),
     gdprConsent: optionalString(body, 'gdpr_consent', problems),
     usPrivacy: optionalString(body, 'us_privacy', problems),
     gpp: optionalString(body, 'gpp', problems),
     gppSid: readGppSid(body.gpp_sid, problems),
   };
-  problems.push(...gdprProblems(privacy.gdpr, privacy.gdprConsent, { gdpr: '"gdpr"', consent: '"gdpr_consent"' }));
+  const gdpr = gdprProblem(body, privacy, hostGdprDefault);
+  if (gdpr) problems.push(gdpr);
   const coopSync = body.coopSync ?? false;
   if (typeof coopSync !== 'boolean') problems.push('"coopSync" must be true or false');
   const request: CookieSyncRequest = {

@@ -73,10 +73,10 @@ export function chooseSyncs(request: CookieSyncRequest, live: Record<string, str
  * and gets each one's sync URL, whose redirect comes back to /setuid with the bidder's id.
  */
 export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
-  const read = readCookieSyncRequest(input.body ?? {});
+  const read = readCookieSyncRequest(input.body ?? {}, deps.config.privacy.gdpr.defaultValue);
   if ('problems' in read) return invalidRequest(read.problems);
   const state = readUserState(input, deps.config.userSync);
-  if (state.optedOut) return optedOutResponse();
+  if (state.optedOut) return optedOutResponse('User has opted out');
   const live = liveUids(state.cookie, deps.now());
   const privacy = read.request.privacy;
   const consent = await syncConsentOf(deps, input.body?.account, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });

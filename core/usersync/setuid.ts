@@ -1,7 +1,8 @@
 import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
-import { resolveSyncKey, syncerKey } from './syncers.js';
+import type { UserSyncInfo } from '../api/index.js';
+import { listSyncers, resolveSyncKey, syncerForBidder, syncerKey } from './syncers.js';
 import { cookieAttributes, cookieSize, encodeUidsCookie, fitUidsCookie, setUid, uidsSetCookieHeader, type UidsCookie } from './uids-cookie.js';
-import { gdprProblems, optedOutResponse, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import { GPP_TCF_EU_V2_SECTION, optedOutResponse, parseGppSid, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
 
 export const SETUID_PATH = '/setuid';
 
@@ -14,10 +15,15 @@ export const PIXEL_GIF = Buffer.from('47494638396101000100800000000000ffffff21f9
 /** How the answer is shaped for the element that made the call (`f`). */
 type SetuidFormat = 'empty' | 'image' | 'html';
 
-const FORMATS: Record<string, SetuidFormat> = { '': 'empty', i: 'image', b: 'html' };
+const FORMATS: Record<string, SetuidFormat> = { i: 'image', b: 'html' };
 
-function formatOf(f: string | undefined): SetuidFormat | undefined {
-  return FORMATS[f ?? ''];
+/**
+ * `f` (`b` or `i`, in any case); without one, the element the bidder's own sync lands in: an iframe sync's is a
+ * page, a redirect's an image, as Prebid Server defaults it by the syncer's type.
+ */
+function formatOf(f: string | undefined, sync: UserSyncInfo | undefined): SetuidFormat | undefined {
+  if (f === undefined || f === '') return sync?.iframe?.url ? 'html' : sync?.redirect?.url ? 'image' : 'empty';
+  return FORMATS[f.toLowerCase()];
 }
 
 function answer(format: SetuidFormat, setCookie: string): EndpointResponse {
@@ -28,16 +34,27 @@ function answer(format: SetuidFormat, setCookie: string): EndpointResponse {
   return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: '' };
 }
 
+/**
+ * The query's problems, in Prebid Server's order and words: the bidder, the answer's format, `gpp_sid`, then the GDPR
+ * signal (from `gpp_sid` when it names sections, else `gdpr`) and the consent it requires.
+ */
 function queryProblems(request: EndpointRequest, deps: UserSyncDeps): { problems: string[]; key?: string; format?: SetuidFormat } {
   const { query } = request;
-  const format = formatOf(query.f);
-  if (!format) return { problems: [`"f" query param must be "i" (image) or "b" (blank HTML), got ${JSON.stringify(query.f)}`] };
   const bidder = query.bidder;
-  if (!bidder) return { problems: ['"bidder" query param is required: the bidder (or its uids cookie key) whose id this is'] };
+  if (!bidder) return { problems: ['"bidder" query param is required'] };
   const key = resolveSyncKey(deps.bidders, bidder);
-  if (!key) return { problems: [`"bidder" query param names an unknown bidder: "${bidder}" is neither a bidder with user sync nor a uids cookie key`] };
-  const problems = gdprProblems(query.gdpr, query.gdpr_consent, { gdpr: '"gdpr" query param', consent: '"gdpr_consent" query param' });
-  return { problems, key, format };
+  if (!key) return { problems: ['The bidder name provided is not supported by Prebid Server'] };
+  const sync = syncerForBidder(deps.bidders, bidder)?.info ?? listSyncers(deps.bidders).find((syncer) => syncer.key === key)?.info;
+  const format = formatOf(query.f, sync);
+  if (!format) return { problems: ['"f" query param is invalid. must be "b" or "i"'] };
+  const gppSid = parseGppSid(query.gpp_sid ?? '');
+  if (!gppSid) return { problems: ['invalid gpp_sid encoding, must be a csv list of integers'] };
+  const gdpr = query.gdpr ?? '';
+  let signal = gdpr;
+  if (gppSid.length > 0) signal = gppSid.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
+  else if (gdpr !== '' && gdpr !== '0' && gdpr !== '1') return { problems: [`the gdpr query param must be either 0 or 1. You gave ${gdpr}`] };
+  if (signal === '1' && !query.gdpr_consent && !query.gpp) return { problems: ['GDPR consent is required when gdpr signal equals 1'] };
+  return { problems: [], key, format };
 }
 
 /** True when one id alone would not fit in the cookie: no eviction could make room for it. */
@@ -52,11 +69,11 @@ function tooLongAlone(key: string, uid: string, maxBytes: number): boolean {
  */
 export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
   const settings = deps.config.userSync;
+  const state = readUserState(request, settings);
+  if (state.optedOut) return optedOutResponse();
   const { problems, key, format } = queryProblems(request, deps);
   if (problems.length > 0 || !key || !format) return invalidRequest(problems);
 
-  const state = readUserState(request, settings);
-  if (state.optedOut) return optedOutResponse();
   // Named by its cookie key (`adnxs`), the bidder is the first one syncing under that key.
   const bidder = deps.bidders.get(request.query.bidder!) ? request.query.bidder! : ([...deps.bidders.entries.values()].find((entry) => syncerKey(entry) === key)?.name ?? key);
   const consent = await syncConsentOf(deps, request.query.account, { gdpr: request.query.gdpr ?? '', consent: request.query.gdpr_consent ?? '', gppSid: request.query.gpp_sid });

@@ -36,17 +36,32 @@ export function readUserState(request: EndpointRequest, config: GavelConfig['use
   return { cookie, optedOut: cookie.optOut || hostOptOut };
 }
 
-/** The answer to a sync request from a user who opted out (Prebid Server answers 401 too). */
-export function optedOutResponse(): EndpointResponse {
-  return { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'The user has opted out of user syncing.\n' };
+/**
+ * The answer to a sync request from a user who opted out: 401, as Prebid Server answers, with its body (`/cookie_sync`
+ * says `User has opted out`; `/setuid` says nothing).
+ */
+export function optedOutResponse(body = ''): EndpointResponse {
+  return { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: body === '' ? '' : `${body}\n` };
 }
 
-/** GDPR signals as both endpoints take them; consent is required whenever GDPR applies. */
-export function gdprProblems(gdpr: string | undefined, consent: string | undefined, names: { gdpr: string; consent: string }): string[] {
-  if (gdpr !== undefined && gdpr !== '' && gdpr !== '0' && gdpr !== '1') return [`${names.gdpr} must be 0 or 1, got ${JSON.stringify(gdpr)}`];
-  if (gdpr === '1' && !consent) return [`${names.consent} is required when ${names.gdpr} is 1`];
-  return [];
+/**
+ * The GPP section ids of `gpp_sid` as Prebid Server reads them (a comma-separated list of 8-bit integers, nothing else
+ * around them); undefined when it cannot. An empty value is an empty list.
+ */
+export function parseGppSid(value: string): number[] | undefined {
+  if (value === '') return [];
+  const ids: number[] = [];
+  for (const part of value.split(',')) {
+    if (!/^[+-]?\d+$/.test(part)) return undefined;
+    const id = Number(part);
+    if (id < -128 || id > 127) return undefined;
+    ids.push(id);
+  }
+  return ids;
 }
+
+/** The GPP section of the TCF EU v2 string: a `gpp_sid` naming it says GDPR applies. */
+export const GPP_TCF_EU_V2_SECTION = 2;
 
 /**
  * The consent a sync request's signals give, under the account it names (`account`, as Prebid Server reads it:

@@ -11,7 +11,7 @@ describe('user sync over HTTP (the real edge)', () => {
   after(() => server.close());
 
   it('GET /setuid answers 200 with one Set-Cookie carrying the id and the attributes', async () => {
-    const answer = await fetchAnswer(`${server.url}/setuid?bidder=adnxs&uid=an-42`);
+    const answer = await fetchAnswer(`${server.url}/setuid?bidder=adnxs&uid=an-42&f=b`);
     expect(answer.status).to.equal(200);
     expect(answer.text).to.equal('');
     const cookies = answer.headers.getSetCookie();
@@ -44,7 +44,7 @@ describe('user sync over HTTP (the real edge)', () => {
   it('unknown or missing bidder is a 400 with a clear message and no cookie', async () => {
     const unknown = await fetchAnswer(`${server.url}/setuid?bidder=nosuch&uid=a`);
     expect(unknown.status).to.equal(400);
-    expect(unknown.text).to.contain('unknown bidder: "nosuch"');
+    expect(unknown.text).to.contain('The bidder name provided is not supported by Prebid Server');
     expect(unknown.headers.getSetCookie()).to.deep.equal([]);
     const missing = await fetchAnswer(`${server.url}/setuid?uid=a`);
     expect(missing.status).to.equal(400);
