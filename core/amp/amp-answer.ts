@@ -39,14 +39,17 @@ export function emptyAmpAnswer(warnings: Warning[] = []): EndpointResponse {
 class UnpackTargetsError extends Error {}
 
 /**
- * Every targeting key of every bid in the response: the winner's plain keys plus each bidder's suffixed keys (an
- * AMP request has one imp, so there is one winner). Read from the final response, after the auction-response
- * stage, so modules that edit targeting there are honoured.
+ * The targeting keys of the bids the AMP page can show: those cached (their ext names an `hb_cache_id`, as Prebid
+ * Server looks for it), the winner's plain keys plus each bidder's suffixed keys (an AMP request has one imp, so
+ * there is one winner). Read from the final response, after the auction-response stage, so modules that edit
+ * targeting there are honoured.
  */
 function collectTargeting(response: BidResponse, namespace: Namespace): Record<string, string> {
   const targeting: Record<string, string> = {};
   for (const seat of response.seatbid ?? []) {
     for (const bid of seat.bid ?? []) {
+      // Prebid Server's test is on the bid's ext as text, so a cache id key anywhere in it counts.
+      if (!JSON.stringify(bid.ext ?? null).includes('"hb_cache_id')) continue;
       const serviceExt = isJsonObject(bid.ext) ? bid.ext[namespace] : undefined;
       const keys = isJsonObject(serviceExt) ? serviceExt.targeting : undefined;
       if (keys === undefined) continue;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, type BidRequest, type Ext, type Imp, type Regs, type Site, type User, type Warning } from '../api/index.js';
+import { BidderErrorCode, isJsonObject, type BidRequest, type Ext, type Imp, type Regs, type Site, type User, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import { mergePatch } from '../stored/index.js';
 import { decodeTcfConsent, usPrivacyProblem } from '../privacy/index.js';
@@ -15,7 +15,7 @@ export interface AmpTimeouts {
 }
 
 /** The built request, or the 400 lines that say why it could not be built. */
-export type AmpBuildResult = { warnings: Warning[] } | { invalid: string[] };
+export type AmpBuildResult = { warnings: Warning[] };
 
 
 /** `holder.ext`, created when absent; left to validation (and so returned as a throwaway) when it is not an object. */
@@ -38,16 +38,16 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
     if (formats !== undefined) imp.banner.format = formats;
   }
   if (params.slot !== undefined) imp.tagid = params.slot;
-  const targetingError = mergeTargetingData(imp, params.targeting);
-  if (targetingError) return { invalid: [targetingError] };
 
   const site = siteOf(request);
   applyPage(site, params.canonicalUrl);
-  if (params.account !== undefined) site.publisher = { ...(isJsonObject(site.publisher) ? site.publisher : {}), id: params.account };
+  applyAccount(site, params.account);
   const siteExt = extOf(site);
   if (siteExt.amp === undefined) siteExt.amp = 1;
 
   const warnings = applyConsent(request, params.consent, gdprEnabled);
+  const targetingWarning = mergeTargetingData(imp, params.targeting);
+  if (targetingWarning) warnings.push(targetingWarning);
   if (params.debug) request.test = 1;
   request.tmax = ampTmax(request, params, timeouts);
   if (request.id === '{{UUID}}') request.id = randomUUID();
@@ -61,30 +61,54 @@ function siteOf(request: BidRequest): Site {
   return request.site as Site;
 }
 
-/** `curl` is the page; its host (without port) is the domain. */
+/** `curl` is the page; its host, as Go's URL parser reads it, without the port, is the domain (see hostOf). */
 function applyPage(site: Site, canonicalUrl: string | undefined): void {
   if (canonicalUrl === undefined) return;
   site.page = canonicalUrl;
-  try {
-    const host = new URL(canonicalUrl).hostname;
-    if (host !== '') site.domain = host;
-  } catch {
-    // A page that is not an absolute URL still names the page; there is just no domain to take from it.
-  }
+  const host = hostOf(canonicalUrl);
+  if (host === undefined) return;
+  const colon = host.lastIndexOf(':');
+  site.domain = colon === -1 ? host : host.slice(0, colon);
 }
 
-/** `targeting` is the amp-ad's JSON targeting; it is merged (RFC 7386) into `imp[0].ext.data`. */
-function mergeTargetingData(imp: Imp, targeting: string | undefined): string | undefined {
+/**
+ * The host of a URL as Go's `url.Parse` gives it: as written (no case folding, no punycode), empty for a URL with no
+ * `//authority` (a bare `www.example/page`, which Prebid Server then writes as an empty domain), and undefined when
+ * the parser refuses the URL (a `%` that starts no escape), leaving the stored domain as it was.
+ */
+function hostOf(url: string): string | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(url)) return undefined;
+  const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/([^/?#]*)/.exec(url);
+  if (!authority) return '';
+  const at = authority[1]!.lastIndexOf('@');
+  return at === -1 ? authority[1]! : authority[1]!.slice(at + 1);
+}
+
+/** `account` names the publisher of a stored request that names none (a stored publisher id wins, as in Prebid Server). */
+function applyAccount(site: Site, account: string | undefined): void {
+  if (account === undefined) return;
+  const publisher = isJsonObject(site.publisher) ? site.publisher : {};
+  if (typeof publisher.id === 'string' && publisher.id !== '') return;
+  site.publisher = { ...publisher, id: account };
+}
+
+/**
+ * `targeting` is the amp-ad's JSON targeting: merged (RFC 7386) into `imp[0].ext` as its `data`, as Prebid Server
+ * merges `{"data": <targeting>}` (so `null` removes the data, and a value that is not an object replaces it, for
+ * validation to judge). Text that is not JSON is a warning (code 2) and leaves the imp as it was.
+ */
+function mergeTargetingData(imp: Imp, targeting: string | undefined): Warning | undefined {
   if (targeting === undefined) return undefined;
   let data: unknown;
   try {
     data = JSON.parse(targeting);
   } catch (err) {
-    return `unable to merge imp.ext with targeting data, check targeting data is correct: ${(err as Error).message}`;
+    return { code: BidderErrorCode.BadInput, message: `unable to merge imp.ext with targeting data, check targeting data is correct: ${(err as Error).message}` };
   }
-  if (!isJsonObject(data)) return 'unable to merge imp.ext with targeting data, check targeting data is correct: it must be a JSON object';
   const ext = extOf(imp);
-  ext.data = mergePatch(ext.data, data);
+  const merged = mergePatch(ext.data, data);
+  if (merged === undefined || merged === null) delete ext.data;
+  else ext.data = merged;
   return undefined;
 }
 

@@ -60,7 +60,6 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const namespace = detectNamespace(request);
   unifyNamespaces(request, namespace);
   const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled);
-  if ('invalid' in built) return invalidRequest(built.invalid);
 
   const entered = await enterRequest('amp', input, request as Record<string, unknown>, services);
   if ('status' in entered) return entered.status === 200 ? emptyAmpAnswer(built.warnings) : entered;

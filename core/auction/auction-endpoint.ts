@@ -106,9 +106,13 @@ export function enterRequest(
 /** A request entered, or the answer that ends it early. */
 export type Entered = EnteredRequest | EndpointResponse;
 
-/** The body with the stored data it names merged in; most requests name none and skip the resolution and its promises. */
+/**
+ * The body with the stored data it names merged in; most requests name none and skip the resolution and its promises.
+ * An AMP request is a stored request already: what it names in turn is not merged, as in Prebid Server.
+ */
 function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace, context: RequestContext, input: EndpointRequest, services: AuctionEndpointServices): Entered | Promise<Entered> {
   unifyNamespaces(entered as BidRequest, namespace);
+  if (context.endpoint === 'amp') return { request: entered as BidRequest, namespace, context };
   const resolved = (resolution: StoredResolution): Entered => {
     if ('errors' in resolution) return invalidRequest(resolution.errors);
     const request = resolution.request as BidRequest;

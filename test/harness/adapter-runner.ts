@@ -334,12 +334,19 @@ function requestFromFixture(expected: JsonObject): RequestData {
   };
 }
 
+/**
+ * A mock answer as Prebid Server's harness hands it over: its `body` is the JSON value's own text (a Go
+ * `json.RawMessage`), so a string body reaches the adapter with its quotes, as `"invalid"`, and only an absent one
+ * is empty. Our own fixtures may give `bodyText` instead: the body as it is on the wire, for answers that are not
+ * JSON at all (which Prebid Server's format cannot state).
+ */
 function toResponseData(mock: JsonObject): ResponseData {
   const body = field(mock, 'body');
+  const bodyText = field(mock, 'bodyText');
   const headers = normaliseHeaders(field(mock, 'headers') ?? {});
   return {
     status: Number(field(mock, 'status') ?? 200),
-    body: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof bodyText === 'string' ? bodyText : body === undefined ? '' : JSON.stringify(body),
     headers: Object.fromEntries(Object.entries(headers).map(([name, values]) => [name, values.join(', ')])),
   };
 }
