@@ -68,7 +68,10 @@ function applyPage(site: Site, canonicalUrl: string | undefined): void {
   const host = hostOf(canonicalUrl);
   if (host === undefined) return;
   const colon = host.lastIndexOf(':');
-  site.domain = colon === -1 ? host : host.slice(0, colon);
+  const domain = colon === -1 ? host : host.slice(0, colon);
+  // Prebid Server writes an empty domain, which its encoding then leaves out.
+  if (domain === '') delete site.domain;
+  else site.domain = domain;
 }
 
 /**

@@ -24,24 +24,29 @@ function context(logger: PluginLogger, debugRequested = false): AnswerContext {
 const bidWithTargeting = (targeting: unknown) => ({ id: 'b', impid: 'i', price: 1, ext: { prebid: { targeting } } });
 
 describe('AMP answer: spec 7.3 response-stage errors', () => {
-  it('merges the targeting of every bid in the response', () => {
+  it('merges the targeting of every cached bid in the response (one naming an hb_cache_id), as Prebid Server does', () => {
     const answer = ampAnswer(
       completed({
         id: 'r',
         seatbid: [
-          { seat: 'a', bid: [bidWithTargeting({ hb_pb: '2.00', hb_pb_a: '2.00' })] },
-          { seat: 'b', bid: [bidWithTargeting({ hb_pb_b: '1.00' }), { id: 'plain', impid: 'i', price: 0.5 }] },
+          { seat: 'a', bid: [bidWithTargeting({ hb_pb: '2.00', hb_pb_a: '2.00', hb_cache_id: 'c-a', hb_cache_id_a: 'c-a' })] },
+          { seat: 'b', bid: [bidWithTargeting({ hb_pb_b: '1.00', hb_cache_id_b: 'c-b' }), { id: 'plain', impid: 'i', price: 0.5 }] },
+          // Not cached (the cache failed, say): the page could not show it.
+          { seat: 'c', bid: [bidWithTargeting({ hb_pb_c: '0.50', hb_bidder_c: 'c' })] },
         ],
         ext: { errors: { c: [{ code: 1, message: 'timeout' }] } },
       }),
       context(recordingLogger()),
     );
     expect(answer.status).to.equal(200);
-    expect(answer.body).to.deep.equal({ targeting: { hb_pb: '2.00', hb_pb_a: '2.00', hb_pb_b: '1.00' }, errors: { c: [{ code: 1, message: 'timeout' }] } });
+    expect(answer.body).to.deep.equal({
+      targeting: { hb_pb: '2.00', hb_pb_a: '2.00', hb_cache_id: 'c-a', hb_cache_id_a: 'c-a', hb_pb_b: '1.00', hb_cache_id_b: 'c-b' },
+      errors: { c: [{ code: 1, message: 'timeout' }] },
+    });
   });
 
   it('targeting that cannot be unpacked is a 500 with the spec message, and is logged', () => {
-    for (const targeting of ['hb_pb=1.00', { hb_pb: 1 }]) {
+    for (const targeting of ['hb_cache_id=c', { hb_pb: 1, hb_cache_id: 'c' }]) {
       const logger = recordingLogger();
       const answer = ampAnswer(completed({ id: 'r', seatbid: [{ bid: [bidWithTargeting(targeting)] }] }), context(logger));
       expect(answer.status).to.equal(500);

@@ -98,6 +98,8 @@ describe('GET /openrtb2/amp: query parameters', () => {
         tmax300: storedAmpRequest({ tmax: 300 }),
         bare: storedAmpRequest({ site: { page: 'https://news.example/' } }),
         consented: storedAmpRequest({ regs: { gdpr: 1 } }),
+        nameless: storedAmpRequest({ site: { page: 'https://news.example/', domain: 'stored.example', publisher: { name: 'News' } } }),
+        nested: storedAmpRequest({ ext: { prebid: { storedrequest: { id: 'elsewhere' } } } }, { ext: { prebid: { bidder: { alpha: {} }, storedrequest: { id: 'other-imp' } } } }),
       },
       // What the consent parameters become in the bidder's request, not what GDPR then lets through (test/privacy).
       config: { privacy: { gdpr: { enabled: false } } },
@@ -110,6 +112,18 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(server.lastBidderRequest().site).to.include({ page: 'https://www.publisher.example:8443/amp/story.html', domain: 'www.publisher.example' });
   });
 
+  it("takes the domain as Go's URL parser reads the host: as written, empty without //, unchanged when it cannot parse", async () => {
+    const domainOf = async (curl: string) => {
+      await server.get(`tag_id=nameless&curl=${encodeURIComponent(curl)}`);
+      return server.lastBidderRequest().site.domain;
+    };
+    expect(await domainOf('https://WWW.Amp.EXAMPLE/p')).to.equal('WWW.Amp.EXAMPLE');
+    expect(await domainOf('https://user@bücher.example:8080/')).to.equal('bücher.example');
+    // No authority: Prebid Server writes an empty domain, which then goes unsent.
+    expect(await domainOf('www.amp.example/path')).to.equal(undefined);
+    expect(await domainOf('https://a.example/%zz')).to.equal('stored.example');
+  });
+
   it('slot sets imp[0].tagid', async () => {
     await server.get('tag_id=t&slot=%2F1234%2Fsports');
     expect(server.lastBidderRequest().imp[0].tagid).to.equal('/1234/sports');
@@ -120,19 +134,32 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(server.lastBidderRequest().imp[0].ext.data).to.deep.equal({ section: 'sports', tags: ['a', 'b'] });
   });
 
-  it('targeting that is not a JSON object is a 400', async () => {
+  it('targeting that is not JSON is a warning (code 2) and the auction goes on; null removes the data', async () => {
     const answer = await server.get('tag_id=t&targeting=%7Bnot-json');
-    expect(answer.status).to.equal(400);
-    expect(answer.text).to.match(/^Invalid request: unable to merge imp\.ext with targeting data/);
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.warnings.general[0].code).to.equal(2);
+    expect(answer.json.warnings.general[0].message).to.match(/^unable to merge imp\.ext with targeting data, check targeting data is correct: /);
+    expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
+    await server.get('tag_id=t&targeting=null');
+    expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
   });
 
-  it('account sets the publisher id; the unfilled ACCOUNT_ID macro is ignored', async () => {
+  it('account names the publisher of a stored request that names none; the unfilled ACCOUNT_ID macro is ignored', async () => {
+    // A stored publisher id wins, as in Prebid Server.
     await server.get('tag_id=t&account=pub-42');
-    expect(server.lastBidderRequest().site.publisher.id).to.equal('pub-42');
+    expect(server.lastBidderRequest().site.publisher.id).to.equal('stored-publisher');
     await server.get('tag_id=t&account=ACCOUNT_ID');
     expect(server.lastBidderRequest().site.publisher.id).to.equal('stored-publisher');
     await server.get('tag_id=bare&account=pub-43');
     expect(server.lastBidderRequest().site.publisher).to.deep.equal({ id: 'pub-43' });
+    await server.get('tag_id=nameless&account=pub-44');
+    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ name: 'News', id: 'pub-44' });
+  });
+
+  it('merges nothing the AMP stored request names in turn (stored request and stored imp references), as Prebid Server', async () => {
+    const answer = await server.get('tag_id=nested&w=728&h=90');
+    expect(answer.status, answer.text).to.equal(200);
+    expect(server.lastBidderRequest().imp[0].banner.format).to.deep.equal([{ w: 728, h: 90 }]);
   });
 
   it('other unfilled macros (CANONICAL_URL, TIMEOUT, TGT, CONSENT_STRING, CONSENT_METADATA()) are ignored too', async () => {
