@@ -273,7 +273,7 @@ export function readAnswer(
     result.bids.push(auctionBid(typed, share, originalPrice, currency));
   }
   if (unpriced) {
-    result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'. Bids dropped.` });
+    result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'` });
   }
   return result;
 }

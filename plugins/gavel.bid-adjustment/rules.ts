@@ -87,7 +87,7 @@ export function buildRules(request: BidRequest, context: AuctionContext, warn: (
       if (!isJsonObject(byBidder)) continue;
       for (const bidder in byBidder) {
         const byDeal = byBidder[bidder] as Record<string, Adjustment[]>;
-        for (const deal in byDeal) rules.set(ruleKey(mediaType, bidder.toLowerCase(), deal), byDeal[deal]!);
+        for (const deal in byDeal) rules.set(ruleKey(mediaType, bidder, deal), byDeal[deal]!);
       }
     }
   }
@@ -129,7 +129,8 @@ export function adjustPrice(
   match: { mediaType: string; bidder: string; deal: string | undefined },
   context: Pick<AuctionContext, 'currency' | 'convertCurrency'>,
 ): number {
-  const adjustments = rulesFor(rules, match.mediaType, match.bidder.toLowerCase(), match.deal);
+  // Bidder names match as written, as Prebid Server's rule keys do (only bidadjustmentfactors ignore case).
+  const adjustments = rulesFor(rules, match.mediaType, match.bidder, match.deal);
   if (!adjustments || adjustments.length === 0) return price;
   let adjusted = price;
   for (const adjustment of adjustments) {

@@ -48,7 +48,7 @@ describe('currency conversion in the auction, end to end', () => {
     const { status, json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ yen: {}, dollar: {} }));
     expect(status).to.equal(200);
     expect(json.seatbid.map((seat: Json) => seat.seat)).to.deep.equal(['dollar']);
-    expect(json.ext.errors.yen).to.deep.equal([{ code: 999, message: "Currency conversion rate not found: 'JPY' => 'USD'. Bids dropped." }]);
+    expect(json.ext.errors.yen).to.deep.equal([{ code: 999, message: "Currency conversion rate not found: 'JPY' => 'USD'" }]);
   });
 
   it('uses rates the request carries, and only those with usepbsrates false', async () => {

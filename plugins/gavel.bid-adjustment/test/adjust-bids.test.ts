@@ -106,3 +106,21 @@ describe('gavel.bid-adjustment', () => {
     expect(adjustedPrices(payload('__proto__', [1], {})).result).to.equal(undefined);
   });
 });
+
+describe('gavel.bid-adjustment: ext.<ns>.bidadjustments rules', () => {
+  function rulePrices(bidder: string, byBidder: Record<string, unknown>): number[] {
+    const request: BidRequest = {
+      id: 'req',
+      imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }],
+      ext: { prebid: { bidadjustments: { mediatype: { banner: byBidder } } } },
+    };
+    const input: BidsPayload = { bidder, request, bids: [auctionBid(bidder, 1)] };
+    return adjustedPrices(input).prices;
+  }
+
+  it("matches a rule's bidder name as written, as Prebid Server's rule keys do (unlike bidadjustmentfactors)", () => {
+    const triple = { '*': [{ adjtype: 'multiplier', value: 3 }] };
+    expect(rulePrices('appnexus', { appnexus: triple })).to.deep.equal([3]);
+    expect(rulePrices('appnexus', { APPNEXUS: triple })).to.deep.equal([1]);
+  });
+});
