@@ -66,9 +66,11 @@ async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: 
   const imps = request.imp;
   if (!Array.isArray(imps)) return { request };
 
-  const refs = imps.map((imp: unknown, i) =>
-    isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined,
-  );
+  // An empty id names no stored imp: Prebid Server only fetches and merges a non-empty one.
+  const refs = imps.map((imp: unknown, i) => {
+    const ref = isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined;
+    return ref && 'id' in ref && ref.id === '' ? undefined : ref;
+  });
   const refErrors = refs.flatMap((ref) => (ref && 'error' in ref ? [ref.error] : []));
   if (refErrors.length > 0) return { errors: refErrors };
 

@@ -193,6 +193,13 @@ describe('resolveStoredRequest', () => {
     ]);
   });
 
+  it('takes an empty stored imp id for no reference, as Prebid Server fetches only a non-empty one', async () => {
+    const body = { imp: [{ id: 'a', banner: { w: 1, h: 1 }, ext: { prebid: { storedrequest: { id: '' } } } }] };
+    const resolved = resolvedRequest(await resolveStoredRequest(structuredClone(body), 'prebid', fetcher));
+    expect(resolved.imp).to.deep.equal(body.imp);
+    expect(fetcher.calls).to.deep.equal([]);
+  });
+
   it('rejects stored data that is not a JSON object', async () => {
     const body = { ext: { prebid: { storedrequest: { id: 'not-an-object' } } } };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
