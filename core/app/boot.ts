@@ -19,6 +19,7 @@ import { AccountService, type AccountLoader } from '../accounts/index.js';
 import { AnalyticsService, type AnalyticsGate, type NamedReporter } from '../analytics/index.js';
 import { handleAuction } from '../auction/auction-endpoint.js';
 import { CategoryMappings } from '../auction/category-mappings.js';
+import { implicitFields, type ImplicitFields } from '../auction/implicit-fields.js';
 import { storedResponseReader, type StoredResponseReader } from '../stored-responses/index.js';
 import { AuctionPipeline } from '../auction/pipeline.js';
 import { privacyAnalyticsGate, PrivacyService, VendorListFetcher, VendorLists } from '../privacy/index.js';
@@ -230,6 +231,7 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
       .toResolvedValue((stored: StoredDataService, logger: Logger) => new AccountService(stored.fetcher, config.accounts, logger), [Tokens.StoredData, Tokens.Logger])
       .inSingletonScope();
     bind<StoredResponseReader>(Tokens.StoredResponses).toResolvedValue((stored: StoredDataService) => storedResponseReader(stored.fetcher), [Tokens.StoredData]).inSingletonScope();
+    bind<ImplicitFields>(Tokens.ImplicitFields).toConstantValue(implicitFields(config.privacy.trustProxyHeaders));
     bind<CacheStore | null>(Tokens.CacheStore)
       .toResolvedValue((logger: Logger) => (config.cache.url ? null : createCacheStore(config.cache, logger)), [Tokens.Logger])
       .inSingletonScope();
@@ -380,6 +382,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     stored: stored.fetcher,
     accounts: container.get<AccountLoader>(Tokens.Accounts),
     storedResponses: container.get<StoredResponseReader>(Tokens.StoredResponses),
+    implicitFields: container.get<ImplicitFields>(Tokens.ImplicitFields),
     blockedApps: new Set(config.auction.blockedApps),
     config,
     logger,

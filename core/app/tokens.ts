@@ -17,6 +17,8 @@ export const Tokens = {
   Accounts: Symbol('Accounts'),
   /** Reads the stored auction and bid responses a request names. */
   StoredResponses: Symbol('StoredResponses'),
+  /** What the endpoints write into a request from the HTTP request and as defaults, before its auction. */
+  ImplicitFields: Symbol('ImplicitFields'),
   /** The embedded bid cache's store, or null when bids go to a remote Prebid Cache. */
   CacheStore: Symbol('CacheStore'),
   Cache: Symbol('Cache'),

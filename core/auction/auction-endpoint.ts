@@ -9,7 +9,7 @@ import type { AuctionWatchers } from '../inspector/watch.js';
 import { namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
 import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-responses/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
-import { fillDeviceFacts } from '../privacy/index.js';
+import type { ImplicitFields } from './implicit-fields.js';
 import type { AccessNote } from '../http/request-log.js';
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
@@ -23,6 +23,8 @@ export interface AuctionEndpointServices {
   accounts: AccountLoader;
   /** Reads the stored auction and bid responses a request names (replaceable: the exchange runner has none). */
   storedResponses: StoredResponseReader;
+  /** Fills what the body leaves out from the HTTP request and defaults (replaceable: the exchange runner has none). */
+  implicitFields: ImplicitFields;
   /** `auction.blockedApps`, as a set. */
   blockedApps: ReadonlySet<string>;
   config: GavelConfig;
@@ -177,8 +179,8 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 
 /** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
 export function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
-  // What the body leaves out of the device (Prebid.js sends no IP or user agent) comes from the HTTP request.
-  fillDeviceFacts(request, input, services.config.privacy.trustProxyHeaders);
+  // What the body leaves out (Prebid.js sends no IP or user agent, often no domain) comes from the HTTP request.
+  services.implicitFields.fill(request, input);
   return services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now())).then((outcome) => {
     if (input.access) noteForAccessLine(input.access, entered.context, outcome);
     const transaction = input.transaction;

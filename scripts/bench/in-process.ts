@@ -17,6 +17,7 @@ import { Session } from 'node:inspector';
 import type { ResponseData } from '../../core/api/index.js';
 import { handleAuction } from '../../core/auction/auction-endpoint.js';
 import type { AuctionPipeline } from '../../core/auction/pipeline.js';
+import type { ImplicitFields } from '../../core/auction/implicit-fields.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { systemClock, Tokens } from '../../core/app/tokens.js';
 import type { ExecutionPlanner } from '../../core/hooks/plan.js';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     stored: app.container.get<StoredDataService>(Tokens.StoredData).fetcher,
     accounts: app.container.get<AccountLoader>(Tokens.Accounts),
     storedResponses: app.container.get<StoredResponseReader>(Tokens.StoredResponses),
+    implicitFields: app.container.get<ImplicitFields>(Tokens.ImplicitFields),
     blockedApps: new Set(config.auction.blockedApps),
     config,
     logger: app.logger,

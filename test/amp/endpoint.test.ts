@@ -151,9 +151,10 @@ describe('GET /openrtb2/amp: query parameters', () => {
     await server.get('tag_id=t&account=ACCOUNT_ID');
     expect(server.lastBidderRequest().site.publisher.id).to.equal('stored-publisher');
     await server.get('tag_id=bare&account=pub-43');
-    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ id: 'pub-43' });
+    // The registrable domain of the page joins it, as Prebid Server fills it in.
+    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ id: 'pub-43', domain: 'news.example' });
     await server.get('tag_id=nameless&account=pub-44');
-    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ name: 'News', id: 'pub-44' });
+    expect(server.lastBidderRequest().site.publisher).to.deep.equal({ name: 'News', id: 'pub-44', domain: 'news.example' });
   });
 
   it('merges nothing the AMP stored request names in turn (stored request and stored imp references), as Prebid Server', async () => {

@@ -30,6 +30,7 @@ import type { Container } from 'inversify';
 import { encodeAsOpenrtb2Bid, encodeAsOpenrtb2Request, HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
+import { NO_IMPLICIT_FIELDS } from '../../core/auction/implicit-fields.js';
 import type { AccountLoader } from '../../core/accounts/index.js';
 import type { StoredResponseReader } from '../../core/stored-responses/index.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
@@ -338,6 +339,9 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
   }
   // Stored responses come from Prebid Server's endpoint, which its exchange harness skips: the fixtures get none.
   container.rebind(Tokens.StoredResponses).toConstantValue({ read: () => undefined } satisfies StoredResponseReader);
+  // Nor does it fill a request from its HTTP request or with defaults (at, imp.secure, the site's domains): its
+  // endpoint does that, and the fixtures' requests are what the exchange is handed.
+  container.rebind(Tokens.ImplicitFields).toConstantValue(NO_IMPLICIT_FIELDS);
   // Prebid Server's harness runs every auction under its account `testaccount`, whatever the request names.
   const accounts = container.get<AccountLoader>(Tokens.Accounts);
   container.rebind(Tokens.Accounts).toConstantValue({ load: (id, options) => accounts.load(id === '' ? FIXTURE_ACCOUNT_ID : id, options) } satisfies AccountLoader);

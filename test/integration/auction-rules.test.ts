@@ -124,13 +124,29 @@ describe('POST /openrtb2/auction rules', () => {
       expect((lastCallTo('alpha').body.imp as any[])[0].secure).to.equal(1);
     });
 
-    it('keeps an explicit 0, and stays unset over plain http', async () => {
+    it('keeps an explicit 0, and is 1 over plain http too, as Prebid Server defaults it', async () => {
       const request = bannerRequest({ alpha: {} });
       (request.imp as any[])[0].secure = 0;
       await postJson(auctionUrl, request, { 'x-forwarded-proto': 'https' });
       expect((lastCallTo('alpha').body.imp as any[])[0].secure).to.equal(0);
       await postJson(auctionUrl, bannerRequest({ alpha: {} }));
-      expect((lastCallTo('alpha').body.imp as any[])[0]).to.not.have.property('secure');
+      expect((lastCallTo('alpha').body.imp as any[])[0].secure).to.equal(1);
+    });
+
+    it('fills at, the site from the Referer or its page (page, domain, publisher domain) and site.ext.amp, as Prebid Server does', async () => {
+      const request = bannerRequest({ alpha: {} }, { site: { page: 'https://news.sub.example.co.uk/story?x=1' } });
+      await postJson(auctionUrl, request);
+      const sent = lastCallTo('alpha').body as any;
+      expect(sent.at).to.equal(1);
+      expect(sent.site).to.deep.include({ page: 'https://news.sub.example.co.uk/story?x=1', domain: 'news.sub.example.co.uk', publisher: { domain: 'example.co.uk' }, ext: { amp: 0 } });
+      // The Referer wins over the page for the domains; what the request states is kept.
+      await postJson(auctionUrl, bannerRequest({ alpha: {} }, { at: 2, site: { page: 'https://p.example/', domain: 'own.example', ext: { amp: 1 } } }), { referer: 'https://ref.example.com/a' });
+      const kept = lastCallTo('alpha').body as any;
+      expect([kept.at, kept.site.domain, kept.site.publisher, kept.site.ext]).to.deep.equal([2, 'own.example', { domain: 'example.com' }, { amp: 1 }]);
+      // No site, app or dooh at all: the Referer makes one, as Prebid Server assumes a site.
+      const { status } = await postJson(auctionUrl, { id: 'r-ref', imp: bannerRequest({ alpha: {} }).imp }, { referer: 'https://made.example/page' });
+      expect(status).to.equal(200);
+      expect((lastCallTo('alpha').body as any).site).to.deep.include({ page: 'https://made.example/page', domain: 'made.example' });
     });
   });
 

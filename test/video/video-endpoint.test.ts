@@ -222,7 +222,11 @@ describe('POST /openrtb2/video end to end', () => {
         expect(imp).to.include({ tagid: 'preroll-slot', exp: 300 });
         expect(imp.ext).to.deep.equal({ bidder: {} });
       }
-      expect(sent.site).to.deep.equal({ page: 'https://video.example/live', publisher: { id: 'stored-pub' }, content: { title: 'Episode 6', series: 'The Show', livestream: 1 } });
+      // The domains and site.ext.amp are filled in as on every endpoint, as Prebid Server's video endpoint does too.
+      expect(sent.site).to.deep.equal({
+        page: 'https://video.example/live', domain: 'video.example', publisher: { id: 'stored-pub', domain: 'video.example' },
+        content: { title: 'Episode 6', series: 'The Show', livestream: 1 }, ext: { amp: 0 },
+      });
       expect(sent.device).to.include({ ua: 'TestTV/1.0', ip: '203.0.113.9', devicetype: 3 });
       expect(sent.user).to.include({ yob: 1990, buyeruid: 'uid-15' });
       expect(sent.user.ext).to.deep.equal({ consent: 'CONSENT-STRING' });

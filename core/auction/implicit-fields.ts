@@ -1,0 +1,90 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { getDomain } from 'tldts';
+import { isJsonObject, type BidRequest } from '../api/index.js';
+import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * What an endpoint writes into a request before its auction, from the HTTP request and as defaults, as Prebid
+ * Server's endpoints do (`setFieldsImplicitly`, `ortb.SetDefaults`). A service of its own because Prebid Server's
+ * exchange tests start below the endpoint, without these (the exchange runner binds none).
+ */
+export interface ImplicitFields {
+  fill(request: BidRequest, facts: HttpFacts): void;
+}
+
+export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
+
+/**
+ * Prebid Server's fill-ins: the device facts (core/privacy); for a request that is not an app's or a DOOH screen's,
+ * the site, from the Referer or its own page: `site.page`, `site.domain` (the page's host) and
+ * `site.publisher.domain` (its registrable domain) when absent, and `site.ext.amp` 0 when unset; `at` 1 (first
+ * price) when unset; `imp.secure` 1 when unset.
+ */
+export function implicitFields(trustProxyHeaders: boolean): ImplicitFields {
+  return {
+    fill(request, facts) {
+      fillDeviceFacts(request, facts, trustProxyHeaders);
+      if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
+      if (request.at == null || request.at === 0) request.at = 1;
+      if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
+    },
+  };
+}
+
+function firstHeader(headers: IncomingHttpHeaders, name: string): string {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function fillSite(request: BidRequest, referer: string): void {
+  if (!isJsonObject(request.site) && request.site != null) return;
+  const site = (request.site ??= {}) as Json;
+  const page = typeof site.page === 'string' ? site.page : '';
+  const source = referer !== '' ? referer : page;
+  if (source !== '') {
+    if (page === '') site.page = source;
+    const host = goUrlHost(source);
+    if (host) {
+      if (typeof site.domain !== 'string' || site.domain === '') site.domain = host;
+      const publisherDomain = registrableDomain(host);
+      if (publisherDomain !== undefined) {
+        const publisher = isJsonObject(site.publisher) ? site.publisher : site.publisher == null ? (site.publisher = {}) : undefined;
+        if (publisher && (typeof publisher.domain !== 'string' || publisher.domain === '')) publisher.domain = publisherDomain;
+      }
+    }
+  }
+  const ext = isJsonObject(site.ext) ? site.ext : site.ext == null ? (site.ext = {}) : undefined;
+  if (ext && ext.amp == null) ext.amp = 0;
+}
+
+/**
+ * The host of a URL as Go's `url.Parse` gives it: as written (no case folding, no punycode, the port kept), empty for
+ * a URL with no `//authority` (a bare `www.example/page`), and undefined when the parser refuses the URL (a `%`
+ * that starts no escape).
+ */
+export function goUrlHost(url: string): string | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(url)) return undefined;
+  const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/([^/?#]*)/.exec(url);
+  if (!authority) return '';
+  const at = authority[1]!.lastIndexOf('@');
+  return at === -1 ? authority[1]! : authority[1]!.slice(at + 1);
+}
+
+/** Registrable domains by host: pages repeat, and the public suffix lookup is the costly part. */
+const registrable = new Map<string, string | null>();
+const REGISTRABLE_KEPT = 2000;
+
+/** The host's eTLD+1 by the public suffix list, private domains included (Go's publicsuffix); undefined when none. */
+function registrableDomain(host: string): string | undefined {
+  let domain = registrable.get(host);
+  if (domain === undefined) {
+    const colon = host.lastIndexOf(':');
+    const name = colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
+    domain = getDomain(name, { allowPrivateDomains: true });
+    if (registrable.size >= REGISTRABLE_KEPT) registrable.delete(registrable.keys().next().value!);
+    registrable.set(host, domain);
+  }
+  return domain ?? undefined;
+}
