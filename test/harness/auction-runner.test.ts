@@ -27,6 +27,17 @@ describe('the auction runner catches a wrong expectation', () => {
     expect(outcome.diffs.join('\n')).to.contain('price: expected 1.25, got 1.2');
   });
 
+  it('a fixture edited to expect a wrong validated request, or a wrong bidder request, fails', async () => {
+    const fixture = load(`${ownFixtures}implicit-fields.json`);
+    (fixture.expectedValidatedBidRequest as any).at = 2;
+    (fixture.expectedMockBidderRequests as any).appnexus.site.domain = 'news.example.co.uk';
+    const outcome = await runAuctionFixture(fixture, 'wrong-requests');
+    expect(outcome.diffs).to.deep.equal([
+      'validated request.at: expected 2, got 1',
+      'bidder appnexus request.site.domain: expected "news.example.co.uk", got "sports.news.example.co.uk"',
+    ]);
+  });
+
   it('a fixture edited to expect a wrong status fails', async () => {
     const fixture = base();
     fixture.expectedReturnCode = 400;

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Capabilities } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
 import { deepMerge } from '../../core/config/index.js';
@@ -9,7 +8,9 @@ import { MalformedStoredData, MemoryFetcher, type StoredDataFetcher } from '../.
 import { testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { checkWithDeviation } from './fixture-deviations.js';
-import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
+import { mockBidderOverrides, type BidderInfoOverride, type MockBidderSpec } from './mock-bidders.js';
+import type { AuctionPipeline } from '../../core/auction/pipeline.js';
+import type { BidderTransport } from '../../core/bidders/transport.js';
 
 /** A Prebid Server endpoint fixture (see ../shared/conformance/README.md). */
 export interface AuctionFixture {
@@ -33,6 +34,10 @@ export interface AuctionFixture {
   expectedReturnCode?: number;
   expectedErrorMessage?: string;
   expectedBidResponse?: ExpectedResponse;
+  /** The request after stored data, defaults and validation, before it is split: JSON-equal, as Prebid Server compares it. */
+  expectedValidatedBidRequest?: unknown;
+  /** Per bidder, the request it received: JSON-equal. */
+  expectedMockBidderRequests?: Record<string, unknown>;
 }
 
 interface ExpectedBid { id: string; impid?: string; price?: number; ext?: unknown }
@@ -47,6 +52,30 @@ type Json = Record<string, any>;
 
 /** The public cache address Prebid Server's fixtures were recorded with. */
 export const FIXTURE_CACHE_URL = 'http://www.pbcserver.com/pbcache/endpoint';
+
+/**
+ * The client address Prebid Server's endpoint tests send from (Go's httptest default, a documentation address its
+ * IP check takes for public): the runner sends it as `X-Forwarded-For`, so `device.ip` is filled as theirs is.
+ */
+const FIXTURE_CLIENT_IP = '192.0.2.1';
+
+/** What the runner saw of an auction: the validated request, and each bidder's request by bidder name. */
+export interface SeenAuction {
+  validated?: unknown;
+  bidderRequests: Map<string, unknown>;
+}
+
+/** The validated request and the bidders' requests, JSON-equal to what the fixture expects (absent means absent). */
+export function compareRequests(fixture: AuctionFixture, seen: SeenAuction): string[] {
+  const diffs: string[] = [];
+  if (fixture.expectedValidatedBidRequest !== undefined) diffs.push(...diffJson(fixture.expectedValidatedBidRequest, seen.validated, 'validated request'));
+  for (const [bidder, expected] of Object.entries(fixture.expectedMockBidderRequests ?? {})) {
+    const got = seen.bidderRequests.get(bidder.toLowerCase());
+    if (got === undefined) diffs.push(`bidder ${bidder}: was never called`);
+    else diffs.push(...diffJson(expected, got, `bidder ${bidder} request`));
+  }
+  return diffs;
+}
 
 /** Compares an auction answer with a fixture's expectations, by the rules of the conformance README. */
 export function compareAuction(fixture: AuctionFixture, status: number, text: string): string[] {
@@ -132,19 +161,35 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
     accounts: { required: config.accountRequired === true, ...(config.preferredmediatype && { defaults: { debug_allow: true, preferredmediatype: config.preferredmediatype } }) },
     ...(config.currencyRates && { currency: { rates: config.currencyRates } }),
     // Prebid Server's endpoint tests build their auctions with GDPR permissions that let every bidder through (a
-    // permissions mock, no vendor list): enforcement is what the exchange fixtures and test/privacy check.
-    privacy: { gdpr: { enabled: false } },
+    // permissions mock, no vendor list), and with its default of not enforcing CCPA: enforcement is what the
+    // exchange fixtures and test/privacy check. Its test client's address arrives as a forwarded one (see above).
+    privacy: { gdpr: { enabled: false }, ccpa: { enforce: false }, trustProxyHeaders: true },
   });
   const overrides = mockBidderOverrides(config.mockBidders, {
     realParamsValidator: config.realParamsValidator,
     realBidValidation: REAL_EXCHANGE_FOLDERS.has(name.split('/')[0]!),
-    bidderInfoOverrides: config.bidderInfoOverrides as Record<string, { capabilities?: Capabilities }> | undefined,
+    bidderInfoOverrides: config.bidderInfoOverrides as Record<string, BidderInfoOverride> | undefined,
   });
+  const seen: SeenAuction = { bidderRequests: new Map() };
+  const recording: BidderTransport = {
+    send(call, bodyText, options) {
+      seen.bidderRequests.set(new URL(call.uri).pathname.split('/').pop() ?? '', JSON.parse(bodyText ?? 'null'));
+      return overrides.transport.send(call, bodyText, options);
+    },
+    close: () => overrides.transport.close(),
+  };
   const app = await bootGavel(hostConfig, {
     configure: (container) => {
-      overrides.configure(container);
+      overrides.configure(container, recording);
       container.rebind(Tokens.StoredData).toConstantValue({ fetcher: endpointStoredData, close: async () => undefined });
     },
+  });
+  // The request the auction ran on, once validated: what Prebid Server hands its exchange.
+  const pipeline = app.container.get<AuctionPipeline>(Tokens.AuctionPipeline);
+  const run = pipeline.run.bind(pipeline);
+  pipeline.run = (request, context, uids) => run(request, context, uids).then((outcome) => {
+    if (outcome.kind === 'completed') seen.validated = structuredClone(outcome.request);
+    return outcome;
   });
   const server = await app.listen(0, '127.0.0.1');
   try {
@@ -152,10 +197,11 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
     if (config.aliases && body) body = deepMerge(JSON.parse(config.aliases) as Json, body);
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openrtb2/auction`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      // Prebid Server's test client sends no User-Agent.
+      headers: { 'content-type': 'application/json', 'user-agent': '', 'x-forwarded-for': FIXTURE_CLIENT_IP },
       body: fixture.rawBody ?? JSON.stringify(body),
     });
-    const diffs = compareAuction(fixture, response.status, await response.text());
+    const diffs = [...compareAuction(fixture, response.status, await response.text()), ...compareRequests(fixture, seen)];
     return { name, ok: diffs.length === 0, diffs };
   } finally {
     await app.close();

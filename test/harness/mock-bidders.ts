@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import type { AdapterManifest, Bidder, Capabilities, TypedBid } from '../../core/api/index.js';
+import type { AdapterManifest, Bidder, BidderInfo, Capabilities, TypedBid } from '../../core/api/index.js';
 import type { Container } from 'inversify';
 import { bidCheckSettings } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
@@ -36,6 +36,18 @@ function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec 
   };
 }
 
+/** What a fixture's `bidderInfoOverrides` may change of a bidder's info, in Prebid Server's bidder-info words. */
+export interface BidderInfoOverride {
+  capabilities?: Capabilities;
+  openrtb?: { 'multiformat-supported'?: boolean };
+}
+
+/** A fixture's `openrtb.multiformat-supported` as Gavel's bidder info says it (`openrtb.multiformat`). */
+function openrtbOverride(own: BidderInfo['openrtb'], override: BidderInfoOverride | undefined): Pick<BidderInfo, 'openrtb'> | undefined {
+  const multiformat = override?.openrtb?.['multiformat-supported'];
+  return typeof multiformat === 'boolean' ? { openrtb: { ...own, multiformat } } : undefined;
+}
+
 /**
  * Puts mock bidders in place of every installed adapter, by rebinding the plugin catalog and the transport the real
  * ones use: each adapter keeps its name, info and capabilities, but its code answers every imp it is offered with one
@@ -46,7 +58,7 @@ function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec 
  */
 export function mockBidderOverrides(
   specs: MockBidderSpec[] | undefined,
-  options: { realParamsValidator?: boolean; realBidValidation?: boolean; bidderInfoOverrides?: Record<string, { capabilities?: Capabilities }> } = {},
+  options: { realParamsValidator?: boolean; realBidValidation?: boolean; bidderInfoOverrides?: Record<string, BidderInfoOverride> } = {},
 ): { transport: BidderTransport; configure(container: Container, transport?: BidderTransport): void } {
   const byAdapter = new Map<string, MockBidderSpec>();
   for (const spec of specs && specs.length > 0 ? specs : [{ bidderName: 'appnexus', price: 0 }]) byAdapter.set(spec.bidderName.toLowerCase(), spec);
@@ -75,6 +87,7 @@ export function mockBidderOverrides(
             // A mock needs no host setup, so an adapter shipped disabled for that reason takes part.
             disabled: false,
             capabilities: { ...loaded.manifest.info.capabilities, ...options.bidderInfoOverrides?.[name]?.capabilities },
+            ...openrtbOverride(loaded.manifest.info.openrtb, options.bidderInfoOverrides?.[name]),
           },
           create: (config) => mockBidder(name, config.endpoint, byAdapter.get(name)),
         };
