@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getDomain } from 'tldts';
 import { isJsonObject, type BidRequest } from '../api/index.js';
@@ -20,17 +21,36 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * Prebid Server's fill-ins: the device facts (core/privacy); for a request that is not an app's or a DOOH screen's,
  * the site, from the Referer or its own page: `site.page`, `site.domain` (the page's host) and
  * `site.publisher.domain` (its registrable domain) when absent, and `site.ext.amp` 0 when unset; `at` 1 (first
- * price) when unset; `imp.secure` 1 when unset.
+ * price) when unset; `imp.secure` 1 when unset; with `generateTids`, a random `source.tid` and `imp.ext.tid` where
+ * the request has none or the `{{UUID}}` placeholder.
  */
-export function implicitFields(trustProxyHeaders: boolean): ImplicitFields {
+export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
   return {
     fill(request, facts) {
-      fillDeviceFacts(request, facts, trustProxyHeaders);
+      fillDeviceFacts(request, facts, settings.trustProxyHeaders);
       if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
       if (request.at == null || request.at === 0) request.at = 1;
       if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
+      if (settings.generateTids) fillTids(request);
     },
   };
+}
+
+/** A transaction id to make: none given, or the placeholder Prebid.js leaves for the server to fill. */
+function lacksTid(tid: unknown): boolean {
+  return tid == null || tid === '' || tid === '{{UUID}}';
+}
+
+function fillTids(request: BidRequest): void {
+  if (request.source != null && !isJsonObject(request.source)) return;
+  const source = (request.source ??= {}) as Json;
+  if (lacksTid(source.tid)) source.tid = randomUUID();
+  if (!Array.isArray(request.imp)) return;
+  for (const imp of request.imp) {
+    if (!isJsonObject(imp) || (imp.ext != null && !isJsonObject(imp.ext))) continue;
+    const ext = (imp.ext ??= {}) as Json;
+    if (lacksTid(ext.tid)) ext.tid = randomUUID();
+  }
 }
 
 function firstHeader(headers: IncomingHttpHeaders, name: string): string {

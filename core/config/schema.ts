@@ -252,6 +252,7 @@ export const configSchema = Type.Object(
         ),
       ),
       generateBidId: Type.Boolean({ default: false, description: 'Give every bid an id of the host (`ext.<ns>.bidid`, a UUID), which event URLs then carry' }),
+      autoGenSourceTid: Type.Boolean({ default: true, description: 'Give a request without `source.tid`, or with `{{UUID}}` there, a random one, and each imp without `ext.tid` (or `{{UUID}}`) its own (Prebid Server\'s `auto_gen_source_tid`)' }),
       bidValidations: Section({
         bannerCreativeMaxSize: OneOf(['skip', 'warn', 'enforce'] as const, {
           default: 'skip',

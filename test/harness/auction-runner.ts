@@ -156,7 +156,8 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   // Prebid Server's fixtures answer in `ext.prebid` when a request names no namespace, and show its cache address.
   const hostConfig = testConfig({
     bidders,
-    auction: { defaultNamespace: 'prebid', blockedApps: config.blockedApps ?? [] },
+    // Prebid Server's endpoint tests run with auto_gen_source_tid off: their requests keep the tids they have.
+    auction: { defaultNamespace: 'prebid', blockedApps: config.blockedApps ?? [], autoGenSourceTid: false },
     cache: { publicUrl: FIXTURE_CACHE_URL },
     accounts: { required: config.accountRequired === true, ...(config.preferredmediatype && { defaults: { debug_allow: true, preferredmediatype: config.preferredmediatype } }) },
     ...(config.currencyRates && { currency: { rates: config.currencyRates } }),

@@ -21,7 +21,8 @@ describe('POST /openrtb2/auction end to end, against a real local bidder', () =>
     servers.bidder.received.length = 0;
     await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: { zone: 1 }, beta: { zone: 2 } }));
     const alphaCall = servers.bidder.received.find((call) => call.url.includes('name=alpha'))!;
-    expect((alphaCall.body.imp as any[])[0].ext).to.deep.equal({ bidder: { zone: 1 } });
+    // Its own params, and the transaction id the endpoint gave the imp.
+    expect((alphaCall.body.imp as any[])[0].ext).to.deep.include({ bidder: { zone: 1 } }).and.have.all.keys('bidder', 'tid');
   });
 
   it('a hanging bidder costs only its own bids, and the answer comes within tmax + 100 ms', async () => {

@@ -133,6 +133,17 @@ describe('POST /openrtb2/auction rules', () => {
       expect((lastCallTo('alpha').body.imp as any[])[0].secure).to.equal(1);
     });
 
+    it('gives a request without source.tid, or with {{UUID}}, a random one, and each imp without ext.tid its own; a given tid stays', async () => {
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+      const request = bannerRequest({ alpha: {} }, { source: { tid: '{{UUID}}' } });
+      (request.imp as any[]).push({ id: 'imp-2', banner: { format: [{ w: 300, h: 250 }] }, ext: { alpha: {}, tid: 'given-tid' } });
+      await postJson(auctionUrl, request);
+      const sent = lastCallTo('alpha').body as any;
+      expect(sent.source.tid).to.match(uuid);
+      expect(sent.imp[0].ext.tid).to.match(uuid).and.not.equal(sent.source.tid);
+      expect(sent.imp[1].ext.tid).to.equal('given-tid');
+    });
+
     it('fills at, the site from the Referer or its page (page, domain, publisher domain) and site.ext.amp, as Prebid Server does', async () => {
       const request = bannerRequest({ alpha: {} }, { site: { page: 'https://news.sub.example.co.uk/story?x=1' } });
       await postJson(auctionUrl, request);

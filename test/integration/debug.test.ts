@@ -55,7 +55,7 @@ describe('debug output', () => {
     const { json } = await auction({ ext: { prebid: { debug: true } } });
     const [call] = json.ext.debug.httpcalls.alpha;
     expect(call.uri).to.contain('/rtb?name=alpha');
-    expect(JSON.parse(call.requestbody).imp[0].ext).to.deep.equal({ bidder: {} });
+    expect(JSON.parse(call.requestbody).imp[0].ext).to.deep.include({ bidder: {} }).and.have.all.keys('bidder', 'tid');
     // Headers the adapter set, each as a list of values (Prebid Server's shape).
     for (const values of Object.values(call.requestheaders ?? {})) expect(values).to.be.an('array');
     expect(call.status).to.equal(200);

@@ -62,7 +62,7 @@ describe('aliases by configuration', () => {
     expect(json.seatbid[0].bid[0].price).to.equal(1.5);
     expect(mock.received).to.have.length(1);
     expect(mock.received[0]!.url).to.equal('/rtb?name=myortb&price=1.5');
-    expect((mock.received[0]!.body.imp as any[])[0].ext).to.deep.equal({ bidder: { zone: 'z1' } });
+    expect((mock.received[0]!.body.imp as any[])[0].ext).to.deep.include({ bidder: { zone: 'z1' } }).and.have.all.keys('bidder', 'tid');
   });
 
   it('builds the alias request with the target code (appnexus wire format)', async () => {

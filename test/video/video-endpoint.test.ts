@@ -220,7 +220,7 @@ describe('POST /openrtb2/video end to end', () => {
         // The request's video replaces the stored imp's own (its placement and webm mime do not leak in).
         expect(imp.video).to.deep.equal({ w: 640, h: 360, mimes: ['video/mp4'], protocols: [2, 3, 7], maxduration: 30 });
         expect(imp).to.include({ tagid: 'preroll-slot', exp: 300 });
-        expect(imp.ext).to.deep.equal({ bidder: {} });
+        expect(imp.ext).to.deep.include({ bidder: {} }).and.have.all.keys('bidder', 'tid');
       }
       // The domains and site.ext.amp are filled in as on every endpoint, as Prebid Server's video endpoint does too.
       expect(sent.site).to.deep.equal({
