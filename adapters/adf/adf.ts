@@ -3,7 +3,6 @@ import {
   badServerResponse,
   bidResponseCurrency,
   checkResponseStatus,
-  decodeBidderParams,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Request,
   failedToUnmarshal,
@@ -98,7 +97,8 @@ export function createAdfBidder(config: BidderConfig): Bidder {
  * set"); returns the decoder's error text when it cannot.
  */
 function readParams(imp: Imp): AdfParams | string {
-  const read = isJsonObject(imp.ext) ? decodeBidderParams(fieldIgnoringCase(imp.ext, 'bidder'), PARAMS_TYPE) : readBidderParams(imp, PARAMS_TYPE);
+  // `imp.ext` into `adapters.ExtImpBidder` first (its `prebid` and `ae` typed), then `bidder` into `ExtImpAdf`.
+  const read = readBidderParams(imp, PARAMS_TYPE);
   if ('error' in read) return read.error;
   const bidder = read.params;
   const params: AdfParams = { mid: '', priceType: '' };

@@ -7,6 +7,7 @@ import {
   badInput,
   badServerResponse,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
@@ -115,17 +116,14 @@ function goErrorWithIntegerVerb(message: string): string {
 
 /**
  * The params in the Go adapter's two decodes, with the texts Prebid Server's decoder (jsoniter, through
- * `jsonutil.Unmarshal`) reports: `imp.ext` into `adapters.ExtImpBidder`, then its `bidder` into `ExtImpGumGum`. Keys
+ * `jsonutil.Unmarshal`) reports: `imp.ext` into `adapters.ExtImpBidder` (the SDK's `decodeExtImpBidder`: its
+ * `prebid` and `ae` typed as in Go), then its `bidder` into `ExtImpGumGum`. Keys
  * match ignoring case; `null` is the zero value; the first field of the wrong type, in the JSON's order, fails.
  */
 function readParams(imp: Imp): { params: GumgumParams } | { error: string } {
-  const ext: unknown = imp.ext;
-  if (!isJsonObject(ext)) return { error: `expect { or n, but found ${firstCharOf(ext)}` };
-  const prebid = fieldIgnoringCase(ext, 'prebid');
-  if (prebid !== undefined && prebid !== null && !isJsonObject(prebid)) {
-    return { error: `cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}` };
-  }
-  const bidder = fieldIgnoringCase(ext, 'bidder');
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return ext;
+  const bidder = ext.value.bidder;
   const params: GumgumParams = { zone: '', pubId: 0, irisid: '', slot: 0, product: '' };
   if (!isJsonObject(bidder)) return { error: `expect { or n, but found ${firstCharOf(bidder)}` };
   for (const key of Object.keys(bidder)) {

@@ -8,10 +8,10 @@ import {
   checkResponseStatus,
   compileEndpoint,
   decodeBidderParams,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
-  isJsonObject,
   mediaTypeFromMtype,
   encodeAsOpenrtb2Request,
   readBidderParams,
@@ -98,7 +98,8 @@ const PARAM_FIELDS = [
 function readImpParams(imp: Imp): { params: JsonObject } | { error: string } {
   const read = imp.ext === null ? decodeBidderParams(undefined, PARAMS_TYPE) : readBidderParams(imp, PARAMS_TYPE);
   if ('error' in read) {
-    const step = imp.ext === null || isJsonObject(imp.ext) ? 'ExtImpOpenWeb' : 'bidderExt';
+    // Which decode failed: `imp.ext` into `adapters.ExtImpBidder` (`prebid` and `ae` typed too), or its `bidder`.
+    const step = 'error' in decodeExtImpBidder(imp.ext) ? 'bidderExt' : 'ExtImpOpenWeb';
     return { error: `unmarshal ${step}: ${read.error}` };
   }
   const problem = firstFieldError(read.params);

@@ -2,8 +2,8 @@ import {
   badInput,
   badServerResponse,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
-  fieldIgnoringCase,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
@@ -70,9 +70,10 @@ export function createUnrulyBidder(config: BidderConfig): Bidder {
  * Prebid Server's error text when the params cannot be read.
  */
 function readSiteIds(imp: Imp): { siteid: number; siteId: number } | string {
-  if (!isJsonObject(imp.ext)) return `ext data not provided in imp id=${imp.id}. Abort all Request`;
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return `ext data not provided in imp id=${imp.id}. Abort all Request`;
   const invalid = `siteid not provided in imp id=${imp.id}. Abort all Request`;
-  const bidder = fieldIgnoringCase(imp.ext, 'bidder');
+  const bidder = ext.value.bidder;
   if (bidder === undefined) return invalid;
   const ids = { siteid: 0, siteId: 0 };
   if (bidder === null) return ids;

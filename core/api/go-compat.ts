@@ -7,7 +7,7 @@
  *
  * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
  */
-import { GoDecodeError, goFoundByte, goObjectExpected } from './go-decoding.js';
+import { GoDecodeError, goBool, goFloat, goFoundByte, goInt8, goMap, goObjectExpected, goSlice, goString, goStruct } from './go-decoding.js';
 import { BidderErrorCode, failedToUnmarshal, unknownError, type BidderError } from './errors.js';
 import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
@@ -45,13 +45,107 @@ export function decodeBidderParams(bidder: unknown, _paramsType: string): { para
 }
 
 /**
- * The imp's params, read in the two steps of a Go adapter: `imp.ext` into `adapters.ExtImpBidder` (it must be an
- * object), then its `bidder` with `decodeBidderParams`.
+ * The imp's params, read in the two steps of a Go adapter: `imp.ext` into `adapters.ExtImpBidder`
+ * (`decodeExtImpBidder`, whose error is returned as it is), then its `bidder` with `decodeBidderParams`.
  */
 export function readBidderParams(imp: Imp, paramsType: string): { params: JsonObject } | { error: string } {
-  if (imp.ext !== null && imp.ext !== undefined && !isJsonObject(imp.ext)) return { error: goObjectExpected(imp.ext) };
-  return decodeBidderParams(isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'bidder') : undefined, paramsType);
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return ext;
+  return decodeBidderParams(ext.value.bidder, paramsType);
 }
+
+/** `adapters.ExtImpBidder` once decoded: `prebid` and `bidder` as written (undefined when absent), `ae` as a number. */
+export interface ExtImpBidder {
+  prebid?: JsonObject;
+  bidder?: unknown;
+  ae: number;
+}
+
+/**
+ * `imp.ext` decoded as PBS's adapters decode it with `jsonutil.Unmarshal` into `adapters.ExtImpBidder`
+ * (adapters/bidder.go): an object (`null` is the zero value; absent, the decoder has nothing to read), whose members
+ * are matched to the struct's fields ignoring case and decoded in the order written, the first that does not fit
+ * failing the whole ext with json-iterator's text as `jsonutil` cuts it. `bidder` is raw JSON (anything goes);
+ * `prebid` is a `*openrtb_ext.ExtImpPrebid` (openrtb_ext/imp.go), each of its typed members checked down to their
+ * Go types; `ae` is an `AuctionEnvironmentType`, an int8. E.g. `{"prebid": {"adunitcode": 5}}` gives
+ * `cannot unmarshal openrtb_ext.ExtImpPrebid.AdUnitCode: expects " or n, but found 5`.
+ */
+export function decodeExtImpBidder(ext: unknown): { value: ExtImpBidder } | { error: string } {
+  try {
+    const object = goStruct(ext, []);
+    const read = readGoStruct(object, 'adapters.ExtImpBidder', EXT_IMP_BIDDER_FIELDS, []);
+    const value: ExtImpBidder = { ae: (read.ae as number | undefined) ?? 0 };
+    const prebid = fieldIgnoringCase(object, 'prebid');
+    if (isJsonObject(prebid)) value.prebid = prebid;
+    if ('bidder' in read) value.bidder = read.bidder;
+    return { value };
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: err.message };
+    throw err;
+  }
+}
+
+/** A struct field: its Go name, and the reader of its Go type (throws `GoDecodeError` with the chain of links). */
+type GoFieldReader = readonly [goName: string, read: (value: unknown, links: readonly string[]) => unknown];
+
+/** Members matched ignoring case, in the order written, each read with its field's reader; unknown members skipped. */
+function readGoStruct(object: JsonObject, goType: string, fields: Readonly<Record<string, GoFieldReader>>, links: readonly string[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const name = key.toLowerCase();
+    const field = fields[name];
+    if (field === undefined) continue;
+    values[name] = field[1](object[key], [...links, `${goType}.${field[0]}`]);
+  }
+  return values;
+}
+
+/** A `*Struct` field: `null` is nil, anything else an object whose fields are read. */
+const structField = (goType: string, fields: Readonly<Record<string, GoFieldReader>>) => (value: unknown, links: readonly string[]): unknown =>
+  value === null ? undefined : readGoStruct(goStruct(value, links), goType, fields, links);
+
+/** Raw JSON (`json.RawMessage`): any value, kept as written. */
+const rawField = (value: unknown): unknown => value;
+
+const STORED_ID_FIELDS: Readonly<Record<string, GoFieldReader>> = { id: ['ID', goString] };
+const STORED_BID_RESPONSE_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  id: ['ID', goString], bidder: ['Bidder', goString], replaceimpid: ['ReplaceImpId', goBool],
+};
+const STORED_BID_RESPONSES = '[]openrtb_ext.ExtStoredBidResponse';
+
+/** `openrtb_ext.ExtImpPrebid`'s fields by lower-cased JSON name. */
+const EXT_IMP_PREBID_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  storedrequest: ['StoredRequest', structField('openrtb_ext.ExtStoredRequest', STORED_ID_FIELDS)],
+  storedauctionresponse: ['StoredAuctionResponse', structField('openrtb_ext.ExtStoredAuctionResponse', STORED_ID_FIELDS)],
+  storedbidresponse: [
+    'StoredBidResponse',
+    (value, links) => goSlice(value, links, STORED_BID_RESPONSES).map((entry) => {
+      const inSlice = [...links, STORED_BID_RESPONSES];
+      return readGoStruct(goStruct(entry, inSlice), 'openrtb_ext.ExtStoredBidResponse', STORED_BID_RESPONSE_FIELDS, inSlice);
+    }),
+  ],
+  is_rewarded_inventory: ['IsRewardedInventory', goInt8],
+  bidder: ['Bidder', goMap],
+  options: ['Options', structField('openrtb_ext.Options', { echovideoattrs: ['EchoVideoAttrs', goBool] })],
+  adunitcode: ['AdUnitCode', goString],
+  passthrough: ['Passthrough', rawField],
+  floors: [
+    'Floors',
+    structField('openrtb_ext.ExtImpPrebidFloors', {
+      floorrule: ['FloorRule', goString], floorrulevalue: ['FloorRuleValue', goFloat], floorvalue: ['FloorValue', goFloat],
+      floormin: ['FloorMin', goFloat], floormincur: ['FloorMinCur', goString],
+    }),
+  ],
+  imp: ['Imp', goMap],
+};
+
+/** `adapters.ExtImpBidder`'s fields by lower-cased JSON name. */
+const EXT_IMP_BIDDER_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  prebid: ['Prebid', structField('openrtb_ext.ExtImpPrebid', EXT_IMP_PREBID_FIELDS)],
+  bidder: ['Bidder', rawField],
+  ae: ['AuctionEnvironment', goInt8],
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Response status

@@ -117,6 +117,20 @@ export function goInt(value: unknown, links: readonly string[]): number {
   return value;
 }
 
+/**
+ * An `int8` (or a named type over it, such as `openrtb_ext.AuctionEnvironmentType`): read as `int`, then a value
+ * outside -128..127 overflows (`ReadInt8`), one past uint32 already while its digits are read (`readUint32`).
+ */
+export function goInt8(value: unknown, links: readonly string[]): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number') fail(links, 'readUint32', 'unexpected character: \ufffd');
+  if (!Number.isInteger(value)) fail(links, 'assertInteger', 'can not decode float as int');
+  const magnitude = Math.abs(value);
+  if (magnitude > 0xffffffff) fail(links, 'readUint32', 'overflow');
+  if (value > 127 || value < -128) fail(links, 'ReadInt8', `overflow: ${magnitude}`);
+  return value;
+}
+
 /** A `float64`: json-iterator finds no number characters in anything but a number (`invalid number`). */
 export function goFloat(value: unknown, links: readonly string[]): number {
   if (value === undefined || value === null) return 0;

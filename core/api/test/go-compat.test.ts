@@ -4,6 +4,7 @@ import {
   bidResponseCurrency,
   checkResponseStatus,
   decodeBidderParams,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Bid,
   fieldIgnoringCase,
@@ -49,6 +50,51 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       expect(readBidderParams(imp({}), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found \u0000' });
       expect(readBidderParams(imp('x'), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found "' });
       expect(readBidderParams(imp({ bidder: [] }), 'openrtb_ext.ExtImpX')).to.deep.equal({ error: 'expect { or n, but found [' });
+    });
+
+    it('decodes imp.ext as adapters.ExtImpBidder first: typed prebid members and ae fail before the params are read', () => {
+      const imp = (ext: unknown): Imp => ({ id: 'x9', ext: ext as Imp['ext'] });
+      const read = (ext: unknown): unknown => readBidderParams(imp(ext), 'openrtb_ext.ExtImpZ');
+      expect(read({ prebid: { adunitcode: 31 }, bidder: { k: 'v' } }))
+        .to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebid.AdUnitCode: expects " or n, but found 3' });
+      expect(read({ bidder: { k: 'v' }, prebid: ['a'] })).to.deep.equal({ error: 'cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found [' });
+      expect(read({ bidder: { k: 'v' }, ae: 'on' })).to.deep.equal({ error: 'cannot unmarshal adapters.ExtImpBidder.AuctionEnvironment: unexpected character: \ufffd' });
+      // The ext is decoded before its bidder: a bad prebid wins over bad params.
+      expect(read({ bidder: 'z', PreBid: { AdUnitCode: false } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebid.AdUnitCode: expects " or n, but found f' });
+      // Members in the order written: the first that does not fit fails.
+      expect(read({ ae: [], prebid: 0 })).to.deep.equal({ error: 'cannot unmarshal adapters.ExtImpBidder.AuctionEnvironment: unexpected character: \ufffd' });
+      expect(read({ prebid: 0, ae: [] })).to.deep.equal({ error: 'cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found 0' });
+      // Typed members inside ExtImpPrebid, down to their own structs and slices.
+      expect(read({ prebid: { storedauctionresponse: { id: 77 } } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtStoredAuctionResponse.ID: expects " or n, but found 7' });
+      expect(read({ prebid: { storedbidresponse: { id: 'sbr' } } }))
+        .to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredBidResponse: decode slice: expect [ or n, but found {' });
+      expect(read({ prebid: { storedbidresponse: [null, 'sbr'] } })).to.deep.equal({ error: 'cannot unmarshal []openrtb_ext.ExtStoredBidResponse: expect { or n, but found "' });
+      expect(read({ prebid: { storedbidresponse: [{ replaceimpid: 'no' }] } }))
+        .to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtStoredBidResponse.ReplaceImpId: expect t or f, but found "' });
+      expect(read({ prebid: { is_rewarded_inventory: 0.5 } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebid.IsRewardedInventory: can not decode float as int' });
+      expect(read({ prebid: { imp: 'all' } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebid.Imp: expect { or n, but found "' });
+      expect(read({ prebid: { options: { EchoVideoAttrs: 0 } } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.Options.EchoVideoAttrs: expect t or f, but found 0' });
+      expect(read({ prebid: { floors: { floorMinCur: 978 } } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebidFloors.FloorMinCur: expects " or n, but found 9' });
+      expect(read({ prebid: { floors: { floorvalue: true } } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtImpPrebidFloors.FloorValue: invalid number' });
+    });
+
+    it('accepts what ExtImpBidder holds: nulls, raw members, unknown members, ae within int8', () => {
+      const imp = (ext: unknown): Imp => ({ id: 'x9', ext: ext as Imp['ext'] });
+      const ok = { params: { k: 'v' } };
+      const prebid = {
+        storedrequest: { id: 'sr' }, storedbidresponse: [{ id: 'a', bidder: 'b', replaceimpid: false }, null], is_rewarded_inventory: -1,
+        bidder: { other: 5 }, options: null, adunitcode: null, passthrough: 'anything', floors: { floorrule: 'r', floorvalue: 1.5 }, imp: {}, unknown: [1],
+      };
+      expect(readBidderParams(imp({ prebid, ae: 127, bidder: { k: 'v' }, gpid: 3 }), 'openrtb_ext.ExtImpZ')).to.deep.equal(ok);
+      expect(readBidderParams(imp({ prebid: null, ae: -128, bidder: { k: 'v' } }), 'openrtb_ext.ExtImpZ')).to.deep.equal(ok);
+      expect(readBidderParams(imp({ ae: null, bidder: { k: 'v' } }), 'openrtb_ext.ExtImpZ')).to.deep.equal(ok);
+      expect(decodeExtImpBidder({ Prebid: { adunitcode: 'slot' }, AE: 1, bidder: 'raw' })).to.deep.equal({ value: { prebid: { adunitcode: 'slot' }, ae: 1, bidder: 'raw' } });
+      expect(decodeExtImpBidder(null)).to.deep.equal({ value: { ae: 0 } });
+      expect(decodeExtImpBidder(undefined)).to.deep.equal({ error: 'expect { or n, but found \u0000' });
+      expect(decodeExtImpBidder(12)).to.deep.equal({ error: 'expect { or n, but found 1' });
+      // Out of int8: json-iterator's ReadInt8 overflows.
+      expect(decodeExtImpBidder({ ae: 200 })).to.have.property('error');
+      expect(decodeExtImpBidder({ ae: -129 })).to.have.property('error');
     });
 
     it('decodes params already in hand the same way', () => {

@@ -6,6 +6,7 @@ import {
   goDecodeErrorText,
   goFoundByte,
   goInt,
+  goInt8,
   goObjectExpected,
   goSlice,
   goString,
@@ -30,6 +31,19 @@ describe('SDK go-decoding (json-iterator texts as jsonutil cuts them)', () => {
     expect(goFoundByte([1])).to.equal('[');
     expect(goFoundByte(12)).to.equal('1');
     expect(goObjectExpected(true)).to.equal('expect { or n, but found t');
+  });
+
+  it('reads an int8 as json-iterator does: digits only, no fraction, within -128..127', () => {
+    const links = ['pkg.T.Small'];
+    expect(goInt8(undefined, links)).to.equal(0);
+    expect(goInt8(null, links)).to.equal(0);
+    expect(goInt8(-128, links)).to.equal(-128);
+    expect(goInt8(127, links)).to.equal(127);
+    expect(failure(() => goInt8('5', links))).to.equal('cannot unmarshal pkg.T.Small: unexpected character: \ufffd');
+    expect(failure(() => goInt8(3.25, links))).to.equal('cannot unmarshal pkg.T.Small: can not decode float as int');
+    expect(failure(() => goInt8(128, links))).to.equal(goDecodeErrorText(links, 'ReadInt8', 'overflow: 128'));
+    expect(failure(() => goInt8(-300, links))).to.equal(goDecodeErrorText(links, 'ReadInt8', 'overflow: 300'));
+    expect(failure(() => goInt8(5e9, links))).to.equal(goDecodeErrorText(links, 'readUint32', 'overflow'));
   });
 
   it('gives the detail alone at the top, else the last link before the operation', () => {
