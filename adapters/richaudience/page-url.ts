@@ -1,6 +1,7 @@
 /**
  * The scheme and host of `site.page` as Prebid Server reads them (Go's `net/url.Parse`): the scheme is lower-cased,
- * the host is the authority after any user info, port included, and only present after `//`. A page that Go refuses
+ * the host is the authority after any user info (which must be valid userinfo), port included, and only present
+ * after `//`; a scheme followed by a rootless part is an opaque URL, taken without further checks. A page that Go refuses
  * to parse gives `undefined`: Rich Audience then neither fills `site.domain` nor marks the imps secure.
  */
 export interface PageUrl {
@@ -30,8 +31,10 @@ export function parsePageUrl(raw: string): PageUrl | undefined {
   if (query !== -1) rest = rest.slice(0, query);
 
   if (!rest.startsWith('/')) {
-    // An opaque URL ("mailto:x") has no host; without a scheme, a colon before the first slash is refused.
-    if (scheme === '' && rest.split('/')[0]!.includes(':')) return undefined;
+    // With a scheme, a rootless rest is an opaque URL ("mailto:x", "https:x%zz"): no host, returned as it is, its
+    // escapes unchecked. Without one it is a relative path, whose first segment cannot hold a colon.
+    if (scheme !== '') return { scheme, host: '' };
+    if (rest.split('/')[0]!.includes(':')) return undefined;
     return validEscapes(rest) ? { scheme, host: '' } : undefined;
   }
   if (!rest.startsWith('//') || (scheme === '' && rest.startsWith('///'))) {
@@ -40,8 +43,18 @@ export function parsePageUrl(raw: string): PageUrl | undefined {
   const authorityEnd = rest.indexOf('/', 2);
   const authority = authorityEnd === -1 ? rest.slice(2) : rest.slice(2, authorityEnd);
   const path = authorityEnd === -1 ? '' : rest.slice(authorityEnd);
-  const host = parseHost(authority.slice(authority.lastIndexOf('@') + 1));
-  return host === undefined || !validEscapes(path) ? undefined : { scheme, host };
+  const at = authority.lastIndexOf('@');
+  const host = parseHost(authority.slice(at + 1));
+  if (host === undefined || (at !== -1 && !validUserinfo(authority.slice(0, at))) || !validEscapes(path)) return undefined;
+  return { scheme, host };
+}
+
+/**
+ * Go's `validUserinfo` (RFC 3986's unreserved, sub-delims, ":" and "%", plus "@"), then the user and password
+ * unescaped: any other character ("net/url: invalid userinfo") or a bad escape is a parse error.
+ */
+function validUserinfo(userinfo: string): boolean {
+  return /^[A-Za-z0-9\-._~!$&'()*+,;=:%@]*$/.test(userinfo) && validEscapes(userinfo);
 }
 
 function parseHost(host: string): string | undefined {
