@@ -3,6 +3,7 @@ import {
   badServerResponse,
   bidResponseCurrency,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   isJsonObject,
   encodeAsOpenrtb2Request,
@@ -161,8 +162,10 @@ function missingSize(imp: Imp): string | undefined {
  * value of the wrong type makes the params unreadable. Returns the error text when they cannot be read.
  */
 function readParams(imp: Imp): RichaudienceParams | string {
-  if (!isJsonObject(imp.ext)) return `not found parameters ext in ImpID : ${imp.id}`;
-  const bidder = imp.ext.bidder;
+  // `imp.ext` into `adapters.ExtImpBidder` first (its `prebid` and `ae` typed, `bidder` matched ignoring case).
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return `not found parameters ext in ImpID : ${imp.id}`;
+  const bidder = ext.value.bidder;
   const invalid = `invalid parameters ext in ImpID: ${imp.id}`;
   if (!isJsonObject(bidder)) return bidder === null ? { pid: '', bidFloorCur: '', test: false } : invalid;
   const params: RichaudienceParams = { pid: '', bidFloorCur: '', test: false };
