@@ -10,6 +10,7 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goFieldNameMatches,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unexpectedStatusText,
@@ -18,7 +19,6 @@ import {
   type BidderError,
   type BidRequest,
   type Imp,
-  type JsonObject,
   type MakeBidsResult,
   type MakeRequestsResult,
   type MediaType,
@@ -98,49 +98,58 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Decodes an imp's params over the shared object, as Go's decoder does: fields present replace the previous
- * values, a null list clears it, anything absent (or a null string) leaves it. Returns false when the params cannot
- * be decoded, leaving the object as it was.
+ * Decodes an imp's params over the shared object as json-iterator does (outbrain.go:34-50): members in the order they
+ * come, names matched ignoring ASCII case; a null string becomes "" (the reader returns "" for null), a null list is
+ * nil, a null publisher is left as it was. The first value of the wrong type stops the decoding, and what was decoded
+ * before it stays in the shared object (Go decodes in place). Returns false when the params could not be decoded, as
+ * Go then skips the imp's tag id.
  */
 function readParamsInto(ext: unknown, params: OutbrainParams): boolean {
   // Go reads `"ext": null` as an empty extension, whose missing bidder params then fail like absent ones.
   if (!isJsonObject(ext)) return false;
   const raw = fieldIgnoringCase(ext, 'bidder');
   if (raw === null) return true;
-  if (!isJsonObject(raw) || !isValidParams(raw)) return false;
-  const publisher = fieldIgnoringCase(raw, 'publisher');
-  if (isJsonObject(publisher)) {
-    for (const key of ['id', 'name', 'domain'] as const) {
-      const value = fieldIgnoringCase(publisher, key);
-      if (typeof value === 'string') params.publisher[key] = value;
+  if (!isJsonObject(raw)) return false;
+  for (const [key, value] of Object.entries(raw)) {
+    if (goFieldNameMatches(key, 'publisher')) {
+      if (value === null) continue;
+      if (!isJsonObject(value)) return false;
+      for (const [publisherKey, publisherValue] of Object.entries(value)) {
+        const name = (['id', 'name', 'domain'] as const).find((candidate) => goFieldNameMatches(publisherKey, candidate));
+        if (name === undefined) continue;
+        const text = goStringValue(publisherValue);
+        if (text === undefined) return false;
+        params.publisher[name] = text;
+      }
+    } else if (goFieldNameMatches(key, 'tagid')) {
+      const text = goStringValue(value);
+      if (text === undefined) return false;
+      params.tagid = text;
+    } else {
+      const name = (['bcat', 'badv'] as const).find((candidate) => goFieldNameMatches(key, candidate));
+      if (name === undefined) continue;
+      if (value === null) {
+        params[name] = undefined;
+        continue;
+      }
+      if (!Array.isArray(value)) return false;
+      const list: string[] = [];
+      params[name] = list;
+      for (const item of value) {
+        const text = goStringValue(item);
+        // The slice has already grown to hold the entry that fails, which is left "".
+        list.push(text ?? '');
+        if (text === undefined) return false;
+      }
     }
-  }
-  const tagid = fieldIgnoringCase(raw, 'tagid');
-  if (typeof tagid === 'string') params.tagid = tagid;
-  for (const key of ['bcat', 'badv'] as const) {
-    const list = fieldIgnoringCase(raw, key);
-    if (list === null) params[key] = undefined;
-    else if (Array.isArray(list)) params[key] = list.map((item) => (typeof item === 'string' ? item : ''));
   }
   return true;
 }
 
-/** Whether Go decodes the params without error: every known field (any case) of its type, `null` meaning "unset". */
-function isValidParams(raw: JsonObject): boolean {
-  const publisher = fieldIgnoringCase(raw, 'publisher');
-  if (publisher != null) {
-    if (!isJsonObject(publisher)) return false;
-    if (['id', 'name', 'domain'].some((key) => !isStringOrNull(fieldIgnoringCase(publisher, key)))) return false;
-  }
-  if (!isStringOrNull(fieldIgnoringCase(raw, 'tagid'))) return false;
-  return ['bcat', 'badv'].every((key) => {
-    const list = fieldIgnoringCase(raw, key);
-    return list == null || (Array.isArray(list) && list.every((item) => item === null || typeof item === 'string'));
-  });
-}
-
-function isStringOrNull(value: unknown): boolean {
-  return value == null || typeof value === 'string';
+/** A Go string field's value: the text, "" for null, undefined for anything else (a decoding error). */
+function goStringValue(value: unknown): string | undefined {
+  if (value === null) return '';
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Go's `Publisher` with `omitempty` strings: empty ones are left out. */
