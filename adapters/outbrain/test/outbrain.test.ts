@@ -48,6 +48,32 @@ describe('outbrain adapter', () => {
       }
     });
 
+    it('reads member names in any case and duplicates over each other, as json-iterator decodes, and writes Go\'s names', () => {
+      const adm = '{"Ver":"1.1","LINK":{"Url":"https://go.example/c","ClickTrackers":["https://t.example/k"]},"Assets":[{"ID":7,"Title":{"TEXT":"Tea"}}],'
+        + '"link":{"fallback":"https://f.example"},"EventTrackers":[{"Event":1,"Method":1,"URL":"https://i.example/p"}],"EXT":{"price":1.50,"n":"\\u00e9"}}';
+      expect(rewriteNativeMarkup(adm)).to.deep.equal({
+        adm: '{"ver":"1.1","assets":[{"id":7,"title":{"text":"Tea"}}],"link":{"url":"https://go.example/c","clicktrackers":["https://t.example/k"],'
+          + '"fallback":"https://f.example"},"imptrackers":["https://i.example/p"],"ext":{"price":1.50,"n":"\\u00e9"}}',
+      });
+    });
+
+    it('refuses markup in the decoder\'s words, which Prebid Server passes on', () => {
+      const cases: [string, string][] = [
+        ['', 'expect { or n, but found \u0000'],
+        ['  [1]', 'expect { or n, but found ['],
+        ['{"ver":2}', 'cannot unmarshal response.Response.Ver: expects " or n, but found 2'],
+        ['{"assets":[{"title":{"text":true}}]}', 'cannot unmarshal response.Title.Text: expects " or n, but found t'],
+        ['{"assets":{}}', 'cannot unmarshal response.Response.Assets: decode slice: expect [ or n, but found {'],
+        ['{"assets":[7]}', 'cannot unmarshal []response.Asset: expect { or n, but found 7'],
+        // json-iterator's "ReadInt8: overflow: 128" is cut at its last colon, as jsonutil cuts it.
+        ['{"assets":[{"required":128}]}', 'cannot unmarshal ReadInt8: 128'],
+        ['{"imptrackers":["a",3]}', 'cannot unmarshal []string: expects " or n, but found 3'],
+        ['{"eventtrackers":[{"event":1.5}]}', 'cannot unmarshal response.EventTracker.Event: can not decode float as int'],
+        ['{"Link":"x"}', 'cannot unmarshal response.Response.Link: expect { or n, but found "'],
+      ];
+      for (const [adm, error] of cases) expect(rewriteNativeMarkup(adm), adm).to.deep.equal({ error });
+    });
+
     it('drops a bid whose native markup does not decode with code 14, as Prebid Server passes the decoder error on', () => {
       const bidder = outbrain.create!(testBidderConfig('outbrain', 'http://example.com/bid'), { logger: { debug() {}, info() {}, warn() {}, error() {} } });
       const request = { id: 'r', imp: [{ id: 'n', native: { request: '{}' } }, { id: 'b', banner: { w: 1, h: 1 } }], site: { page: 'https://p.example/' } };
