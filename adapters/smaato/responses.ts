@@ -12,7 +12,10 @@ import {
   encodeAsOpenrtb2Bid,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goCompactJson,
+  goFieldNameMatches,
   isJsonObject,
+  parseJsonText,
   unexpectedStatusText,
   type Bid,
   type BidderError,
@@ -94,26 +97,33 @@ export function bannerMarkup(adm: string, clickTrackers: string[]): string {
   return `<div style="cursor:pointer" onclick="${clicks}">${adm}</div>`;
 }
 
-/** The `native` member of `{"native": {...}}` markup as compact JSON (undefined when the markup is not an object). */
+/**
+ * The `native` member of `{"native": {...}}` markup as Go passes its `json.RawMessage` on: compacted and HTML-safe,
+ * but numbers and string escapes as Smaato wrote them (native.go). The last member named `native` in any case wins;
+ * none, or `null`, is `null`. Undefined when the markup is not a JSON object.
+ */
 export function nativeMarkup(adm: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(adm);
-  } catch {
-    return undefined;
-  }
-  if (parsed !== null && !isJsonObject(parsed)) return undefined;
-  const native = parsed === null ? undefined : fieldIgnoringCase(parsed, 'native');
-  return goJson(native === undefined ? null : native);
+  const parsed = parseJsonText(adm);
+  if (parsed === undefined || (parsed.kind !== 'object' && parsed.kind !== 'null')) return undefined;
+  const members = parsed.kind === 'object' ? parsed.members.filter(({ key }) => goFieldNameMatches(key, 'native')) : [];
+  return goCompactJson(members.at(-1)?.value.text ?? 'null');
 }
 
-/** Seconds until `X-Smt-Expires` (epoch milliseconds, never below 0), else the default 300. */
+/**
+ * Seconds until `X-Smt-Expires` (epoch milliseconds, never below 0), else the default 300. Go reads the header as an
+ * int64 (`strconv.ParseInt`, smaato.go), so any value in its range counts, beyond 2^53 too, and the arithmetic is
+ * int64's (BigInt here, wrapping as Go's does).
+ */
 export function ttlSeconds(expires: string | undefined, now: () => number): number {
   if (expires === undefined || !/^[+-]?\d+$/.test(expires)) return DEFAULT_TTL_SECONDS;
-  const expiresAt = Number(expires);
-  if (!Number.isSafeInteger(expiresAt)) return DEFAULT_TTL_SECONDS;
-  return Math.max(0, Math.trunc((expiresAt - now()) / 1000));
+  const expiresAt = BigInt(expires);
+  if (expiresAt < INT64_MIN || expiresAt > INT64_MAX) return DEFAULT_TTL_SECONDS;
+  const ttl = BigInt.asIntN(64, expiresAt - BigInt(Math.trunc(now()))) / 1000n;
+  return ttl < 0n ? 0 : Number(ttl);
 }
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 function header(response: ResponseData, name: string): string | undefined {
   const wanted = name.toLowerCase();
@@ -127,9 +137,3 @@ function queryEscape(text: string): string {
     .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }
-
-/** Compact JSON as Go's encoder writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped. */
-function goJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-

@@ -14,4 +14,5 @@ export * from './helpers.js';
 export * from './go-compat.js';
 export * from './openrtb2-encoding.js';
 export * from './go-decoding.js';
+export * from './go-raw-json.js';
 export * from './price-granularity.js';

@@ -89,6 +89,21 @@ describe('smaato adapter', () => {
       expect(ttlSeconds(undefined, () => NOW)).to.equal(300);
     });
 
+    it('reads X-Smt-Expires as Go reads an int64, beyond 2^53 too', () => {
+      expect(ttlSeconds('9007199254740993', () => NOW)).to.equal(9_005_499_254_740);
+      expect(ttlSeconds('+9007199254741999', () => NOW)).to.equal(9_005_499_254_741);
+      expect(ttlSeconds('-9007199254740993', () => NOW)).to.equal(0);
+      expect(ttlSeconds('9223372036854775808', () => NOW)).to.equal(300);
+    });
+
+    it('passes native markup on as Go marshals a json.RawMessage: compact and HTML-safe, numbers and escapes as written', () => {
+      const adm = '{ "native" : { "ver": "1.1", "price" : 0.10 }, "NATIVE": {"link": {"url": "https://shop.example/?a=1&b=2"}, "w": 3E2, "t": "na\\u00efve <i>\\n"} }';
+      expect(nativeMarkup(adm)).to.equal('{"link":{"url":"https://shop.example/?a=1\\u0026b=2"},"w":3E2,"t":"na\\u00efve \\u003ci\\u003e\\n"}');
+      expect(nativeMarkup('{"native": [1.0, -0.0e-1, "\\ud83d\\ude00"]}')).to.equal('[1.0,-0.0e-1,"\\ud83d\\ude00"]');
+      expect(nativeMarkup('{"other": 1}')).to.equal('null');
+      expect(nativeMarkup('[{"native": 1}]')).to.equal(undefined);
+    });
+
     it('sets exp from X-Smt-Expires', () => {
       const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'b', impid: 'i', price: 1, adm: '<a/>' }] }] });
       const headers = { 'x-smt-adtype': 'Img', 'x-smt-expires': String(NOW + 60_000) };
