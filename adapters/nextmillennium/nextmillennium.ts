@@ -152,7 +152,8 @@ function readParams(imp: Imp): NextMillenniumParams | string {
   const problem = firstFieldError(bidder);
   if (problem !== undefined) return problem;
   const text = (key: string): string => (fieldIgnoringCase(bidder, key) as string | null | undefined) ?? '';
-  const list = (key: string): string[] => (fieldIgnoringCase(bidder, key) as string[] | null | undefined) ?? [];
+  // Go's []string decodes a null entry as the empty string, and sends it on as "".
+  const list = (key: string): string[] => ((fieldIgnoringCase(bidder, key) as (string | null)[] | null | undefined) ?? []).map((entry) => entry ?? '');
   return { groupId: text('group_id'), placementId: text('placement_id'), adSlots: list('adSlots'), allowedAds: list('allowedAds') };
 }
 
