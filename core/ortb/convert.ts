@@ -56,9 +56,10 @@ export function convertUpTo26(request: BidRequest, namespace: string): void {
     if (Object.keys(holder.ext).length === 0) delete holder.ext;
   }
   if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp)) rewardedUp(imp as Imp, namespace);
-  // Prebid Server writes these exts back after moving fields out of them, and an empty one goes as none.
+  // Prebid Server writes these exts back after moving fields out of them, and an empty one goes as none (its user
+  // ext, written back the same way, stays `{}`).
   if (isJsonObject(request.ext) && isEmpty(request.ext)) delete request.ext;
-  for (const name of ['source', 'regs', 'user'] as const) {
+  for (const name of ['source', 'regs'] as const) {
     const holder = request[name];
     if (isJsonObject(holder) && isJsonObject(holder.ext) && isEmpty(holder.ext)) delete holder.ext;
   }

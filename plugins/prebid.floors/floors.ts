@@ -443,7 +443,7 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
         const seatName = bid.seat ?? seat.bidder;
         context.warn(ns, {
           code: WarningCode.FloorBidRejection,
-          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${bid.bid.price.toFixed(4)} ${context.currency} is less than bid floor ${(floor.report?.floorValue ?? floor.floor).toFixed(4)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
+          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? floor.floor)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
         });
         context.rejectBid(bid, bid.bid.dealid ? NonBidReason.ResponseRejectedBelowDealFloor : NonBidReason.ResponseRejectedBelowFloor);
       }
@@ -502,4 +502,32 @@ function reportFloors(payload: Readonly<AuctionResponsePayload>, context: HookCo
       },
     ],
   };
+}
+
+/**
+ * A number with 4 decimals as Go's `%.4f` writes it: rounded from its exact binary value, an exact tie to even
+ * (1.03125 is `1.0312`), where `toFixed` rounds a tie up.
+ */
+export function goFixed4(value: number): string {
+  const fixed = value.toFixed(4);
+  if (!Number.isFinite(value) || !isExactTie(value, 4)) return fixed;
+  const scaled = Math.abs(value) * 1e4;
+  const lower = Math.floor(scaled);
+  const even = lower % 2 === 0 ? lower : lower + 1;
+  return `${value < 0 ? '-' : ''}${(even / 1e4).toFixed(4)}`;
+}
+
+/** Whether `value` (exactly, as the double it is) lies halfway between two multiples of 10^-digits. */
+function isExactTie(value: number, digits: number): boolean {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(value));
+  const bits = view.getBigUint64(0);
+  const exponentBits = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = exponentBits === 0 ? fraction : fraction | (1n << 52n);
+  const exponent = (exponentBits === 0 ? 1 : exponentBits) - 1075;
+  if (exponent >= 0) return false;
+  const denominator = 1n << BigInt(-exponent);
+  const numerator = mantissa * 10n ** BigInt(digits);
+  return numerator % denominator === denominator / 2n;
 }

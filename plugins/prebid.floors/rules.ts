@@ -392,18 +392,20 @@ export class RequestFields {
         return site?.publisher?.domain || app?.publisher?.domain || CATCH_ALL;
       case 'bundle':
         return app?.bundle || CATCH_ALL;
+      // A geo without a country, or a channel without a name, is the empty value, not the catch-all, as Prebid
+      // Server reads the field once its holder is there.
       case 'country': {
         const geo = device?.geo;
-        const country = isJsonObject(geo) ? geo.country : undefined;
-        return typeof country === 'string' && country !== '' ? country : CATCH_ALL;
+        if (!isJsonObject(geo)) return CATCH_ALL;
+        return typeof geo.country === 'string' ? geo.country : '';
       }
       case 'deviceType':
         return deviceType(device?.ua);
       case 'channel': {
         const ext = isJsonObject(this.request.ext) ? this.request.ext[this.namespace] : undefined;
         const channel = isJsonObject(ext) ? ext.channel : undefined;
-        const name = isJsonObject(channel) ? channel.name : undefined;
-        return typeof name === 'string' && name !== '' ? name : CATCH_ALL;
+        if (!isJsonObject(channel)) return CATCH_ALL;
+        return typeof channel.name === 'string' ? channel.name : '';
       }
       default:
         return CATCH_ALL;

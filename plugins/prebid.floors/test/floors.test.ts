@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { AccountSettings, AllBidsPayload, BidRequest, HookResult, ModuleHooks, SeatResult } from '../../../core/api/index.js';
 import { silentLogger, testAuctionBid, testContext, type TestContext } from '../../../core/api/testing.js';
 import { FloorsFetcher } from '../fetcher.js';
-import { createFloorHooks } from '../floors.js';
+import { createFloorHooks, goFixed4 } from '../floors.js';
 import { compileGroup, findRule } from '../rules.js';
 
 type Json = Record<string, any>;
@@ -145,6 +145,24 @@ describe('prebid.floors: rules and signalling', () => {
     // Four fields: over Prebid Server's default limit of 3 until the account raises it.
     expect(resolve(req2, context()).imp[0]!.bidfloor).to.equal(undefined);
     expect(resolve(req2, context({ price_floors: { max_schema_dims: 4 } })).imp[0]!.bidfloor).to.equal(4);
+  });
+
+  it('reads a geo without a country, or a channel without a name, as the empty value, not the catch-all (as Prebid Server)', () => {
+    const group = { schema: { fields: ['country', 'mediaType'] }, values: { '|banner': 2, '*|banner': 1 } };
+    const noCountry = request({ data: { modelgroups: [group] } }, undefined, { device: { geo: { region: 'x' } } });
+    expect(resolve(noCountry, context()).imp[0]!.bidfloor).to.equal(2);
+    const noGeo = request({ data: { modelgroups: [group] } }, undefined, { device: {} });
+    expect(resolve(noGeo, context()).imp[0]!.bidfloor).to.equal(1);
+    const channels = { schema: { fields: ['channel', 'mediaType'] }, values: { '|banner': 3, '*|banner': 1 } };
+    const nameless = request({ data: { modelgroups: [channels] } }, undefined, { ext: { prebid: { channel: { version: '1' } } } });
+    expect(resolve(nameless, context()).imp[0]!.bidfloor).to.equal(3);
+  });
+});
+
+describe('prebid.floors: goFixed4', () => {
+  it("writes 4 decimals as Go's %.4f does: an exact tie to even, anything else as toFixed", () => {
+    // Exact ties at 4 decimals are the odd multiples of 1/32.
+    expect([goFixed4(1.03125), goFixed4(0.09375), goFixed4(1.00005), goFixed4(2), goFixed4(0.1)]).to.deep.equal(['1.0312', '0.0938', '1.0001', '2.0000', '0.1000']);
   });
 });
 
