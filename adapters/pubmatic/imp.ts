@@ -3,7 +3,18 @@
  * targeting keys PubMatic reads from `imp.ext`. Params are read the way Prebid Server decodes them
  * (`ExtImpBidderPubmatic`, `openrtb_ext.ExtImpPubmatic`): a field of the wrong JSON type fails the imp.
  */
-import { fieldIgnoringCase, isJsonObject, type Banner, type Imp, type JsonObject } from '../../core/api/index.js';
+import {
+  decodeExtImpBidder,
+  fieldIgnoringCase,
+  GoDecodeError,
+  goInt,
+  goString,
+  goStruct,
+  isJsonObject,
+  type Banner,
+  type Imp,
+  type JsonObject,
+} from '../../core/api/index.js';
 import { DecodeError, decodeObject, decodeString, goFloatText } from './json.js';
 
 export interface Wrapper {
@@ -55,9 +66,7 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
   let params: JsonObject;
   let wrapper: Wrapper | undefined;
   try {
-    impExt = decodeObject(imp.ext, 'pubmatic.ExtImpBidderPubmatic');
-    if (impExt.ae !== undefined && impExt.ae !== null && !Number.isInteger(impExt.ae)) throw new DecodeError(`cannot unmarshal pubmatic.ExtImpBidderPubmatic.AE: expects an integer, got ${JSON.stringify(impExt.ae)}`);
-    decodeString(impExt.gpid, 'pubmatic.ExtImpBidderPubmatic.GpId');
+    impExt = decodeImpExt(imp.ext);
     // Absent params give Go's decoder nothing to read, which it reports.
     if (impExt.bidder === undefined) throw new DecodeError('expect { or n, but found \u0000');
     params = decodeObject(impExt.bidder, 'openrtb_ext.ExtImpPubmatic');
@@ -96,6 +105,54 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
   if (Object.keys(ext).length > 0) built.ext = ext;
   else delete built.ext;
   return wrapper ? { imp: built, publisherId, wrapper } : { imp: built, publisherId };
+}
+
+/** `ExtImpBidderPubmatic`'s own members, by lower-cased JSON name: its Go field, and how it is read. */
+const OWN_MEMBERS: Readonly<Record<string, (value: unknown) => unknown>> = {
+  data: (value) => value,
+  // Its `ae` is an int, which shadows the embedded ExtImpBidder's int8 one.
+  ae: (value) => goInt(value, ['pubmatic.ExtImpBidderPubmatic.AE']),
+  gpid: (value) => goString(value, ['pubmatic.ExtImpBidderPubmatic.GpId']),
+  skadn: (value) => value,
+};
+
+/**
+ * `imp.ext` as Go decodes it into `ExtImpBidderPubmatic` (pubmatic.go), which embeds `adapters.ExtImpBidder`: members
+ * matched ignoring case and read in the order written (the last of a name wins), the first of the wrong type failing
+ * with json-iterator's text. `prebid` is the embedded typed `openrtb_ext.ExtImpPrebid` (read by the SDK's
+ * `decodeExtImpBidder`; json-iterator names the embedded field by its own name, `Prebid`, not its struct's), `bidder`,
+ * `data` and `skadn` raw JSON, `ae` an int, `gpid` a string. Returns the members by their lower-cased names.
+ */
+function decodeImpExt(ext: unknown): JsonObject {
+  let object: JsonObject;
+  try {
+    object = goStruct(ext, []);
+  } catch (err) {
+    if (err instanceof GoDecodeError) throw new DecodeError(err.message);
+    throw err;
+  }
+  const read: JsonObject = {};
+  for (const key of Object.keys(object)) {
+    const name = key.toLowerCase();
+    const value = object[key];
+    if (name === 'prebid') {
+      const decoded = decodeExtImpBidder({ prebid: value });
+      if ('error' in decoded) throw new DecodeError(decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\.Prebid: /, 'cannot unmarshal Prebid: '));
+    } else if (name === 'bidder') {
+      read.bidder = value;
+    } else {
+      const own = OWN_MEMBERS[name];
+      if (own === undefined) continue;
+      try {
+        own(value);
+      } catch (err) {
+        if (err instanceof GoDecodeError) throw new DecodeError(err.message);
+        throw err;
+      }
+      read[name] = value;
+    }
+  }
+  return read;
 }
 
 /** The OpenWrap wrapper (`profile`, `version`, integers; `biddercode` is read but PubMatic's own is sent). */
