@@ -6,6 +6,7 @@ import {
   fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
+  readBidderParams,
   encodeAsOpenrtb2Request,
   unknownError,
   type App,
@@ -137,10 +138,11 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
  * JSON type fails the imp.
  */
 function readImpParams(imp: Imp): IxImpParams {
-  const ext = objectOrNull(imp.ext, 'adapters.ExtImpBidder');
-  // Absent params give Go's decoder nothing to read, which it reports.
-  if (ext.bidder === undefined) throw new DecodeError('expect { or n, but found \u0000');
-  const params = objectOrNull(ext.bidder, 'openrtb_ext.ExtImpIx');
+  // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed), then its `bidder` into the params struct;
+  // the decoder's text is passed on as it is.
+  const read = readBidderParams(imp, 'openrtb_ext.ExtImpIx');
+  if ('error' in read) throw new DecodeError(read.error);
+  const params = read.params;
   const size = fieldIgnoringCase(params, 'size');
   if (size !== undefined && size !== null && !(Array.isArray(size) && size.every((item) => item === null || Number.isInteger(item)))) {
     throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpIx.Size: expects a list of integers, got ${JSON.stringify(size)}`);
