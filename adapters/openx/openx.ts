@@ -3,6 +3,8 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
+  decodeBidderParams,
+  decodeExtImpBidder,
   fieldIgnoringCase,
   goFoundByte,
   isJsonObject,
@@ -157,12 +159,12 @@ function outgoingImpExt(incoming: Ext | undefined, customParams: Ext | undefined
  * the wrong JSON type fails the imp). `unit` and `customFloor` are `json.Number`s: a number's text or any string.
  */
 function readOpenxParams(impExt: unknown): { params: OpenxParams } | { error: string } {
-  if (impExt !== undefined && impExt !== null && !isJsonObject(impExt)) return { error: `cannot unmarshal adapters.ExtImpBidder: expect { or n, but found ${goFoundByte(impExt)}` };
-  const raw = isJsonObject(impExt) ? fieldIgnoringCase(impExt, 'bidder') : undefined;
-  // Absent params give Go's decoder nothing to read, which it reports.
-  if (raw === undefined) return { error: 'expect { or n, but found \u0000' };
-  const bidderParams = raw === null ? {} : raw;
-  if (!isJsonObject(bidderParams)) return { error: `expect { or n, but found ${goFoundByte(raw)}` };
+  // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed), then its `bidder`: the decoder's text as it is.
+  const ext = decodeExtImpBidder(impExt);
+  if ('error' in ext) return ext;
+  const decoded = decodeBidderParams(ext.value.bidder, 'openrtb_ext.ExtImpOpenx');
+  if ('error' in decoded) return decoded;
+  const bidderParams = decoded.params;
   for (const key of Object.keys(bidderParams)) {
     const field = PARAM_FIELDS.find(([name]) => name.toLowerCase() === key.toLowerCase());
     const value = bidderParams[key];
