@@ -2,6 +2,8 @@ import {
   badInput,
   BidderErrorCode,
   checkResponseStatus,
+  decodeBidderParams,
+  decodeExtImpBidder,
   decodeGoFields,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
@@ -98,12 +100,12 @@ function buildImp(imp: Imp, info: RequestInfo): { imp: Imp } | { error: BidderEr
  * when it fails.
  */
 function readParams(ext: unknown): TripleliftParams | string {
-  if (ext !== null && !isJsonObject(ext)) return goObjectExpected(ext);
-  let bidder: unknown;
-  for (const key in ext ?? {}) if (key.toLowerCase() === 'bidder') bidder = (ext as Record<string, unknown>)[key];
-  if (bidder === null) return { inventoryCode: '' };
-  if (!isJsonObject(bidder)) return goObjectExpected(bidder);
-  const decoded = decodeGoFields(bidder, 'openrtb_ext.ExtImpTriplelift', PARAM_FIELDS);
+  // `imp.ext` into `adapters.ExtImpBidder` first (its `prebid` and `ae` typed), then its `bidder`.
+  const impExt = decodeExtImpBidder(ext);
+  if ('error' in impExt) return impExt.error;
+  const bidder = decodeBidderParams(impExt.value.bidder, 'openrtb_ext.ExtImpTriplelift');
+  if ('error' in bidder) return bidder.error;
+  const decoded = decodeGoFields(bidder.params, 'openrtb_ext.ExtImpTriplelift', PARAM_FIELDS);
   if ('error' in decoded) return decoded.error;
   const { inventorycode, floor } = decoded.values;
   return { inventoryCode: typeof inventorycode === 'string' ? inventorycode : '', ...(typeof floor === 'number' && { floor }) };
