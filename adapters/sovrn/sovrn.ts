@@ -7,8 +7,8 @@ import {
   badServerResponse,
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
-  fieldIgnoringCase,
-  goObjectExpected,
+  decodeBidderParams,
+  decodeExtImpBidder,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
@@ -137,13 +137,14 @@ const PARAM_FIELDS: Readonly<Record<string, keyof SovrnParams>> = { tagId: 'TagI
 
 /** The params as Prebid Server decodes them, with its decoder's texts. */
 function readParams(imp: Imp): { params: SovrnParams } | { error: string } {
-  // A `null` imp.ext decodes to no params at all, as an absent one does.
-  const ext: unknown = imp.ext ?? undefined;
-  if (ext !== undefined && !isJsonObject(ext)) return { error: goObjectExpected(ext) };
-  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed), then its `bidder`; a `null` imp.ext is Go's
+  // zero value, with no params to decode, as an absent one.
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return ext;
+  const decoded = decodeBidderParams(ext.value.bidder, 'openrtb_ext.ExtImpSovrn');
+  if ('error' in decoded) return decoded;
+  const bidder = decoded.params;
   const params: SovrnParams = { TagId: '', Tagid: '', BidFloor: undefined, AdUnitCode: '' };
-  if (bidder === null) return { params };
-  if (!isJsonObject(bidder)) return { error: goObjectExpected(bidder) };
   for (const key in bidder) {
     if (!Object.hasOwn(bidder, key)) continue;
     const field = Object.hasOwn(PARAM_FIELDS, key) ? PARAM_FIELDS[key] : Object.hasOwn(PARAM_FIELDS, key.toLowerCase()) ? PARAM_FIELDS[key.toLowerCase()] : undefined;
