@@ -9,6 +9,7 @@ import {
   badServerResponse,
   BidderErrorCode,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   isJsonObject,
@@ -54,8 +55,10 @@ export function createConversantBidder(config: BidderConfig): Bidder {
       if (Array.isArray(request.cur) && request.cur.length > 0 && request.cur[0] !== 'USD') body.cur = ['USD'];
       const imps: Imp[] = [];
       for (const [index, imp] of request.imp.entries()) {
-        if (!isJsonObject(imp.ext)) return failure(`Impression[${index}] missing ext object`);
-        const params = readParams(fieldIgnoringCase(imp.ext, 'bidder'));
+        // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed; `null` the zero value, without params).
+        const ext = decodeExtImpBidder(imp.ext);
+        if ('error' in ext) return failure(`Impression[${index}] missing ext object`);
+        const params = readParams(ext.value.bidder);
         if (!params) return failure(`Impression[${index}] missing ext.bidder object`);
         if (params.siteId === '') return failure(`Impression[${index}] requires ext.bidder.site_id`);
         if (index === 0) {
