@@ -3,6 +3,8 @@ import {
   badServerResponse,
   BidderErrorCode,
   checkResponseStatus,
+  decodeBidderParams,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   goFoundByte,
   isJsonObject,
@@ -97,17 +99,18 @@ export function createYahooAdsBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The params as Prebid Server decodes them: `imp.ext` must be an object; `imp.ext.bidder` is decoded into
+ * The params as Prebid Server decodes them: `imp.ext` into `adapters.ExtImpBidder`; `imp.ext.bidder` is decoded into
  * `openrtb_ext.ExtImpYahooAds`, keys matched ignoring case and read in order (the first bad one stops), `null` the
  * zero value. The decoder's text when it fails.
  */
 function readParams(ext: unknown): { params: YahooAdsParams } | { error: string } {
-  if (!isJsonObject(ext)) return { error: 'ext.bidder not provided' };
-  let bidder: unknown;
-  for (const key in ext) if (key.toLowerCase() === 'bidder') bidder = ext[key];
+  // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed; `null` the zero value, without params).
+  const impExt = decodeExtImpBidder(ext);
+  if ('error' in impExt) return { error: 'ext.bidder not provided' };
+  const decoded = decodeBidderParams(impExt.value.bidder, 'openrtb_ext.ExtImpYahooAds');
+  if ('error' in decoded) return decoded;
+  const bidder = decoded.params;
   const params: YahooAdsParams = { dcn: '', pos: '' };
-  if (bidder === null) return { params };
-  if (!isJsonObject(bidder)) return { error: `expect { or n, but found ${goFoundByte(bidder)}` };
   for (const key in bidder) {
     const field = PARAM_FIELDS[key.toLowerCase()];
     if (!field) continue;
