@@ -4,6 +4,7 @@ import {
   BidderErrorCode,
   checkResponseStatus,
   compileEndpoint,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -70,12 +71,15 @@ export function createOnetagBidder(config: BidderConfig): Bidder {
 }
 
 /**
- * The imp's `pubId`, read in Go's two decoding steps: `imp.ext` (absent or not an object fails; `null` is an empty
- * extension), then its `bidder` (absent fails; `null` is empty params, so an empty publisher id). Keys match in any case.
+ * The imp's `pubId`, read in Go's two decoding steps: `imp.ext` into `adapters.ExtImpBidder` (absent, not an object
+ * or with a typed member of the wrong type fails; `null` is an empty extension), then its `bidder` (absent fails;
+ * `null` is empty params, so an empty publisher id). Keys match in any case.
  */
 function readPublisherId(imp: Imp): { publisherId: string } | { error: string } {
-  if (imp.ext !== null && !isJsonObject(imp.ext)) return { error: "Bidder extension not provided or can't be unmarshalled" };
-  const params = imp.ext === null ? undefined : fieldIgnoringCase(imp.ext, 'bidder');
+  // `imp.ext` into `adapters.ExtImpBidder`: its `prebid` and `ae` typed, so one of the wrong type fails it too.
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return { error: "Bidder extension not provided or can't be unmarshalled" };
+  const params = ext.value.bidder;
   if (params === null) return { publisherId: '' };
   if (!isJsonObject(params)) return { error: 'Error while unmarshaling bidder extension' };
   const publisherId = fieldIgnoringCase(params, 'pubId');
