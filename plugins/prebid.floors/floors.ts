@@ -290,6 +290,8 @@ function imposeFloors(
   rules.skipped = shouldSkip(group, data, rules, random);
   if (rules.skipped) return undefined;
   const lookup = compiled(group, errors, lasting, known);
+  // The request's rules as Prebid Server leaves them once checked (its debug output shows them so).
+  if (lookup.checkedValues) data.modelgroups[0] = withFields(group, { values: lookup.checkedValues });
   // Prebid Server applies no floor (not even the default) when the group has no valid rule.
   if (lookup.values.size === 0) return undefined;
   const ns = context.namespace;

@@ -7,7 +7,8 @@ import { isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../
 
 export interface FloorSchema {
   fields: string[];
-  delimiter: string;
+  /** As the rules give it: absent means `|` (applied where keys are split, so the rules echo as they came). */
+  delimiter?: string;
 }
 
 /** One model group of `data.modelgroups`, read from JSON (wrongly typed members are dropped with an error). */
@@ -150,7 +151,7 @@ function readModelGroup(value: unknown, path: string, errors: string[]): ModelGr
     modelweight: reader.number('modelweight'),
     modelversion: reader.string('modelversion'),
     skiprate: reader.number('skiprate'),
-    schema: { fields, delimiter: schemaReader.string('delimiter') || DEFAULT_DELIMITER },
+    schema: dropUndefined({ fields, delimiter: schemaReader.string('delimiter') || undefined }),
     values,
     default: reader.number('default'),
   });
@@ -289,21 +290,33 @@ export interface CompiledGroup {
   fields: readonly string[];
   delimiter: string;
   values: ReadonlyMap<string, number>;
+  /**
+   * The group's rules as Prebid Server leaves them in the request once it has validated them (keys lower-cased, those
+   * with the wrong number of fields deleted: it edits the rules in place), when that differs from what they were.
+   */
+  checkedValues?: Record<string, number>;
 }
 
 /** Prebid Server's `validateFloorRulesAndLowerValidRuleKey`, once per model group. */
 export function compileGroup(group: ModelGroup, errors: string[]): CompiledGroup {
-  const { fields, delimiter } = group.schema;
+  const fields = group.schema.fields;
+  const delimiter = group.schema.delimiter || DEFAULT_DELIMITER;
   const values = new Map<string, number>();
+  let changed = false;
   for (const key in group.values) {
     if (!Object.hasOwn(group.values, key)) continue;
     if (key.split(delimiter).length !== fields.length) {
       errors.push(`Invalid Floor Rule = '${key}' for Schema Fields = '${goList(fields)}'`);
+      changed = true;
       continue;
     }
-    values.set(key.toLowerCase(), group.values[key]!);
+    const lower = key.toLowerCase();
+    if (lower !== key) changed = true;
+    values.set(lower, group.values[key]!);
   }
-  return { group, fields, delimiter, values };
+  const compiledGroup: CompiledGroup = { group, fields, delimiter, values };
+  if (changed) compiledGroup.checkedValues = Object.fromEntries(values);
+  return compiledGroup;
 }
 
 /**

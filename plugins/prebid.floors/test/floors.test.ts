@@ -147,6 +147,15 @@ describe('prebid.floors: rules and signalling', () => {
     expect(resolve(req2, context({ price_floors: { max_schema_dims: 4 } })).imp[0]!.bidfloor).to.equal(4);
   });
 
+  it('leaves the rules in the request as Prebid Server leaves them once checked: keys lower-cased, bad ones gone, no default delimiter', () => {
+    const group = { schema: { fields: ['mediaType', 'size'] }, values: { 'BANNER|300x250': 2, video: 4, '*|*': 1 } };
+    const out = resolve(request({ data: { modelgroups: [group] } }), context());
+    expect(out.imp[0]!.bidfloor).to.equal(2);
+    const echoed = ((out.ext!.prebid as Json).floors as Json).data.modelgroups[0];
+    expect(echoed.schema).to.deep.equal({ fields: ['mediaType', 'size'] });
+    expect(echoed.values).to.deep.equal({ 'banner|300x250': 2, '*|*': 1 });
+  });
+
   it('reads a geo without a country, or a channel without a name, as the empty value, not the catch-all (as Prebid Server)', () => {
     const group = { schema: { fields: ['country', 'mediaType'] }, values: { '|banner': 2, '*|banner': 1 } };
     const noCountry = request({ data: { modelgroups: [group] } }, undefined, { device: { geo: { region: 'x' } } });
