@@ -272,8 +272,17 @@ function floorsFrom(floors: PriceFloorRules | undefined, location: string, fetch
   if (!floors.data) return enforced;
   const valid = validModelGroups(floors.data.modelgroups, { maxSchemaDims: account.maxSchemaDims, maxRules: account.maxRules }, errors);
   if (valid.length === 0) return enforced;
-  return withFields(floors, { data: withFields(floors.data, { modelgroups: [pickModelGroup(valid, random)] }), location, fetchstatus: fetchStatus });
+  const data = withFields(floors.data, { modelgroups: [pickModelGroup(valid, random)] });
+  if (valid.length > 1 && data.modelgroups[0]!.modelweight === undefined) weightDefaulted.add(data);
+  return withFields(floors, { data, location, fetchstatus: fetchStatus });
 }
+
+/**
+ * Floor data whose chosen model group had no weight among several: Prebid Server gives such groups weight 1 in
+ * place before drawing one, so the request's floors show it (the group itself stays as it came, for the cache of
+ * compiled groups, which is keyed by it).
+ */
+const weightDefaulted = new WeakSet<object>();
 
 /** Prebid Server's `updateBidRequestWithFloors`: each imp's floor from the chosen group, unless floors are skipped. */
 function imposeFloors(
@@ -287,11 +296,12 @@ function imposeFloors(
 ): Imp[] | undefined {
   const data = rules.data!;
   const group = data.modelgroups[0]!;
+  if (weightDefaulted.has(data)) data.modelgroups[0] = withFields(group, { modelweight: 1 });
   rules.skipped = shouldSkip(group, data, rules, random);
   if (rules.skipped) return undefined;
   const lookup = compiled(group, errors, lasting, known);
   // The request's rules as Prebid Server leaves them once checked (its debug output shows them so).
-  if (lookup.checkedValues) data.modelgroups[0] = withFields(group, { values: lookup.checkedValues });
+  if (lookup.checkedValues) data.modelgroups[0] = withFields(data.modelgroups[0]!, { values: lookup.checkedValues });
   // Prebid Server applies no floor (not even the default) when the group has no valid rule.
   if (lookup.values.size === 0) return undefined;
   const ns = context.namespace;

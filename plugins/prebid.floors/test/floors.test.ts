@@ -156,6 +156,14 @@ describe('prebid.floors: rules and signalling', () => {
     expect(echoed.values).to.deep.equal({ 'banner|300x250': 2, '*|*': 1 });
   });
 
+  it('shows the weight 1 Prebid Server gives the chosen group when several groups have none', () => {
+    const a = { modelversion: 'a', schema: { fields: ['mediaType'] }, values: { banner: 2 } };
+    const b = { modelversion: 'b', schema: { fields: ['mediaType'] }, values: { banner: 3 } };
+    const echoedOf = (groups: Json[]) => (((resolve(request({ data: { modelgroups: groups } }), context(), () => 0).ext!.prebid as Json).floors as Json).data.modelgroups[0]);
+    expect(echoedOf([a, b])).to.include({ modelweight: 1 });
+    expect(echoedOf([a])).to.not.have.property('modelweight');
+  });
+
   it('reads a geo without a country, or a channel without a name, as the empty value, not the catch-all (as Prebid Server)', () => {
     const group = { schema: { fields: ['country', 'mediaType'] }, values: { '|banner': 2, '*|banner': 1 } };
     const noCountry = request({ data: { modelgroups: [group] } }, undefined, { device: { geo: { region: 'x' } } });
