@@ -8,6 +8,7 @@ import {
   badInput,
   badServerResponse,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -81,19 +82,16 @@ export function createGridBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The imp's `uid` as the Go adapter reads it: `imp.ext` decoded into `adapters.ExtImpBidder`, then its `bidder` into
+ * The imp's `uid` as the Go adapter reads it (processImp, grid.go): `imp.ext` decoded into `adapters.ExtImpBidder`
+ * (the SDK's `decodeExtImpBidder`: its `prebid` a typed `ExtImpPrebid`, its `ae` an int8), then its `bidder` into
  * `ExtImpGrid` (keys in any case), with the texts of Prebid Server's decoder; Go holds a raw `null` as no JSON, which
  * fails as empty input. Go returns the decoder's error unwrapped (FailedToUnmarshal, 14). A zero or missing uid is
  * bad input.
  */
 function checkImp(imp: Imp): BidderError | undefined {
-  const ext: unknown = imp.ext;
-  if (!isJsonObject(ext)) return failedToUnmarshal(`expect { or n, but found ${firstCharOf(ext)}`);
-  const prebid = fieldIgnoringCase(ext, 'prebid');
-  if (prebid !== undefined && prebid !== null && !isJsonObject(prebid)) {
-    return failedToUnmarshal(`cannot unmarshal adapters.ExtImpBidder.Prebid: expect { or n, but found ${firstCharOf(prebid)}`);
-  }
-  const params = fieldIgnoringCase(ext, 'bidder');
+  const ext = decodeExtImpBidder(imp.ext);
+  if ('error' in ext) return failedToUnmarshal(ext.error);
+  const params = ext.value.bidder;
   if (!isJsonObject(params)) return failedToUnmarshal(`expect { or n, but found ${firstCharOf(params)}`);
   const uid = fieldIgnoringCase(params, 'uid');
   if (uid !== undefined && uid !== null && !Number.isInteger(uid)) {
@@ -113,10 +111,10 @@ function firstCharOf(value: unknown): string {
 }
 
 /**
- * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid`. Its ext is then rewritten as Prebid
- * Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, bidder, data with pbadslot and adserver
- * name/adslot, gpid, skadn, context), matched in any case and written in lower case, empty ones left out; an ext of
- * another shape is left alone.
+ * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid` (setImpExtData, grid.go). Its ext is
+ * then rewritten as Prebid Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, bidder, data with
+ * pbadslot and adserver name/adslot, gpid, skadn, context), matched in any case and written in lower case, empty ones
+ * left out; an ext of another shape is left alone.
  */
 function withGpid(imp: Imp): Imp {
   const ext = imp.ext as JsonObject;
@@ -129,7 +127,9 @@ function withGpid(imp: Imp): Imp {
   const name = field(adserver, 'name');
   const prebid = field(ext, 'prebid');
   if (!isOptional(pbadslot, 'string') || !isOptional(name, 'string') || !isOptional(field(ext, 'gpid'), 'string')) return imp;
-  if (prebid !== undefined && !isJsonObject(prebid)) return imp;
+  // `ExtImp.Prebid` is the typed `*openrtb_ext.ExtImpPrebid` that `checkImp` already decoded (setImpExtData,
+  // grid.go): one that does not fit leaves the imp alone, as Go's failed decode does.
+  if ('error' in decodeExtImpBidder({ prebid: prebid ?? null })) return imp;
 
   const rewritten: JsonObject = {};
   if (isJsonObject(prebid)) rewritten.prebid = reencodedPrebid(prebid);
