@@ -2,6 +2,7 @@ import {
   badInput,
   checkResponseStatus,
   compileEndpoint,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -146,12 +147,16 @@ function joinPath(...parts: string[]): string {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * `imp.ext.bidder` as Prebid Server decodes it: ids are integers, `programmaticGuaranteed` a boolean, field names
- * match regardless of case. Returns Prebid Server's error text when the imp cannot be read.
+ * The imp's params as Prebid Server reads them (MakeRequests, smartadserver.go): `imp.ext` into
+ * `adapters.ExtImpBidder` (the SDK's `decodeExtImpBidder`: `prebid` a typed `ExtImpPrebid`, `ae` an int8; `null` the
+ * zero value, without params), then its `bidder` into `ExtImpSmartadserverIn`: ids are integers,
+ * `programmaticGuaranteed` a boolean, field names match regardless of case. Returns Prebid Server's error text when
+ * the imp cannot be read.
  */
-function readParams(ext: unknown): { ids: SmartIds; programmaticGuaranteed: boolean } | string {
-  if (!isJsonObject(ext)) return 'Error parsing bidderExt object';
-  const bidder = fieldIgnoringCase(ext, 'bidder');
+function readParams(impExt: unknown): { ids: SmartIds; programmaticGuaranteed: boolean } | string {
+  const ext = decodeExtImpBidder(impExt);
+  if ('error' in ext) return 'Error parsing bidderExt object';
+  const bidder = ext.value.bidder;
   if (!isJsonObject(bidder) && bidder !== null) return 'Error parsing smartadserverExt parameters';
   const ids: SmartIds = { siteId: 0, pageId: 0, formatId: 0, networkId: 0 };
   let programmaticGuaranteed = false;
