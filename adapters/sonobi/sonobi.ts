@@ -5,9 +5,9 @@
 import {
   badInput,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
   encodeAsOpenrtb2Request,
@@ -76,15 +76,17 @@ export function createSonobiBidder(config: BidderConfig): Bidder {
 }
 
 /**
- * Reads the tag id into the shared value, as Prebid Server's decoder fills `openrtb_ext.ExtImpSonobi`: the `tagid`
- * field name matched ignoring case (the params say `TagID`), the last matching key winning, and `null` setting it
- * empty. Returns the decoder's text when `imp.ext` or its params cannot be decoded.
+ * Reads the tag id into the shared value, as Prebid Server reads each request copy's imp (MakeRequests, sonobi.go):
+ * `imp.ext` into `adapters.ExtImpBidder` (the SDK's `decodeExtImpBidder`: `prebid` a typed `ExtImpPrebid`, `ae` an
+ * int8), then its `bidder` into `openrtb_ext.ExtImpSonobi`: the `tagid` field name matched ignoring case (the params
+ * say `TagID`), the last matching key winning, and `null` setting it empty. Returns the decoder's text when `imp.ext`
+ * or its params cannot be decoded; the shared value is then left as it was.
  */
 function readTagIdInto(imp: Imp, shared: { tagId: string }): string | undefined {
   // A `null` imp.ext decodes to no params at all, as an absent one does.
-  const ext: unknown = imp.ext ?? undefined;
-  if (ext !== undefined && !isJsonObject(ext)) return goObjectExpected(ext);
-  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  const ext = decodeExtImpBidder(imp.ext ?? null);
+  if ('error' in ext) return ext.error;
+  const bidder = ext.value.bidder;
   if (bidder === null) return undefined;
   if (!isJsonObject(bidder)) return goObjectExpected(bidder);
   for (const key in bidder) {
