@@ -2,9 +2,9 @@ import {
   badInput,
   checkResponseStatus,
   compileEndpoint,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
   goFoundByte,
   goObjectExpected,
   isJsonObject,
@@ -172,15 +172,17 @@ function splitRequest(request: BidRequest): { requests: BidRequest[]; errors: Bi
 }
 
 /**
- * Decodes one imp's params into `into`, as Prebid Server's decoder fills its one reused struct: each key present
- * overwrites its field, in the order the keys come; `null` empties a text, clears a list or the position, and leaves
- * the floor as it was. Returns the decoder's text when `imp.ext` or the params cannot be decoded.
+ * Decodes one imp's params into `into` (createTaboolaRequests, taboola.go): `imp.ext` into `adapters.ExtImpBidder`
+ * first (the SDK's `decodeExtImpBidder`: `prebid` a typed `ExtImpPrebid`, `ae` an int8), then its `bidder` as Prebid
+ * Server's decoder fills its one reused struct: each key present overwrites its field, in the order the keys come;
+ * `null` empties a text, clears a list or the position, and leaves the floor as it was. Returns the decoder's text
+ * when `imp.ext` or the params cannot be decoded.
  */
 function decodeImpParams(imp: Imp, into: TaboolaParams): string | undefined {
   // A `null` imp.ext decodes to no params at all, as an absent one does.
-  const ext: unknown = imp.ext ?? undefined;
-  if (ext !== undefined && !isJsonObject(ext)) return goObjectExpected(ext);
-  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  const ext = decodeExtImpBidder(imp.ext ?? null);
+  if ('error' in ext) return ext.error;
+  const bidder = ext.value.bidder;
   if (bidder === null) return undefined;
   if (!isJsonObject(bidder)) return goObjectExpected(bidder);
   const target = into as unknown as Record<string, unknown>;
