@@ -1,10 +1,10 @@
 import {
   checkResponseStatus,
   compileEndpoint,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Request,
   failedToUnmarshal,
-  fieldIgnoringCase,
   goObjectExpected,
   isJsonObject,
   mediaTypeFromMtype,
@@ -116,14 +116,16 @@ function findParams(imps: Imp[]): { publisherId: string; supplySourceId: string 
 }
 
 /**
- * `imp.ext.bidder` as Prebid Server decodes it into `ExtImpTheTradeDesk`, with its decoder's texts: keys match
- * ignoring case, each one decoded in turn (the last winning), and `null` empties a field.
+ * The imp's params as Prebid Server reads them (getImpressionExt, thetradedesk.go), with its decoder's texts:
+ * `imp.ext` into `adapters.ExtImpBidder` (the SDK's `decodeExtImpBidder`: `prebid` a typed `ExtImpPrebid`, `ae` an
+ * int8), then its `bidder` into `ExtImpTheTradeDesk`: keys match ignoring case, each one decoded in turn (the last
+ * winning), and `null` empties a field.
  */
 function readParams(imp: Imp): { publisherId: string; supplySourceId: string } | { error: string } {
   // A `null` imp.ext decodes to no params at all, as an absent one does.
-  const ext: unknown = imp.ext ?? undefined;
-  if (ext !== undefined && !isJsonObject(ext)) return { error: goObjectExpected(ext) };
-  const bidder = ext === undefined ? undefined : fieldIgnoringCase(ext, 'bidder');
+  const ext = decodeExtImpBidder(imp.ext ?? null);
+  if ('error' in ext) return ext;
+  const bidder = ext.value.bidder;
   const params = { publisherId: '', supplySourceId: '' };
   if (bidder === null) return params;
   if (!isJsonObject(bidder)) return { error: goObjectExpected(bidder) };
