@@ -6,6 +6,7 @@
 import {
   badInput,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -78,9 +79,11 @@ function prepareImp(imp: Imp, info: RequestInfo, errors: BidderError[]): Imp {
 }
 
 /**
- * `imp.ext` as Prebid Server decodes it into its struct: the raw params and the ad slot of the first-party data
- * (`data.pbadslot`). Go's decoder reads keys in order (ignoring case) and stops at the first bad value, keeping what
- * it read before it: a `bidder` that comes after a bad `data` is never read.
+ * `imp.ext` as Prebid Server decodes it into `ExtImpBidderYieldmo` (preprocess, yieldmo.go), which embeds
+ * `adapters.ExtImpBidder`: the raw params, the embedded typed `prebid` (an `openrtb_ext.ExtImpPrebid`) and `ae` (an
+ * int8), and the ad slot of the first-party data (`data.pbadslot`). Go's decoder reads keys in order (ignoring case)
+ * and stops at the first bad value, keeping what it read before it: a `bidder` that comes after a bad `data`,
+ * `prebid` or `ae` is never read.
  */
 function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?: string } {
   if (ext !== null && !isJsonObject(ext)) return { pbadslot: '', error: `expect { or n, but found ${goFoundByte(ext)}` };
@@ -89,6 +92,10 @@ function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?:
     const value = (ext as JsonObject)[key];
     const name = key.toLowerCase();
     if (name === 'bidder') read.bidder = value;
+    if (name === 'prebid' || name === 'ae') {
+      const error = embeddedMemberError(name, value);
+      if (error !== undefined) return { ...read, error };
+    }
     if (name !== 'data') continue;
     if (value === null) {
       read.pbadslot = '';
@@ -105,6 +112,17 @@ function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?:
     }
   }
   return read;
+}
+
+/**
+ * A member of the embedded `adapters.ExtImpBidder` read with the SDK's `decodeExtImpBidder`: undefined when it fits,
+ * else the decoder's text. json-iterator names a failure at the top of an embedded struct's field by the field's own
+ * name (`Prebid`, `AuctionEnvironment`), not by its struct's; one deeper in `prebid` names the inner struct as usual.
+ */
+function embeddedMemberError(name: 'prebid' | 'ae', value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const decoded = decodeExtImpBidder({ [name]: value });
+  return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
 }
 
 /** `imp.ext.bidder` decoded into `openrtb_ext.ExtImpYieldmo`: the placement id read before any error, and the error. */
