@@ -1,6 +1,7 @@
 import {
   badInput,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeGoFields,
   decodeOpenrtb2BidResponse,
   ErrorCode,
@@ -101,8 +102,10 @@ function buildImp(imp: Imp, request: BidRequest, info: RequestInfo): { imp: Imp 
 }
 
 /**
- * `imp.ext` as Prebid Server decodes it into its `ExtImp` struct: the raw params, and `data.tag_code` ('' when
- * absent). Keys match ignoring case, the last one winning; the decoder's text when it fails.
+ * `imp.ext` as Prebid Server decodes it into its `ExtImp` struct (processImp, triplelift_native.go), which embeds
+ * `*adapters.ExtImpBidder`: the raw params, the embedded typed `prebid` (an `openrtb_ext.ExtImpPrebid`) and `ae` (an
+ * int8), and `data.tag_code` ('' when absent). Keys match ignoring case, the last one winning; the decoder's text
+ * when it fails.
  */
 function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string {
   if (ext !== null && !isJsonObject(ext)) return goObjectExpected(ext);
@@ -111,6 +114,10 @@ function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string
     const value = (ext as Record<string, unknown>)[key];
     const name = key.toLowerCase();
     if (name === 'bidder') read.bidder = value;
+    if (name === 'prebid' || name === 'ae') {
+      const error = embeddedMemberError(name, value);
+      if (error !== undefined) return error;
+    }
     if (name !== 'data') continue;
     if (value === null) {
       read.tagCode = '';
@@ -127,6 +134,18 @@ function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string
     }
   }
   return read;
+}
+
+/**
+ * A member of the embedded `*adapters.ExtImpBidder` read with the SDK's `decodeExtImpBidder`: undefined when it
+ * fits, else the decoder's text. The pointer adds no link of its own (json-iterator dereferences it without naming
+ * it), so as for any embedded struct a failure at the top of its field is named by the field's own name (`Prebid`,
+ * `AuctionEnvironment`), not by its struct's; one deeper in `prebid` names the inner struct as usual.
+ */
+function embeddedMemberError(name: 'prebid' | 'ae', value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const decoded = decodeExtImpBidder({ [name]: value });
+  return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
 }
 
 /** `imp.ext.bidder` as Prebid Server decodes it into `openrtb_ext.ExtImpTriplelift`; the decoder's text when it fails. */
