@@ -4,7 +4,7 @@
  * (`ExtImpBidderPubmatic`, `openrtb_ext.ExtImpPubmatic`): a field of the wrong JSON type fails the imp.
  */
 import {
-  decodeExtImpBidder,
+  embeddedExtImpBidderError,
   fieldIgnoringCase,
   GoDecodeError,
   goInt,
@@ -136,8 +136,8 @@ function decodeImpExt(ext: unknown): JsonObject {
     const name = key.toLowerCase();
     const value = object[key];
     if (name === 'prebid') {
-      const decoded = decodeExtImpBidder({ prebid: value });
-      if ('error' in decoded) throw new DecodeError(decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\.Prebid: /, 'cannot unmarshal Prebid: '));
+      const error = embeddedExtImpBidderError('prebid', value);
+      if (error !== undefined) throw new DecodeError(error);
     } else if (name === 'bidder') {
       read.bidder = value;
     } else {

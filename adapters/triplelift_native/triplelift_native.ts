@@ -1,7 +1,7 @@
 import {
   badInput,
   checkResponseStatus,
-  decodeExtImpBidder,
+  embeddedExtImpBidderError,
   decodeGoFields,
   decodeOpenrtb2BidResponse,
   ErrorCode,
@@ -115,7 +115,7 @@ function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string
     const name = key.toLowerCase();
     if (name === 'bidder') read.bidder = value;
     if (name === 'prebid' || name === 'ae') {
-      const error = embeddedMemberError(name, value);
+      const error = embeddedExtImpBidderError(name, value);
       if (error !== undefined) return error;
     }
     if (name !== 'data') continue;
@@ -136,17 +136,6 @@ function readImpExt(ext: unknown): { bidder: unknown; tagCode: string } | string
   return read;
 }
 
-/**
- * A member of the embedded `*adapters.ExtImpBidder` read with the SDK's `decodeExtImpBidder`: undefined when it
- * fits, else the decoder's text. The pointer adds no link of its own (json-iterator dereferences it without naming
- * it), so as for any embedded struct a failure at the top of its field is named by the field's own name (`Prebid`,
- * `AuctionEnvironment`), not by its struct's; one deeper in `prebid` names the inner struct as usual.
- */
-function embeddedMemberError(name: 'prebid' | 'ae', value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  const decoded = decodeExtImpBidder({ [name]: value });
-  return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
-}
 
 /** `imp.ext.bidder` as Prebid Server decodes it into `openrtb_ext.ExtImpTriplelift`; the decoder's text when it fails. */
 function readParams(bidder: unknown): { inventoryCode: string; floor?: number } | string {

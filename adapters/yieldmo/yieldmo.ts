@@ -6,7 +6,7 @@
 import {
   badInput,
   checkResponseStatus,
-  decodeExtImpBidder,
+  embeddedExtImpBidderError,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -93,7 +93,7 @@ function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?:
     const name = key.toLowerCase();
     if (name === 'bidder') read.bidder = value;
     if (name === 'prebid' || name === 'ae') {
-      const error = embeddedMemberError(name, value);
+      const error = embeddedExtImpBidderError(name, value);
       if (error !== undefined) return { ...read, error };
     }
     if (name !== 'data') continue;
@@ -114,16 +114,6 @@ function readImpExt(ext: unknown): { bidder?: unknown; pbadslot: string; error?:
   return read;
 }
 
-/**
- * A member of the embedded `adapters.ExtImpBidder` read with the SDK's `decodeExtImpBidder`: undefined when it fits,
- * else the decoder's text. json-iterator names a failure at the top of an embedded struct's field by the field's own
- * name (`Prebid`, `AuctionEnvironment`), not by its struct's; one deeper in `prebid` names the inner struct as usual.
- */
-function embeddedMemberError(name: 'prebid' | 'ae', value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  const decoded = decodeExtImpBidder({ [name]: value });
-  return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
-}
 
 /** `imp.ext.bidder` decoded into `openrtb_ext.ExtImpYieldmo`: the placement id read before any error, and the error. */
 function readPlacementId(bidder: unknown): { id: string; error?: string } {

@@ -85,6 +85,18 @@ export function decodeExtImpBidder(ext: unknown): { value: ExtImpBidder } | { er
   }
 }
 
+/**
+ * One member (`prebid` or `ae`) of an `adapters.ExtImpBidder` embedded in an adapter's own imp ext struct, read as
+ * `decodeExtImpBidder` reads it: undefined when it fits (or is absent), else the decoder's text. json-iterator names a
+ * failure at the top of an embedded struct's field by the field's own name (`Prebid`, `AuctionEnvironment`), not by
+ * its struct's (a pointer embedding adds no link either); one deeper in `prebid` names the inner struct as usual.
+ */
+export function embeddedExtImpBidderError(name: 'prebid' | 'ae', value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const decoded = decodeExtImpBidder({ [name]: value });
+  return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
+}
+
 /** A struct field: its Go name, and the reader of its Go type (throws `GoDecodeError` with the chain of links). */
 type GoFieldReader = readonly [goName: string, read: (value: unknown, links: readonly string[]) => unknown];
 
