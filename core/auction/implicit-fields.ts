@@ -65,7 +65,7 @@ function fillSite(request: BidRequest, referer: string): void {
   const source = referer !== '' ? referer : page;
   if (source !== '') {
     if (page === '') site.page = source;
-    const host = goUrlHost(source);
+    const host = hostOfPage(source);
     if (host) {
       if (typeof site.domain !== 'string' || site.domain === '') site.domain = host;
       const publisherDomain = registrableDomain(host);
@@ -85,14 +85,24 @@ function fillSite(request: BidRequest, referer: string): void {
  * that starts no escape).
  */
 export function goUrlHost(url: string): string | undefined {
-  if (/%(?![0-9A-Fa-f]{2})/.test(url)) return undefined;
+  if (url.includes('%') && /%(?![0-9A-Fa-f]{2})/.test(url)) return undefined;
   const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/([^/?#]*)/.exec(url);
   if (!authority) return '';
   const at = authority[1]!.lastIndexOf('@');
   return at === -1 ? authority[1]! : authority[1]!.slice(at + 1);
 }
 
-/** Registrable domains by host: pages repeat, and the public suffix lookup is the costly part. */
+/** Hosts by page URL, and registrable domains by host: pages repeat, and the parsing is the costly part. */
+const hosts = new Map<string, string | undefined>();
+
+function hostOfPage(page: string): string | undefined {
+  if (hosts.has(page)) return hosts.get(page);
+  const host = goUrlHost(page);
+  if (hosts.size >= REGISTRABLE_KEPT) hosts.delete(hosts.keys().next().value!);
+  hosts.set(page, host);
+  return host;
+}
+
 const registrable = new Map<string, string | null>();
 const REGISTRABLE_KEPT = 2000;
 
