@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BidderErrorCode, isJsonObject, type BidRequest, type Ext, type Imp, type Regs, type Site, type User, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import { mergePatch } from '../stored/index.js';
+import { goUrlHost } from '../auction/implicit-fields.js';
 import { decodeTcfConsent, usPrivacyProblem } from '../privacy/index.js';
 import { INVALID_CONSENT_WARNING } from './messages.js';
 import type { AmpConsent, AmpParams } from './params.js';
@@ -61,30 +62,17 @@ function siteOf(request: BidRequest): Site {
   return request.site as Site;
 }
 
-/** `curl` is the page; its host, as Go's URL parser reads it, without the port, is the domain (see hostOf). */
+/** `curl` is the page; its host, as Go's URL parser reads it (goUrlHost), without the port, is the domain. */
 function applyPage(site: Site, canonicalUrl: string | undefined): void {
   if (canonicalUrl === undefined) return;
   site.page = canonicalUrl;
-  const host = hostOf(canonicalUrl);
+  const host = goUrlHost(canonicalUrl);
   if (host === undefined) return;
   const colon = host.lastIndexOf(':');
   const domain = colon === -1 ? host : host.slice(0, colon);
   // Prebid Server writes an empty domain, which its encoding then leaves out.
   if (domain === '') delete site.domain;
   else site.domain = domain;
-}
-
-/**
- * The host of a URL as Go's `url.Parse` gives it: as written (no case folding, no punycode), empty for a URL with no
- * `//authority` (a bare `www.example/page`, which Prebid Server then writes as an empty domain), and undefined when
- * the parser refuses the URL (a `%` that starts no escape), leaving the stored domain as it was.
- */
-function hostOf(url: string): string | undefined {
-  if (/%(?![0-9A-Fa-f]{2})/.test(url)) return undefined;
-  const authority = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/([^/?#]*)/.exec(url);
-  if (!authority) return '';
-  const at = authority[1]!.lastIndexOf('@');
-  return at === -1 ? authority[1]! : authority[1]!.slice(at + 1);
 }
 
 /** `account` names the publisher of a stored request that names none (a stored publisher id wins, as in Prebid Server). */
