@@ -1,22 +1,15 @@
 /**
  * Interstitial imps (`instl` = 1) of a request that sets `device.ext.<ns>.interstitial` get their banner sizes
- * from the service: every standard ad size between the minimum share and the largest size the ad may take.
+ * from the service: the first 10 of Prebid Server's interstitial sizes (in its order) between the minimum share and
+ * the largest size the ad may take.
  */
 import type { Format } from '../../../core/api/index.js';
 import type { InterstitialSettings } from './scope.js';
 import { isJsonObject } from '../../../core/api/index.js';
 import { type JsonObject } from './values.js';
+import { INTERSTITIAL_SIZES } from './interstitial-sizes.js';
 
-/** IAB standard display sizes, desktop and mobile. */
-const STANDARD_SIZES: ReadonlyArray<readonly [number, number]> = [
-  [1024, 768], [768, 1024], [970, 250], [970, 90], [300, 1050], [728, 90], [480, 320], [320, 480], [300, 600],
-  [336, 280], [300, 250], [250, 250], [240, 400], [160, 600], [120, 600], [468, 60], [320, 100], [300, 100],
-  [320, 50], [300, 50], [234, 60], [200, 200], [180, 150], [125, 125], [120, 240], [120, 90], [88, 31],
-];
-
-/** Largest first: an interstitial should fill as much of the screen as it is allowed to. */
-const SIZES_LARGEST_FIRST = [...STANDARD_SIZES].sort(([w1, h1], [w2, h2]) => w2 * h2 - w1 * h1 || w2 - w1);
-
+/** Prebid Server stops at this many sizes. */
 const MAX_INTERSTITIAL_FORMATS = 10;
 
 type Size = { w: number; h: number };
@@ -40,7 +33,7 @@ export function interstitialFormats(
     w: Math.floor((max.w * settings.minWidthPercent) / 100),
     h: Math.floor((max.h * settings.minHeightPercent) / 100),
   };
-  const formats = SIZES_LARGEST_FIRST
+  const formats = INTERSTITIAL_SIZES
     .filter(([w, h]) => w >= min.w && w <= max.w && h >= min.h && h <= max.h)
     .slice(0, MAX_INTERSTITIAL_FORMATS)
     .map(([w, h]) => ({ w, h }));

@@ -211,6 +211,15 @@ describe('gavel.validation: interstitial sizes', () => {
     }
   });
 
+  it("offers Prebid Server's interstitial sizes in its order, the first 10 that fit", () => {
+    const request = interstitialRequest({ format: [{ w: 1, h: 1 }] }, { w: 400, h: 700 });
+    const changed = applyChanges(expectAccepted(request), request);
+    expect(changed.imp[0].banner.format).to.deep.equal([
+      { w: 300, h: 600 }, { w: 320, h: 480 }, { w: 250, h: 600 }, { w: 360, h: 640 }, { w: 320, h: 640 },
+      { w: 300, h: 480 }, { w: 336, h: 544 }, { w: 303, h: 603 }, { w: 320, h: 568 }, { w: 301, h: 601 },
+    ]);
+  });
+
   it('takes the largest size from the first format when there is one', () => {
     const request = interstitialRequest({ format: [{ w: 300, h: 250 }] }, { w: 1024, h: 768 });
     const changed = applyChanges(validate(request), request);
