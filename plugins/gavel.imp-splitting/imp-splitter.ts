@@ -75,8 +75,13 @@ function withoutKey(object: Json, key: string): Json | undefined {
   return rest;
 }
 
-/** A bidder's `imp.ext`: the imp's non-bidder keys (and `<ns>` without the bidder map), then its own params. */
-function extForBidder(impExt: Json, params: unknown, ns: string): Json {
+/**
+ * A bidder's `imp.ext`: the imp's non-bidder keys (and `<ns>` without the bidder map), then its own params. A key
+ * that names no bidder this host knows is publisher data the request kept (validation warned about it): every
+ * bidder gets it, as Prebid Server forwards every `imp.ext` member but its own namespace.
+ */
+function extForBidder(split: Split, impExt: Json, params: unknown): Json {
+  const ns = split.ns;
   const ext: Json = {};
   for (const key in impExt) {
     if (!hasOwnProperty.call(impExt, key)) continue;
@@ -85,8 +90,8 @@ function extForBidder(impExt: Json, params: unknown, ns: string): Json {
       // `imp.ext.<ns>` without the bidder map, and only when something else is in it.
       const options = withoutKey(value, 'bidder');
       if (options) ext[ns] = options;
-    } else if (RESERVED_IMP_EXT_KEYS.has(key) && key !== 'bidder' && key !== 'svc' && key !== 'prebid') {
-      ext[key] = value;
+    } else if (RESERVED_IMP_EXT_KEYS.has(key) ? key !== 'bidder' && key !== 'svc' && key !== 'prebid' : hostBidderOf(split, key) === undefined) {
+      setOwn(ext, key, value);
     }
   }
   ext.bidder = params;
@@ -100,9 +105,9 @@ function offersUnsupportedMediaType(imp: Imp, supported: readonly MediaType[]): 
 }
 
 /** The imp as one bidder sees it: its own params in `ext.bidder`, only media types it supports, `secure` filled. */
-function impForBidder(imp: Imp, impExt: Json, params: unknown, ns: string, supported: readonly MediaType[], secure: boolean): Imp {
-  const ext = extForBidder(impExt, params, ns);
-  const fillSecure = secure && imp.secure === undefined;
+function impForBidder(split: Split, imp: Imp, impExt: Json, params: unknown, supported: readonly MediaType[]): Imp {
+  const ext = extForBidder(split, impExt, params);
+  const fillSecure = split.secure && imp.secure === undefined;
   if (!fillSecure && !offersUnsupportedMediaType(imp, supported)) return { ...imp, ext };
   // Built key by key, not spread (see the top of the file): unsupported media types are left out, `secure` added.
   const copy: Json = {};
@@ -216,7 +221,7 @@ function offerImp(split: Split, imp: Imp, impExt: Json, index: number, name: str
   reportUnsupportedMediaTypes(split, imp, index, name, supported);
   if (!offersSupportedMediaType(imp, supported)) return;
   if (host.multiformat === false) supported = preferredOnly(split, imp, name, supported);
-  addToShare(split, name, hostBidder, impForBidder(imp, impExt, params, split.ns, supported, split.secure));
+  addToShare(split, name, hostBidder, impForBidder(split, imp, impExt, params, supported));
 }
 
 /**

@@ -43,6 +43,15 @@ describe('gavel.imp-splitting', () => {
     expect(JSON.stringify(shares[1]!.request)).to.not.contain('"a":1');
   });
 
+  it('sends every bidder the imp.ext keys that name no bidder (publisher data), as Prebid Server does', () => {
+    const { shares } = split(request([
+      { id: 'i1', banner: { w: 1, h: 1 }, ext: { alpha: { a: 1 }, custom: { c: 1 }, off: { o: 1 }, prebid: { bidder: { beta: { b: 2 } } } } },
+    ]));
+    expect(shares.map((share) => share.bidder)).to.deep.equal(['beta', 'alpha']);
+    expect(shares[0]!.request.imp[0]!.ext).to.deep.equal({ custom: { c: 1 }, bidder: { b: 2 } });
+    expect(shares[1]!.request.imp[0]!.ext).to.deep.equal({ custom: { c: 1 }, bidder: { a: 1 } });
+  });
+
   it('removes media types a bidder cannot take, with error code 2, and drops an imp left with none', () => {
     const { shares, result } = split(request([
       { id: 'i1', banner: { w: 1, h: 1 }, video: { mimes: ['video/mp4'] }, ext: { beta: {} } },

@@ -2,7 +2,8 @@
  * The bidders of one imp. Params sit at `imp.ext.<bidder>` (the specification's form) or at
  * `imp.ext.<ns>.bidder.<bidder>` (Prebid.js's form); an imp may use both, and when both name the same bidder the
  * namespace form wins. An unknown name in a `bidder` map is a mistake (400); an unknown key directly in `imp.ext`
- * may be publisher data, so it only earns a warning and is dropped.
+ * may be publisher data, so it only earns a warning: it is no bidder, and it stays in the imp, which every bidder
+ * receives it in (as Prebid Server keeps it, ortb/request_validator.go validateImpExt).
  *
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
@@ -93,20 +94,18 @@ class ImpBidderCheck {
   }
 
   private checkDirectBidders(ext: JsonObject): void {
-    let ignored: string[] | undefined;
     for (const key in ext) {
       if (!Object.hasOwn(ext, key) || RESERVED_IMP_EXT_KEYS.has(key)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(key);
       if (hostBidder === undefined) {
-        (ignored ??= []).push(key);
-        this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.extPath()}.${key} is not a known bidder or alias, `
-          + `so it was ignored. If it is an alias, declare it in ${this.scope.optionsPaths.aliases}.`);
+        // Prebid Server's words first (clients match on them), then how to make it a bidder.
+        this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.extPath()} contains unknown bidder: '${key}', `
+          + `ignoring. If it is an alias, declare it in ${this.scope.optionsPaths.aliases}.`);
       } else if (!namedInNamespaceForm(ext, key)) {
         // Reported under the namespace form, the one the bidder's params are known by once split.
         this.accept(key, hostBidder, ext[key], this.scope.namespace);
       }
     }
-    if (ignored !== undefined) this.dropFromImpExt(ignored);
   }
 
   /** Params failures read `request.imp[i].ext.<ns>.bidder.<name> failed validation.` whichever form they came in. */
@@ -114,14 +113,6 @@ class ImpBidderCheck {
     this.acceptedBidders++;
     const problem = this.scope.validateBidderParams(hostBidder, params);
     if (problem !== undefined) this.fail(`${this.extPath()}.${namespace}.bidder.${name} failed validation.\n${problem}`);
-  }
-
-  private dropFromImpExt(keys: string[]): void {
-    const impIndex = this.impIndex;
-    this.scope.report.addChange((payload) => {
-      const ext = payload.request.imp?.[impIndex]?.ext;
-      if (isJsonObject(ext)) for (const key of keys) delete ext[key];
-    });
   }
 
   private fail(message: string): void {

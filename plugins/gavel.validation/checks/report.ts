@@ -6,7 +6,7 @@ export type RequestChange = (payload: RequestPayload) => void;
 
 /** Warning codes of this module (Prebid Server's range for request warnings). */
 export const WarningCode = {
-  /** A key of `imp.ext` that names no bidder, alias or reserved field; it is dropped. */
+  /** A key of `imp.ext` that names no bidder, alias or reserved field: no bidder is called for it. */
   UnknownImpExtKey: 10999,
 } as const;
 

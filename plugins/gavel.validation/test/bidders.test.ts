@@ -33,16 +33,16 @@ describe('gavel.validation: imp bidders', () => {
       'request.imp[0].ext.prebid.bidder contains unknown bidder: nobody. Did you forget an alias in request.ext.prebid.aliases?', 'prebid');
   });
 
-  it('warns about an unknown key directly in imp.ext and drops it', () => {
+  it('warns about an unknown key directly in imp.ext in Prebid Server words, and keeps it as data', () => {
     const request = withRequest((r) => { r.imp[0].ext.mystery = { a: 1 }; r.imp[0].ext.gpid = '/slot/1'; });
     const result = expectAccepted(request);
     expect(result?.warnings?.general).to.deep.equal([{
       code: WarningCode.UnknownImpExtKey,
-      message: 'request.imp[0].ext.mystery is not a known bidder or alias, so it was ignored. '
+      message: "request.imp[0].ext contains unknown bidder: 'mystery', ignoring. "
         + 'If it is an alias, declare it in request.ext.svc.aliases.',
     }]);
     const changed = applyChanges(result, request);
-    expect(changed.imp[0].ext).to.deep.equal({ appnexus: { placementId: 42 }, gpid: '/slot/1' });
+    expect(changed.imp[0].ext).to.deep.equal({ appnexus: { placementId: 42 }, mystery: { a: 1 }, gpid: '/slot/1' });
   });
 
   it('never treats reserved imp.ext keys as bidders', () => {

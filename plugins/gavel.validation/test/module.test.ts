@@ -24,10 +24,16 @@ describe('gavel.validation: module', () => {
     expect(result?.request).to.deep.equal(request);
   });
 
-  it('normalises a valid request in place (dropping an imp.ext key that names no bidder)', () => {
-    const result = validate(withRequest((r) => { r.imp[0].ext.mystery = {}; }));
+  it('normalises a valid request in place (trimming request.cur to the one currency the auction runs in)', () => {
+    const result = validate(withRequest((r) => { r.cur = ['EUR', 'USD']; }));
     expect(result?.action).to.equal('update');
-    expect(result?.request.imp[0].ext).to.not.have.property('mystery');
+    expect(result?.request.cur).to.deep.equal(['EUR']);
+  });
+
+  it('keeps an imp.ext key that names no bidder, with only a warning', () => {
+    const result = validate(withRequest((r) => { r.imp[0].ext.mystery = {}; }));
+    expect(result?.action).to.not.equal('reject');
+    expect(result?.warnings?.general).to.have.length(1);
   });
 
   it('does not crash on odd shapes', () => {
