@@ -4,12 +4,21 @@ import type { AuctionOutcome } from '../auction/pipeline.js';
 import { invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { AMP_CRITICAL_ERROR_CODE, AMP_UNKNOWN_ERROR_CODE, responseErrors } from './messages.js';
 
+/** What the auction's `response.ext.<ns>` tells an AMP page: the hooks trace and, when asked for, the seat non-bids. */
+export interface AmpAuctionReport {
+  modules?: unknown;
+  seatnonbid?: unknown;
+}
+
 /** The body of a 200 from GET /openrtb2/amp (spec 2.17). */
 export interface AmpResponseBody {
   targeting: Record<string, string>;
   errors: Record<string, unknown>;
   warnings?: Record<string, unknown>;
   debug?: unknown;
+  /** `prebid` or `svc`, the request's namespace: see auctionReport. */
+  prebid?: AmpAuctionReport;
+  svc?: AmpAuctionReport;
 }
 
 /**
@@ -115,6 +124,8 @@ export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): Endp
     { targeting, errors: isJsonObject(errors) ? errors : {} },
     mergeWarnings(responseExt.warnings, context.warnings),
   );
+  const report = auctionReport(responseExt[context.namespace]);
+  if (report !== undefined) body = { ...body, [context.namespace]: report };
   if (context.debugRequested) {
     if (responseExt.debug === undefined) {
       context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.debugMissing);
@@ -123,6 +134,18 @@ export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): Endp
     }
   }
   return ampJsonAnswer(body);
+}
+
+/**
+ * Of the auction's `response.ext.<ns>`, what Prebid Server's AMP answer keeps (`ext.prebid.modules`, and
+ * `ext.prebid.seatnonbid` when the request set `returnallbidstatus`); beside `errors` and `warnings`, where Gavel
+ * puts the answer's ext members.
+ */
+function auctionReport(options: unknown): AmpAuctionReport | undefined {
+  if (!isJsonObject(options)) return undefined;
+  const { modules, seatnonbid } = options;
+  if (modules === undefined && seatnonbid === undefined) return undefined;
+  return { ...(modules !== undefined && { modules }), ...(seatnonbid !== undefined && { seatnonbid }) };
 }
 
 /**

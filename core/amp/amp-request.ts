@@ -27,7 +27,7 @@ function extOf(holder: { ext?: Ext }): Ext {
 
 /**
  * Turns the stored request into the AMP auction's request, in place (the caller owns it): the query's sizes, page,
- * slot, targeting data, account, consent, debug and timeout, plus what every AMP auction needs (a secure imp,
+ * slot, targeting data, account, consent, debug, trace and timeout, plus what every AMP auction needs (a secure imp,
  * `site.ext.amp`, targeting and bid caching on). Reference behaviour section 10.
  */
 export function applyAmpParams(request: BidRequest, params: AmpParams, namespace: Namespace, timeouts: AmpTimeouts, gdprEnabled: boolean): AmpBuildResult {
@@ -53,7 +53,18 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
   request.tmax = ampTmax(request, params, timeouts);
   if (request.id === '{{UUID}}') request.id = randomUUID();
   enableTargetingAndCache(request, namespace);
+  if (params.trace !== undefined) askForTrace(request, namespace, params.trace);
   return { warnings };
+}
+
+/**
+ * `trace` asks for the hooks trace in the answer: written over the stored request's `ext.<ns>.trace`, as Prebid
+ * Server merges `{"prebid": {"trace": <value>}}` into the request's ext (a level other than `basic` or `verbose`
+ * then asks for nothing).
+ */
+function askForTrace(request: BidRequest, namespace: Namespace, level: string): void {
+  const options = extOf(request)[namespace];
+  if (isJsonObject(options)) options.trace = level;
 }
 
 /** An AMP request is always a site request (spec 2.18 forbids `app`), so a stored request without one gets one. */

@@ -49,6 +49,8 @@ export interface AmpParams {
   consent: AmpConsent;
   /** `debug=1`. */
   debug: boolean;
+  /** `trace`: the hooks trace level the answer should carry (`basic` or `verbose`), as `ext.<ns>.trace`. */
+  trace?: string;
   /** `__amp_source_origin`: the origin AMP's CORS answer must name. */
   sourceOrigin?: string;
 }
@@ -140,6 +142,7 @@ export function readAmpParams(query: Record<string, string>): AmpParams {
       additional: text(query, 'addtl_consent'),
     },
     debug: query.debug === '1',
+    trace: text(query, 'trace'),
     sourceOrigin: text(query, '__amp_source_origin'),
   };
 }

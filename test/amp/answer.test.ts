@@ -45,6 +45,15 @@ describe('AMP answer: spec 7.3 response-stage errors', () => {
     });
   });
 
+  it("keeps the auction's modules outcome and seat non-bids beside errors, as Prebid Server's AMP answer does", () => {
+    const seatnonbid = [{ seat: 'a', nonbid: [{ impid: 'i', statuscode: 301 }] }];
+    const answer = ampAnswer(
+      completed({ id: 'r', seatbid: [], ext: { prebid: { modules: { trace: [] }, seatnonbid, auctiontimestamp: 1 } } }),
+      context(recordingLogger()),
+    );
+    expect(answer.body).to.deep.equal({ targeting: {}, errors: {}, prebid: { modules: { trace: [] }, seatnonbid } });
+  });
+
   it('targeting that cannot be unpacked is a 500 with the spec message, and is logged', () => {
     for (const targeting of ['hb_cache_id=c', { hb_pb: 1, hb_cache_id: 'c' }]) {
       const logger = recordingLogger();

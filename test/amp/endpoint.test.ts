@@ -201,6 +201,16 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(server.lastBidderRequest().user).to.equal(undefined);
   });
 
+  it('trace asks for the hooks trace: ext.<ns>.trace on the request, modules.trace in the answer', async () => {
+    const answer = await server.get('tag_id=t&trace=verbose&debug=1');
+    expect(answer.status, answer.text).to.equal(200);
+    // This host's default namespace is `prebid`: the request and the answer use it.
+    expect(answer.json.debug.resolvedrequest.ext.prebid.trace).to.equal('verbose');
+    expect(answer.json.prebid.modules).to.have.property('trace');
+    const quiet = await server.get('tag_id=t');
+    expect(quiet.json).to.not.have.property('prebid');
+  });
+
   it('debug=1 sets request.test and answers with debug information', async () => {
     const answer = await server.get('tag_id=t&debug=1');
     expect(server.lastBidderRequest().test).to.equal(1);
