@@ -1,7 +1,7 @@
 /**
  * The bidders of one imp. Params sit at `imp.ext.<bidder>` (the specification's form) or at
  * `imp.ext.<ns>.bidder.<bidder>` (Prebid.js's form); an imp may use both, and when both name the same bidder the
- * namespace form wins. An unknown name in a `bidder` map is a mistake (400); an unknown key directly in `imp.ext`
+ * namespace form wins. An imp with no `bidder` map leaves validation with its bidders moved into one. An unknown name in a `bidder` map is a mistake (400); an unknown key directly in `imp.ext`
  * may be publisher data, so it only earns a warning: it is no bidder, and it stays in the imp, which every bidder
  * receives it in (as Prebid Server keeps it, ortb/request_validator.go validateImpExt).
  *
@@ -94,6 +94,8 @@ class ImpBidderCheck {
   }
 
   private checkDirectBidders(ext: JsonObject): void {
+    let promoted: string[] | undefined;
+    const promote = !hasNamespaceBidderMap(ext);
     for (const key in ext) {
       if (!Object.hasOwn(ext, key) || RESERVED_IMP_EXT_KEYS.has(key)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(key);
@@ -104,8 +106,33 @@ class ImpBidderCheck {
       } else if (!namedInNamespaceForm(ext, key)) {
         // Reported under the namespace form, the one the bidder's params are known by once split.
         this.accept(key, hostBidder, ext[key], this.scope.namespace);
+        if (promote) (promoted ??= []).push(key);
       }
     }
+    if (promoted !== undefined) this.promoteToNamespaceForm(promoted);
+  }
+
+  /**
+   * An imp that names its bidders only directly in `imp.ext` leaves validation with them in the namespace form, as
+   * Prebid Server promotes them (ortb/request_validator.go validateImpExt): what hooks, the debug output and the
+   * rest of the auction see is one form. An imp that has a `bidder` map keeps its direct keys where they are.
+   */
+  private promoteToNamespaceForm(names: string[]): void {
+    const impIndex = this.impIndex;
+    const namespace = this.scope.namespace;
+    this.scope.report.addChange((payload) => {
+      const imp = payload.request.imp?.[impIndex];
+      const ext = imp?.ext;
+      if (!isJsonObject(ext)) return;
+      // A new object rather than deletes (a deleted key turns the imp's ext into a slow dictionary for the split);
+      // built from entries, so that a `__proto__` member stays data.
+      const entries = Object.entries(ext);
+      const bidder = Object.fromEntries(entries.filter(([key]) => names.includes(key)));
+      const rebuilt: JsonObject = Object.fromEntries(entries.filter(([key]) => !names.includes(key)));
+      const options = rebuilt[namespace];
+      rebuilt[namespace] = isJsonObject(options) ? { ...options, bidder } : { bidder };
+      imp!.ext = rebuilt;
+    });
   }
 
   /** Params failures read `request.imp[i].ext.<ns>.bidder.<name> failed validation.` whichever form they came in. */
@@ -119,6 +146,15 @@ class ImpBidderCheck {
     this.reportedProblem = true;
     this.scope.report.addError(message);
   }
+}
+
+/** Whether the imp has an `imp.ext.<ns>.bidder` member under either namespace (Prebid Server's `prebid.bidder != nil`). */
+function hasNamespaceBidderMap(ext: JsonObject): boolean {
+  for (const namespace of NAMESPACES) {
+    const options = ext[namespace];
+    if (isJsonObject(options) && isPresent(options.bidder)) return true;
+  }
+  return false;
 }
 
 /** Whether an `imp.ext.<ns>.bidder` map names this bidder too: that form wins, and was checked already. */

@@ -42,7 +42,21 @@ describe('gavel.validation: imp bidders', () => {
         + 'If it is an alias, declare it in request.ext.svc.aliases.',
     }]);
     const changed = applyChanges(result, request);
-    expect(changed.imp[0].ext).to.deep.equal({ appnexus: { placementId: 42 }, mystery: { a: 1 }, gpid: '/slot/1' });
+    expect(changed.imp[0].ext).to.deep.equal({ svc: { bidder: { appnexus: { placementId: 42 } } }, mystery: { a: 1 }, gpid: '/slot/1' });
+  });
+
+  it('moves the bidders of an imp without a bidder map into one, leaving every other member where it is', () => {
+    const request = withRequest((r) => { r.imp[0].ext = { appnexus: { placementId: 1 }, mystery: 2, gpid: 'g', svc: { options: 1 } }; });
+    const changed = applyChanges(expectAccepted(request), request);
+    expect(changed.imp[0].ext).to.deep.equal({ svc: { options: 1, bidder: { appnexus: { placementId: 1 } } }, mystery: 2, gpid: 'g' });
+    const prebid = withRequest((r) => { r.imp[0].ext = { rubicon: {} }; r.ext = { prebid: {} }; });
+    expect(applyChanges(expectAccepted(prebid, 'prebid'), prebid).imp[0].ext).to.deep.equal({ prebid: { bidder: { rubicon: {} } } });
+  });
+
+  it('leaves direct-form bidders where they are when the imp has a bidder map', () => {
+    const request = withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { rubicon: {} } }, appnexus: { placementId: 1 } }; });
+    const result = expectAccepted(request, 'prebid');
+    expect(result === undefined ? request : applyChanges(result, request)).to.deep.equal(request);
   });
 
   it('never treats reserved imp.ext keys as bidders', () => {

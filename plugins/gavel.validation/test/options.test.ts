@@ -86,9 +86,9 @@ describe('gavel.validation: stored requests', () => {
   });
 
   it('requires an imp-level stored request id to be a string', () => {
-    expectRejected(withRequest((r) => { r.imp[0].ext.svc = { storedrequest: { id: 4 } }; }),
+    expectRejected(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 4 }; }),
       'request.imp[0].ext.svc.storedrequest.id must be a string');
-    expectAccepted(withRequest((r) => { r.imp[0].ext.svc = { storedrequest: { id: 'imp-4' } }; }));
+    expectAccepted(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 'imp-4' }; }));
   });
 });
 

@@ -24,12 +24,15 @@ export function testDeps(bidderNames: string[] = ['appnexus', 'rubicon', 'pubmat
   };
 }
 
-/** A request every check accepts; tests break one thing at a time. */
+/**
+ * A request every check accepts and none changes (its bidders in the namespace form, which validation moves
+ * direct-form bidders to); tests break one thing at a time.
+ */
 export function validRequest(): Json {
   return {
     id: 'request-1',
     site: { page: 'https://news.example.com/article' },
-    imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] }, ext: { appnexus: { placementId: 42 } } }],
+    imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] }, ext: { svc: { bidder: { appnexus: { placementId: 42 } } } } }],
   };
 }
 
