@@ -190,11 +190,12 @@ export class AuctionPipeline {
     if (processed instanceof Promise) processed = await processed;
     if ('rejected' in processed) return processed.rejected;
     request = processed.request;
-    // Before the split: the account's default DSA object goes to the bidders with the request.
-    const bidRules = auctionBidRules(request, context, this.deps.bidChecks);
     // The privacy signals of the request as the hooks left it: read once, for every bidder, sync and report.
     const privacy = this.deps.privacy.read(request, context.endpoint, context.account, context.namespace, (warning) => context.warn('general', warning));
     context.privacy = privacy;
+    // Before the split: the account's default DSA object goes to the bidders with the request (its gdpr_only asks
+    // whether GDPR is enforced, so after the signals are read).
+    const bidRules = auctionBidRules(request, context, this.deps.bidChecks);
 
     const shares = services['imp-splitting'].split(request, context);
     if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);

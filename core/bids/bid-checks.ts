@@ -70,7 +70,8 @@ const MODES = new Set<unknown>(['skip', 'warn', 'enforce']);
  * DSA object is written into the request (so bidders receive it).
  */
 export function auctionBidRules(request: BidRequest, context: AuctionContext, settings: BidCheckSettings): AuctionBidRules {
-  applyDefaultDsa(request, context.account, gdprApplies(request));
+  // gdpr_only follows GDPR as enforced (signal or the host's guess, switched on): the privacy service read it first.
+  applyDefaultDsa(request, context.account, context.privacy.gdprApplies === true);
   const cur = Array.isArray(request.cur) && request.cur.length > 0 ? request.cur.filter((value): value is string => typeof value === 'string').map((value) => value.toUpperCase()) : [];
   const validations = accountValidations(settings.validations, context.account.validations ?? context.account.bid_validations);
   return {
@@ -93,11 +94,6 @@ function accountValidations(host: BidValidations, account: unknown): BidValidati
     maxCreativeWidth: number(account.max_creative_width, host.maxCreativeWidth),
     maxCreativeHeight: number(account.max_creative_height, host.maxCreativeHeight),
   };
-}
-
-function gdprApplies(request: BidRequest): boolean {
-  const regs = request.regs;
-  return regs?.gdpr === 1 || (isJsonObject(regs?.ext) && regs!.ext!.gdpr === 1);
 }
 
 /**

@@ -25,23 +25,77 @@ function requestDsa(request: BidRequest): Record<string, unknown> | undefined {
 
 /**
  * Writes the account's default DSA object (`privacy.dsa.default`, a JSON string) into `regs.ext.dsa` when the request
- * has none; with `gdpr_only`, only for requests under GDPR. A default that is not a JSON object is ignored.
+ * has none; with `gdpr_only`, only for requests where GDPR is enforced (`gdprEnforced`: it applies, by signal or by
+ * the host's guess from geo, and is switched on), as Prebid Server's dsa.Writer is given its `GDPREnforced`. The
+ * default is written as Prebid Server unpacks it (`openrtb_ext.ExtRegsDSA`): only `dsarequired`, `pubrender`,
+ * `datatopub` and `transparency` (each entry's `domain` and `dsaparams`); a default that is not such an object is
+ * ignored.
  */
-export function applyDefaultDsa(request: BidRequest, account: AccountSettings, gdprApplies: boolean): void {
+export function applyDefaultDsa(request: BidRequest, account: AccountSettings, gdprEnforced: boolean): void {
   if (requestDsa(request)) return;
   const privacy = account.privacy;
   const dsa = isJsonObject(privacy) ? privacy.dsa : undefined;
   if (!isJsonObject(dsa) || typeof dsa.default !== 'string' || dsa.default === '') return;
-  if (dsa.gdpr_only === true && !gdprApplies) return;
-  let defaults: unknown;
-  try {
-    defaults = JSON.parse(dsa.default);
-  } catch {
-    return;
-  }
-  if (!isJsonObject(defaults)) return;
+  if (dsa.gdpr_only === true && !gdprEnforced) return;
+  const defaults = unpackedDefault(dsa.default);
+  if (!defaults) return;
   const regs = (request.regs ??= {});
   regs.ext = { ...(isJsonObject(regs.ext) ? regs.ext : {}), dsa: defaults };
+}
+
+/** The last default unpacked: an account's default is the same string on every request. */
+let lastDefault: { text: string; unpacked: Record<string, unknown> | undefined } = { text: '', unpacked: undefined };
+
+/**
+ * The account's default as Prebid Server's `ExtRegsDSA` holds it: the three signals (integers), the transparency
+ * entries (`domain` when not empty, `dsaparams` when not empty); other members dropped. Undefined when the text is
+ * not a JSON object or a member has the wrong type (Prebid Server refuses to unpack it). A fresh copy each time: each
+ * request's `regs` is its own.
+ */
+function unpackedDefault(text: string): Record<string, unknown> | undefined {
+  if (lastDefault.text !== text) lastDefault = { text, unpacked: unpackDsa(text) };
+  return lastDefault.unpacked && structuredClone(lastDefault.unpacked);
+}
+
+function unpackDsa(text: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(parsed)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of ['dsarequired', 'pubrender', 'datatopub'] as const) {
+    const value = parsed[key];
+    if (value === undefined || value === null) continue;
+    if (!Number.isInteger(value) || (value as number) < -128 || (value as number) > 127) return undefined;
+    out[key] = value;
+  }
+  const transparency = parsed.transparency;
+  if (transparency !== undefined && transparency !== null) {
+    if (!Array.isArray(transparency)) return undefined;
+    const entries: Record<string, unknown>[] = [];
+    for (const entry of transparency) {
+      if (entry === null) {
+        entries.push({});
+        continue;
+      }
+      if (!isJsonObject(entry)) return undefined;
+      const kept: Record<string, unknown> = {};
+      if (entry.domain !== undefined && entry.domain !== null) {
+        if (typeof entry.domain !== 'string') return undefined;
+        if (entry.domain !== '') kept.domain = entry.domain;
+      }
+      if (entry.dsaparams !== undefined && entry.dsaparams !== null) {
+        if (!Array.isArray(entry.dsaparams) || !entry.dsaparams.every((param) => Number.isInteger(param))) return undefined;
+        if (entry.dsaparams.length > 0) kept.dsaparams = entry.dsaparams;
+      }
+      entries.push(kept);
+    }
+    if (entries.length > 0) out.transparency = entries;
+  }
+  return out;
 }
 
 /** What the request asks of bids, or undefined when it has no DSA object. */
@@ -56,12 +110,20 @@ export function dsaError(bid: Bid, requirements: DsaRequirements | undefined): s
   const ext = bid.ext;
   const dsa = isJsonObject(ext) && isJsonObject(ext.dsa) ? ext.dsa : undefined;
   if (!dsa) return requirements?.required ? 'DSA object missing when required' : undefined;
-  if (typeof dsa.behalf === 'string' && dsa.behalf.length > MAX_TEXT) return 'DSA behalf exceeds limit of 100 chars';
-  if (typeof dsa.paid === 'string' && dsa.paid.length > MAX_TEXT) return 'DSA paid exceeds limit of 100 chars';
+  if (typeof dsa.behalf === 'string' && tooLong(dsa.behalf)) return 'DSA behalf exceeds limit of 100 chars';
+  if (typeof dsa.paid === 'string' && tooLong(dsa.paid)) return 'DSA paid exceeds limit of 100 chars';
   const adRender = typeof dsa.adrender === 'number' ? dsa.adrender : undefined;
   if (requirements?.pubRender !== undefined && adRender !== undefined) {
     if (requirements.pubRender === PUBLISHER_CANNOT_RENDER && adRender !== ADVERTISER_WILL_RENDER) return 'DSA publisher and buyer both signal will not render';
     if (requirements.pubRender === PUBLISHER_WILL_RENDER && adRender === ADVERTISER_WILL_RENDER) return 'DSA publisher and buyer both signal will render';
   }
   return undefined;
+}
+
+/**
+ * Prebid Server counts the limit in UTF-8 bytes (Go's `len`), not characters. A string of at most 33 UTF-16 units is
+ * at most 99 bytes, so most never need the count.
+ */
+function tooLong(text: string): boolean {
+  return text.length > MAX_TEXT || (text.length > MAX_TEXT / 3 && Buffer.byteLength(text, 'utf8') > MAX_TEXT);
 }

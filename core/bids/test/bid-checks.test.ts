@@ -180,17 +180,52 @@ describe('bid checks (core/bids)', () => {
       expect(check([bidDsa({ adrender: 1 })], { request: dsaRequest({ pubrender: 0 }) }).kept).to.have.length(1);
     });
 
-    it("writes the account's default DSA object into a request that has none (with gdpr_only, only under GDPR)", () => {
+    it("writes the account's default DSA object into a request that has none (with gdpr_only, only where GDPR is enforced)", () => {
       const account = { id: 'a', privacy: { dsa: { default: '{"dsarequired":2,"pubrender":1}', gdpr_only: true } } };
       const underGdpr = baseRequest({ regs: { ext: { gdpr: 1 } } });
-      auctionBidRules(underGdpr, testContext({ account }), settings());
+      auctionBidRules(underGdpr, testContext({ account, privacy: { gdprApplies: true } }), settings());
       expect(underGdpr.regs).to.deep.equal({ ext: { gdpr: 1, dsa: { dsarequired: 2, pubrender: 1 } } });
       const outside = baseRequest();
       auctionBidRules(outside, testContext({ account }), settings());
       expect(outside.regs).to.equal(undefined);
       const own = baseRequest({ regs: { ext: { gdpr: 1, dsa: { dsarequired: 1 } } } });
-      auctionBidRules(own, testContext({ account }), settings());
+      auctionBidRules(own, testContext({ account, privacy: { gdprApplies: true } }), settings());
       expect(own.regs!.ext!.dsa).to.deep.equal({ dsarequired: 1 });
+    });
+
+    it('follows GDPR as enforced for gdpr_only, not the raw regs.gdpr signal (Prebid Server gives its writer GDPREnforced)', () => {
+      const account = { id: 'a', privacy: { dsa: { default: '{"dsarequired":2}', gdpr_only: true } } };
+      // Signalled, but the host does not enforce GDPR: no default.
+      const signalledOnly = baseRequest({ regs: { ext: { gdpr: 1 } } });
+      auctionBidRules(signalledOnly, testContext({ account, privacy: { gdprApplies: false } }), settings());
+      expect(signalledOnly.regs).to.deep.equal({ ext: { gdpr: 1 } });
+      // No signal, but GDPR enforced by the host's guess (an EEA country): the default.
+      const byGeo = baseRequest({ user: { geo: { country: 'FRA' } } });
+      auctionBidRules(byGeo, testContext({ account, privacy: { gdprApplies: true } }), settings());
+      expect(byGeo.regs).to.deep.equal({ ext: { dsa: { dsarequired: 2 } } });
+    });
+
+    it('writes the default as Prebid Server unpacks it: its four members only, transparency entries trimmed', () => {
+      const text = JSON.stringify({ dsarequired: 2, pubrender: 1, datatopub: 0, extra: 5, transparency: [{ domain: 'a.com', dsaparams: [1, 2], other: 1 }, { domain: '', dsaparams: [] }] });
+      const request = baseRequest();
+      auctionBidRules(request, testContext({ account: { id: 'a', privacy: { dsa: { default: text } } } }), settings());
+      expect(request.regs!.ext!.dsa).to.deep.equal({ dsarequired: 2, pubrender: 1, datatopub: 0, transparency: [{ domain: 'a.com', dsaparams: [1, 2] }, {}] });
+      // Each request gets its own copy.
+      const second = baseRequest();
+      auctionBidRules(second, testContext({ account: { id: 'a', privacy: { dsa: { default: text } } } }), settings());
+      expect(second.regs!.ext!.dsa).to.not.equal(request.regs!.ext!.dsa);
+      // A member of the wrong type: Prebid Server cannot unpack the default, so none is written.
+      const wrong = baseRequest();
+      auctionBidRules(wrong, testContext({ account: { id: 'a', privacy: { dsa: { default: '{"dsarequired":"2"}' } } } }), settings());
+      expect(wrong.regs).to.equal(undefined);
+    });
+
+    it('counts the 100-character limits of behalf and paid in UTF-8 bytes, as Prebid Server does', () => {
+      const request = dsaRequest({ dsarequired: 1 });
+      expect(check([bidDsa({ behalf: 'é'.repeat(50) })], { request }).kept).to.have.length(1);
+      const { kept, context } = check([bidDsa({ paid: 'é'.repeat(51) })], { request });
+      expect(kept).to.deep.equal([]);
+      expect(context.warnings.alpha![0]!.message).to.equal('bid rejected: DSA paid exceeds limit of 100 chars');
     });
   });
 
