@@ -39,7 +39,7 @@ export class BidderRequestShaper {
     const schains = planSchains(ext.options, this.settings.hostSchainNode, namespace);
     if (schains && 'error' in schains) return [schains.error];
     const eids = planEidPermissions(ext.options);
-    const fpd = context.endpoint === 'video' ? undefined : planFirstPartyData(request, ext.options);
+    const fpd = resolvesFirstPartyData(request, context.endpoint) ? planFirstPartyData(request, ext.options) : undefined;
     if (fpd && 'errors' in fpd) return fpd.errors;
 
     const errors: string[] = [];
@@ -58,6 +58,16 @@ export class BidderRequestShaper {
     }
     return errors.length > 0 ? errors : undefined;
   }
+}
+
+/**
+ * Prebid Server resolves first-party data for its web, app and AMP requests only (exchange.go, by request type): not
+ * on the video endpoint, nor for a DOOH request on the auction endpoint (its type is DOOH when the request has
+ * `dooh` and no `app`). Those bidders get the request's data as it is, and `data.bidders` / `bidderconfig` are ignored.
+ */
+function resolvesFirstPartyData(request: BidRequest, endpoint: AuctionContext['endpoint']): boolean {
+  if (endpoint === 'video') return false;
+  return request.app !== undefined || request.dooh === undefined;
 }
 
 /** The bidder's imps; the same array when none changes. */

@@ -167,4 +167,16 @@ describe('what each bidder may see: eids and first-party data', () => {
     const request = base({ prebid: { data: { bidders: ['rubicon'] } } }, { user });
     expect(shape(request, [['appnexus']], {}, { id: '' }, 'video').byBidder.appnexus!.user).to.deep.equal(user);
   });
+
+  it('leaves first-party data alone for a DOOH request on the auction endpoint, as Prebid Server does (its type is DOOH)', () => {
+    const config = [{ bidders: ['appnexus'], config: { ortb2: { user: { yob: 2000 } } } }, { bidders: ['appnexus'], config: {} }];
+    const dooh = { id: 'r', dooh: { id: 'screen' }, imp: [{ id: 'i1', banner: { w: 300, h: 250 }, ext: {} }], ext: { prebid: { data: { bidders: ['rubicon'] }, bidderconfig: config } }, user };
+    const shaped = shape(dooh, [['appnexus']]);
+    // Not resolved at all: neither the list nor the (duplicated) bidder config is read.
+    expect(shaped.errors).to.equal(undefined);
+    expect(shaped.byBidder.appnexus!.user).to.deep.equal(user);
+    // The same request with an app is an app request: its first-party data is resolved.
+    const app = { ...dooh, app: { id: 'a' }, ext: { prebid: { data: { bidders: ['rubicon'] } } } };
+    expect(shape(app, [['appnexus']]).byBidder.appnexus!.user).to.not.deep.equal(user);
+  });
 });
