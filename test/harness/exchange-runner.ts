@@ -140,8 +140,8 @@ const SWITCHES: Record<string, (value: unknown, fixture: ExchangeFixture) => Map
   },
   debugLog: debugLogSwitch,
   debuglog: debugLogSwitch,
-  // Handled elsewhere in the runner: versions per bidder (bidderSettings), and switches that only shape Prebid
-  // Server's own harness (the passthrough map it prebuilds, the metrics label, the event timestamp's clock).
+  // Handled elsewhere in the runner: versions per bidder (bidderSettings), the request type (asRequestTypeRuns), and
+  // switches that only shape Prebid Server's own harness (the passthrough map it prebuilds, the event timestamp's clock).
   ortbversion: () => [],
   passthrough_flag: () => [],
   requestType: () => [],
@@ -392,6 +392,28 @@ function uidsCookie(usersyncs: Record<string, string> | undefined, keyOf: (bidde
   return Buffer.from(JSON.stringify({ tempUIDs })).toString('base64');
 }
 
+/** The request types whose first-party data Prebid Server's exchange resolves (exchange.go: web, app, AMP). */
+const FPD_REQUEST_TYPES = new Set(['openrtb2-web', 'openrtb2-app', 'amp']);
+
+/**
+ * Prebid Server's exchange resolves first-party data only for a web, app or AMP request, and its harness runs an
+ * auction with the fixture's `requestType`: none, or video, means no first-party data at all (`data.bidders` and
+ * `bidderconfig` unread, every bidder sent the request's data as it is). Gavel decides by endpoint and request, so a
+ * fixture of such a type is run with the two members left out: they never reach a bidder, and unread they change
+ * nothing else. Returns the fixture unchanged when it has neither, or a type that resolves them.
+ */
+function asRequestTypeRuns(fixture: ExchangeFixture): ExchangeFixture {
+  const prebid = fixture.incomingRequest.ortbRequest.ext?.prebid;
+  if (FPD_REQUEST_TYPES.has(fixture.requestType as string) || !prebid || (prebid.bidderconfig === undefined && prebid.data?.bidders === undefined)) return fixture;
+  const { bidderconfig: _config, ...rest } = prebid as Json;
+  if (rest.data?.bidders !== undefined) {
+    const { bidders: _bidders, ...data } = rest.data as Json;
+    rest.data = data;
+  }
+  const request = fixture.incomingRequest.ortbRequest;
+  return { ...fixture, incomingRequest: { ...fixture.incomingRequest, ortbRequest: { ...request, ext: { ...request.ext, prebid: rest } } } };
+}
+
 /**
  * Prebid Server's exchange always hands its endpoint the non-bids, which shows them only when the request asks
  * (`returnallbidstatus`); the exchange fixtures compare them unasked. A fixture that expects `seatnonbid` is run asking.
@@ -606,7 +628,7 @@ export async function runExchangeFixture(fixture: ExchangeFixture, name: string)
       const entry = app.bidders.get(bidder);
       return entry ? syncerKey(entry) : bidder;
     });
-    const answer = await postAuction((server.address() as AddressInfo).port, askForNonBids(fixture), cookie);
+    const answer = await postAuction((server.address() as AddressInfo).port, askForNonBids(asRequestTypeRuns(fixture)), cookie);
     const diffs = compareExchangeFixture(fixture, received, answer.status, answer.text);
     return { name, ok: diffs.length === 0, diffs: diffs.length === 0 ? [] : [...notes, ...diffs] };
   } finally {
