@@ -84,7 +84,7 @@ export class PrivacyEnforcer {
     if (privacy.lmt || privacy.coppa) scrubs |= LMT_OR_COPPA;
     if (!privacy.allows('transmitTids', component)) scrubs |= TRANSACTION_IDS;
     if (!privacy.allows('transmitEids', component)) scrubs |= EIDS;
-    if (privacy.gppSid.length > 0 && this.bidders.get(share.adapter)?.info.openrtb?.gppSupported !== true) scrubs |= LEGACY_FROM_GPP;
+    if (privacy.gppLegacy && this.bidders.get(share.adapter)?.info.openrtb?.gppSupported !== true) scrubs |= LEGACY_FROM_GPP;
     return scrubs;
   }
 }
@@ -123,10 +123,14 @@ function applyScrubs(request: BidRequest, scrubs: number, privacy: RequestPrivac
   if (scrubs & LEGACY_FROM_GPP) legacyFromGpp(request, privacy, scrub);
 }
 
-/** Prebid Server's GPP downgrade for bidders that read only the legacy fields. */
+/**
+ * Prebid Server's GPP downgrade for bidders that read only the legacy fields (exchange/utils.go setLegacyGDPRFromGPP,
+ * setLegacyUSPFromGPP): `regs.gdpr` from `gpp_sid` when the list is given, `user.consent` from the TCF EU section
+ * whatever the list says, `regs.us_privacy` from `uspv1` when the list names it.
+ */
 function legacyFromGpp(request: BidRequest, privacy: RequestPrivacy, scrub: ShareScrubber): void {
   const regs = request.regs as Json | undefined;
-  if (regs && regs.gdpr === undefined) scrub.setRegs('gdpr', privacy.gppSid.includes(GPP_TCF_EU_V2) ? 1 : 0);
+  if (regs && regs.gdpr === undefined && privacy.gppSidGiven) scrub.setRegs('gdpr', privacy.gppSid.includes(GPP_TCF_EU_V2) ? 1 : 0);
   const user = request.user as Json | undefined;
   if (privacy.gpp?.tcfConsent !== undefined && (!user || typeof user.consent !== 'string' || user.consent === '')) scrub.setUserConsent(privacy.gpp.tcfConsent);
   if (regs && (typeof regs.us_privacy !== 'string' || regs.us_privacy === '') && privacy.gppSid.includes(GPP_US_PRIVACY) && privacy.gpp?.usPrivacy !== undefined) {

@@ -31,6 +31,14 @@ export class RequestPrivacy implements PrivacySignals {
   lmt = false;
   gppSid: readonly number[] = [];
   gpp: GppSignals | undefined = undefined;
+  /**
+   * A bidder that does not read GPP gets legacy fields from it (Prebid Server's downgrade, for every such bidder):
+   * the request gives `regs.gpp_sid` (even empty: `regs.gdpr` then follows it) or a GPP string with a TCF EU section
+   * (`user.consent`, whatever `gpp_sid` says).
+   */
+  gppLegacy = false;
+  /** `regs.gpp_sid` is given, as a list (Prebid Server sets the legacy `regs.gdpr` only then). */
+  gppSidGiven = false;
   tcf: TcfPermissions | undefined = undefined;
   activities: ActivityControl = ActivityControl.ALLOW_ALL;
   facts: ActivityFacts = NO_FACTS;
@@ -54,7 +62,7 @@ export class RequestPrivacy implements PrivacySignals {
 
   /** Nothing to enforce for any bidder: the per-bidder step is skipped. */
   get permitsEverything(): boolean {
-    return !this.tcf && !this.usOptOut && !this.coppa && !this.lmt && this.activities.empty && this.gppSid.length === 0;
+    return !this.tcf && !this.usOptOut && !this.coppa && !this.lmt && this.activities.empty && !this.gppLegacy;
   }
 }
 
@@ -185,6 +193,8 @@ export class PrivacyService {
     if (gpp?.invalid) warn({ code: WarningCode.InvalidPrivacyConsent, message: `GPP consent string is invalid and will be ignored. (${gpp.invalid})` });
     privacy.gpp = gpp;
     privacy.gppSid = gpp?.sids ?? [];
+    privacy.gppSidGiven = gpp !== undefined && Array.isArray(regs!.gpp_sid);
+    privacy.gppLegacy = privacy.gppSidGiven || gpp?.tcfConsent !== undefined;
 
     // GDPR: `gpp_sid` wins over `regs.gdpr` when both are given.
     const regsGdpr = regsValue(request, 'gdpr');

@@ -265,6 +265,17 @@ describe('privacy: GPP', () => {
     expect(alpha.regs).to.deep.equal({ gpp, gpp_sid: [6], gdpr: 0, us_privacy: '1YYN' });
   });
 
+  it("gives a bidder that does not read GPP the TCF EU section as user.consent whatever gpp_sid says, and regs.gdpr only when gpp_sid is given (Prebid Server's downgrade)", () => {
+    const tcf = 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA';
+    const gpp = `DBACNYA~${tcf}~1NYN`;
+    const noList = enforced({ regs: { gpp }, device: { ua: 'UA' }, user: { buyeruid: 'b' } }).shares.get('alpha')!;
+    expect(noList.user).to.deep.equal({ buyeruid: 'b', consent: tcf });
+    expect(noList.regs).to.deep.equal({ gpp });
+    const emptyList = enforced({ regs: { gpp, gpp_sid: [] }, device: { ua: 'UA' }, user: { buyeruid: 'b' } }).shares.get('alpha')!;
+    expect(emptyList.regs).to.deep.equal({ gpp, gpp_sid: [], gdpr: 0 });
+    expect(emptyList.user.consent).to.equal(tcf);
+  });
+
   it('a US national section opting out of sale (in gpp_sid) is enforced as an opt-out', () => {
     expect(enforced({ regs: { gpp: 'DBABzw~1YNN~CEAQAAAAAABA.QA', gpp_sid: [7] } }).shares.get('alpha')!.user).to.not.have.property('buyeruid');
     expect(enforced({ regs: { gpp: 'DBABzw~1YNN~CEAQAAAAAABA.QA', gpp_sid: [8] } }).shares.get('alpha')!.user.buyeruid).to.equal('b');
