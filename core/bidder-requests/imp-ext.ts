@@ -8,9 +8,20 @@ const IMP_OPTIONS_FOR_BIDDERS: ReadonlySet<string> = new Set(['is_rewarded_inven
 
 const MEDIA_TYPES = ['banner', 'video', 'audio', 'native'] as const;
 
-/** An imp that a bidder's first-party data made invalid: the request's 400 line. */
+/**
+ * An imp that a bidder's first-party data made invalid: the request's 400 line, once the imp's position in the
+ * auction's request is known (Prebid Server's validator names imps by index). Prebid Server prints its validator's
+ * error list as Go prints a slice, in brackets.
+ */
 export class InvalidImpFpd {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly impId: string,
+    private readonly problemAt: (index: number) => string,
+  ) {}
+
+  message(index: number): string {
+    return `merging bidder imp first party data for imp ${this.impId} results in an invalid imp: [${this.problemAt(index)}]`;
+  }
 }
 
 /**
@@ -43,7 +54,7 @@ export function impFor(imp: Imp, bidder: string, namespace: string): Imp | Inval
   // The bidder's ext is the one built here: first-party data does not reach into it.
   merged.ext = newExt;
   const problem = impProblem(merged);
-  if (problem) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: ${problem}`);
+  if (problem) return new InvalidImpFpd(imp.id, problem);
   return merged as Imp;
 }
 
@@ -54,17 +65,22 @@ function impFpdFor(byBidder: Json, bidder: string): Json | undefined {
   return undefined;
 }
 
-/** What makes an imp unusable after first-party data changed it (bidder params and native markup are not re-checked). */
-function impProblem(imp: Json): string | undefined {
-  if (typeof imp.id !== 'string' || imp.id === '') return 'request.imp missing required field: "id"';
-  if (!MEDIA_TYPES.some((type) => isJsonObject(imp[type]))) return `request.imp[${imp.id}] must contain at least one of "banner", "video", "audio", or "native"`;
+/**
+ * What makes an imp unusable after first-party data changed it, with Prebid Server's validator messages (ValidateImp,
+ * its first failing rule; bidder params and native markup are not re-checked); undefined when nothing does.
+ */
+function impProblem(imp: Json): ((index: number) => string) | undefined {
+  if (typeof imp.id !== 'string' || imp.id === '') return (i) => `request.imp[${i}] missing required field: "id"`;
+  if (Array.isArray(imp.metric) && imp.metric.length > 0) return (i) => `request.imp[${i}].metric is not yet supported by prebid-server. Support may be added in the future`;
+  if (!MEDIA_TYPES.some((type) => isJsonObject(imp[type]))) return (i) => `request.imp[${i}] must contain at least one of "banner", "video", "audio", or "native"`;
   const banner = imp.banner;
   if (isJsonObject(banner)) {
-    for (const field of ['w', 'h'] as const) if (typeof banner[field] === 'number' && (banner[field] as number) < 0) return `request.imp.banner.${field} must be a positive number`;
+    for (const field of ['w', 'h'] as const) if (typeof banner[field] === 'number' && (banner[field] as number) < 0) return (i) => `request.imp[${i}].banner.${field} must be a positive number`;
     if (Array.isArray(banner.format)) {
-      for (const format of banner.format) {
+      for (let f = 0; f < banner.format.length; f++) {
+        const format = banner.format[f];
         if (!isJsonObject(format)) continue;
-        for (const field of ['w', 'h'] as const) if (typeof format[field] === 'number' && (format[field] as number) < 0) return `request.imp.banner.format.${field} must be a positive number`;
+        for (const field of ['w', 'h'] as const) if (typeof format[field] === 'number' && (format[field] as number) < 0) return (i) => `request.imp[${i}].banner.format[${f}].${field} must be a positive number`;
       }
     }
   }

@@ -54,7 +54,7 @@ export class BidderRequestShaper {
       if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
       if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);
       if (fpd) applyFirstPartyData(fpd, share.bidder, own);
-      own.imp = impsFor(own.imp, share.bidder, namespace, errors);
+      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, errors);
     }
     return errors.length > 0 ? errors : undefined;
   }
@@ -70,13 +70,13 @@ function resolvesFirstPartyData(request: BidRequest, endpoint: AuctionContext['e
   return request.app !== undefined || request.dooh === undefined;
 }
 
-/** The bidder's imps; the same array when none changes. */
-function impsFor(imps: Imp[], bidder: string, namespace: string, errors: string[]): Imp[] {
+/** The bidder's imps; the same array when none changes. An invalid imp is named by its index in the auction's request. */
+function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], errors: string[]): Imp[] {
   let changed: Imp[] | undefined;
   for (let i = 0; i < imps.length; i++) {
     const imp = impFor(imps[i]!, bidder, namespace);
     if (imp instanceof InvalidImpFpd) {
-      errors.push(imp.message);
+      errors.push(imp.message(auctionImps.findIndex((candidate) => candidate.id === imp.impId)));
       continue;
     }
     if (imp !== imps[i]) (changed ??= imps.slice())[i] = imp;
