@@ -144,6 +144,9 @@ export class AuctionPipeline {
   private readonly bidderRequests: BidderRequestShaper;
   private readonly privacy: PrivacyEnforcer;
 
+  /** Whether the host knows a bidder by this name (an adapter or a host alias, enabled or not), in any letter case. */
+  private readonly isHostBidder = (name: string): boolean => this.deps.bidders.get(name) !== undefined;
+
   constructor(private readonly deps: AuctionDeps) {
     this.bidderRequests = new BidderRequestShaper(bidderRequestSettings(deps.config));
     this.privacy = new PrivacyEnforcer(deps.bidders, deps.config.privacy.gdpr.bidderVendorIds);
@@ -230,7 +233,7 @@ export class AuctionPipeline {
     // What targeting keys from the bids themselves may leave some out: before winners are chosen among them.
     services.targeting.prepare?.(auction, context);
     // Winners are known before caching and targeting: both read them; targeting keys the cache ids.
-    markWinners(request, auction.seats, winnerRules(request, context.account));
+    markWinners(request, auction.seats, winnerRules(request, context.account, this.isHostBidder));
     const cached = services['bid-caching'].cache(auction, context);
     if (cached instanceof Promise) await cached;
     services.targeting.apply(auction, context);

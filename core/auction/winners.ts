@@ -12,25 +12,42 @@ interface MultiBid {
 export interface WinnerRules {
   /** A bid with a deal beats any bid without one (`targeting.preferdeals`). */
   preferDeals: boolean;
-  /** Per seat (lower-case), how many of its bids in an imp get targeting and under which codes (`ext.<ns>.multibid`). */
+  /**
+   * Per seat (lower-case), how many of its bids in an imp get targeting and under which codes (`ext.<ns>.multibid`):
+   * only when the request asks for targeting keys, and only for the bidders the host knows.
+   */
   multiBid: ReadonlyMap<string, MultiBid>;
-  /** Bids a seat may keep per imp (the account's `default_bid_limit`); 0 keeps them all. */
+  /** Bids a seat may keep per imp (the account's `default_bid_limit`) when the request asks for targeting; 0 keeps them all. */
   bidLimit: number;
 }
 
 const NO_MULTIBID: ReadonlyMap<string, MultiBid> = new Map();
 
-export function winnerRules(request: BidRequest, account: AccountSettings): WinnerRules {
+/**
+ * The rules of one auction. As in Prebid Server (exchange.go, `HoldAuction`), the account's bid limit and multibid
+ * belong to targeting: a request without `ext.<ns>.targeting` gets every bid back and no `targetbiddercode`, and the
+ * codes are given only when targeting writes keys (`includewinners`, `includebidderkeys` or `includeformat`; the first
+ * two are true when left out). A multibid entry counts only for a bidder name the host knows, an adapter or a host
+ * alias, in any letter case (`buildMultiBidMap` keeps only the names `NormalizeBidderName` finds): an alternate bidder
+ * code or a request alias named there is ignored.
+ */
+export function winnerRules(request: BidRequest, account: AccountSettings, isHostBidder: (name: string) => boolean): WinnerRules {
+  const targeting = requestOption(request, 'targeting');
+  if (!isJsonObject(targeting)) return { preferDeals: false, multiBid: NO_MULTIBID, bidLimit: 0 };
   const limit = account.default_bid_limit;
+  const writesKeys = targeting.includewinners !== false || targeting.includebidderkeys !== false || targeting.includeformat === true;
   return {
-    preferDeals: requestOption(request, 'targeting', 'preferdeals') === true,
-    multiBid: multiBidOf(requestOption(request, 'multibid')),
+    preferDeals: targeting.preferdeals === true,
+    multiBid: writesKeys ? multiBidOf(requestOption(request, 'multibid'), isHostBidder) : NO_MULTIBID,
     bidLimit: typeof limit === 'number' && Number.isInteger(limit) && limit > 0 ? limit : 0,
   };
 }
 
-/** `ext.<ns>.multibid` (validation has already warned about and normalised what Prebid Server does). */
-function multiBidOf(entries: unknown): ReadonlyMap<string, MultiBid> {
+/**
+ * `ext.<ns>.multibid` (validation has already warned about and normalised what Prebid Server does), by lower-case
+ * bidder name; a later entry for the same bidder replaces an earlier one, as Prebid Server's map assignment does.
+ */
+function multiBidOf(entries: unknown, isHostBidder: (name: string) => boolean): ReadonlyMap<string, MultiBid> {
   if (!Array.isArray(entries) || entries.length === 0) return NO_MULTIBID;
   const byBidder = new Map<string, MultiBid>();
   for (const entry of entries) {
@@ -38,12 +55,12 @@ function multiBidOf(entries: unknown): ReadonlyMap<string, MultiBid> {
     const maxBids = Math.min(Math.max(Math.trunc(entry.maxbids), 1), MAX_BIDS);
     if (typeof entry.bidder === 'string' && entry.bidder !== '') {
       const prefix = typeof entry.targetbiddercodeprefix === 'string' && entry.targetbiddercodeprefix !== '' ? entry.targetbiddercodeprefix : undefined;
-      if (!byBidder.has(entry.bidder.toLowerCase())) byBidder.set(entry.bidder.toLowerCase(), { maxBids, prefix });
+      if (isHostBidder(entry.bidder)) byBidder.set(entry.bidder.toLowerCase(), { maxBids, prefix });
     } else if (Array.isArray(entry.bidders)) {
-      for (const bidder of entry.bidders) if (typeof bidder === 'string' && !byBidder.has(bidder.toLowerCase())) byBidder.set(bidder.toLowerCase(), { maxBids });
+      for (const bidder of entry.bidders) if (typeof bidder === 'string' && isHostBidder(bidder)) byBidder.set(bidder.toLowerCase(), { maxBids });
     }
   }
-  return byBidder;
+  return byBidder.size > 0 ? byBidder : NO_MULTIBID;
 }
 
 /** Whether `bid` ranks before `other`: a deal first when deals are preferred, then the higher price. */
