@@ -1,6 +1,7 @@
 import {
   BidderErrorCode,
   isJsonObject,
+  NonBidReason,
   type AuctionBid,
   type BidderError,
   type BidderExchange,
@@ -38,6 +39,15 @@ export interface BidderCallResult {
   exchanges: BidderExchange[];
   /** Protected Audience configs from every answer, in the order the answers were read; absent when none gave any. */
   fledgeAuctionConfigs?: FledgeAuctionConfig[];
+  /** The calls that failed (no answer, or a failure status), with the seat non-bid reason for their imps. */
+  failedCalls?: FailedCall[];
+}
+
+/** A call that brought no answer to read: its imps are seat non-bids (Prebid Server's `rejectImps`). */
+export interface FailedCall {
+  impIds: readonly string[];
+  /** `NonBidReason`: 101 timeout, 103 bidder unreachable, 100 anything else. */
+  reason: number;
 }
 
 /**
@@ -94,6 +104,28 @@ function memberOpening(key: string): string {
     if (memberOpenings.size < 256) memberOpenings.set(key, opening);
   }
   return opening;
+}
+
+/** Why a call that failed on the wire got no bid, as Prebid Server's seat non-bids say it (non_bid_reason.go). */
+function failureReason(err: unknown): number {
+  if (err instanceof HostQueueFullError || isTimeout(err)) return NonBidReason.ErrorTimeout;
+  return isUnreachable(err) ? NonBidReason.ErrorBidderUnreachable : NonBidReason.ErrorGeneral;
+}
+
+/** A refused connection or a host name that does not resolve, on the error or the cause undici wraps. */
+function isUnreachable(err: unknown): boolean {
+  for (let at = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; at && depth < 3; at = at.cause as typeof at, depth++) {
+    if (at.code === 'ECONNREFUSED' || at.code === 'ENOTFOUND') return true;
+  }
+  return false;
+}
+
+/**
+ * The message of an answer whose status is below 200 or from 400 on: Prebid Server's bidder layer reports it this
+ * way and never hands such an answer to the adapter (bidder.go, `doRequestImpl`).
+ */
+export function failureStatusMessage(status: number): string {
+  return `Server responded with failure status: ${status}. Set request.test = 1 for debugging info.`;
 }
 
 function describeFailure(err: unknown): BidderError {
@@ -225,11 +257,17 @@ function exchange(
         facts.status = response.status;
         facts.bytes = Buffer.byteLength(response.body);
       }
+      if (response.status < 200 || response.status >= 400) {
+        result.errors.push({ code: BidderErrorCode.BadServerResponse, message: failureStatusMessage(response.status) });
+        (result.failedCalls ??= []).push({ impIds: call.impIds, reason: NonBidReason.ErrorGeneral });
+        return result;
+      }
       return readAnswer(entry, share, call, response, options, result);
     },
     (err: unknown) => {
       result.errors.push(describeFailure(err));
       result.exchanges.push({ failure: isTimeout(err) ? 'timeout' : err instanceof ResponseTooLargeError ? 'too-large' : 'network' });
+      (result.failedCalls ??= []).push({ impIds: call.impIds, reason: failureReason(err) });
       return result;
     },
   );

@@ -1,11 +1,11 @@
 import type { Namespace } from '../api/index.js';
-import type { RejectedBid } from '../context/request-context.js';
+import type { RejectedBid, RejectedImp } from '../context/request-context.js';
 
-/** One entry of `seatnonbid[].nonbid[]`, as Prebid Server reports a rejected bid. */
+/** One entry of `seatnonbid[].nonbid[]`, as Prebid Server reports a rejected bid (or an imp of a failed call: no ext). */
 export interface NonBid {
   impid: string;
   statuscode: number;
-  ext: Record<string, { bid: Record<string, unknown> }>;
+  ext?: Record<string, { bid: Record<string, unknown> }>;
 }
 
 export interface SeatNonBid {
@@ -30,9 +30,17 @@ function nonBidFacts(rejected: RejectedBid): Record<string, unknown> {
   return facts;
 }
 
-/** The rejected bids of an auction grouped by seat, in the order they were rejected. */
-export function seatNonBids(rejected: readonly RejectedBid[], namespace: Namespace): SeatNonBid[] {
+/**
+ * The auction's non-bids grouped by seat: the imps of failed calls first (Prebid Server records them while the
+ * bidder is asked), then the rejected bids, each in the order they were recorded.
+ */
+export function seatNonBids(rejected: readonly RejectedBid[], rejectedImps: readonly RejectedImp[], namespace: Namespace): SeatNonBid[] {
   const bySeat = new Map<string, NonBid[]>();
+  for (const { seat, impId, reason } of rejectedImps) {
+    let list = bySeat.get(seat);
+    if (!list) bySeat.set(seat, (list = []));
+    list.push({ impid: impId, statuscode: reason });
+  }
   for (const entry of rejected) {
     const seat = entry.bid.seat ?? entry.bid.bidder;
     let list = bySeat.get(seat);

@@ -78,6 +78,8 @@ interface BidderTiming {
   stored?: ReadonlyMap<BidderRequest, StoredShare>;
   /** The OpenRTB 2.5 copies of the request objects the bidders share, made once per auction (convertDownTo25). */
   converted25: Map<object, Record<string, unknown>>;
+  /** Set when the auction stopped waiting: a bidder still out is reported as timed out then, not by its failing call. */
+  abandoned?: boolean;
 }
 
 /** A bid the response can carry: a service or module may have set any price, but only a finite, non-negative one stays. */
@@ -276,12 +278,17 @@ export class AuctionPipeline {
       let done = false;
       const settle = (): void => {
         done = true;
+        timing.abandoned = true;
         clearTimeout(timer);
         // The calls the auction no longer waits for end now, whatever their sockets are doing.
         timing.call.calls?.end();
         for (let i = 0; i < shares.length; i++) {
           const share = shares[i]!;
-          if (seats[i] === undefined) context.observer?.bidderAbandoned(share.bidder, context.now());
+          if (seats[i] === undefined) {
+            context.observer?.bidderAbandoned(share.bidder, context.now());
+            // Its imps are seat non-bids for the timeout, as when Prebid Server's call runs out of time.
+            context.rejectImps(share.bidder, share.request.imp.map((imp) => imp.id), NonBidReason.ErrorTimeout);
+          }
           seats[i] ??= {
             bidder: share.bidder,
             adapter: share.adapter,
@@ -373,6 +380,7 @@ export class AuctionPipeline {
     context.observer?.bidsReceived(share.bidder, called.bids);
     for (const bid of called.bids) metrics.bidReceived(share.adapter, bid.type);
     if (called.errors.length > 0) seat.errors.push(...called.errors);
+    if (called.failedCalls && !timing.abandoned) for (const failed of called.failedCalls) context.rejectImps(share.bidder, failed.impIds, failed.reason);
     if (timing.httpCalls) {
       // Prebid Server's bidder `debug.allow`: the override header shows every bidder's calls; the account's debug
       // only those of bidders that allow it, and says, for each call left out, that the bidder's debug is off.
@@ -440,8 +448,8 @@ export class AuctionPipeline {
     if (journal.warnings) ext.warnings = journal.warnings;
     if (debugInfo) ext.debug = debugInfo;
     if (journal.trace) ext[ns] = { modules: { trace: journal.trace } };
-    if (journal.rejectedBids && requestOption(request, 'returnallbidstatus') === true) {
-      ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids, ns) };
+    if ((journal.rejectedBids || journal.rejectedImps) && requestOption(request, 'returnallbidstatus') === true) {
+      ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids ?? [], journal.rejectedImps ?? [], ns) };
     }
     // The publisher's own data, handed back untouched (Prebid Server's ext.prebid.passthrough).
     const passthrough = requestOption(request, 'passthrough');

@@ -23,11 +23,20 @@ export interface RejectedBid {
   error?: BidderError;
 }
 
+/** An imp a bidder made no bid for because its call failed (timeout, unreachable, failure status), and why. */
+export interface RejectedImp {
+  seat: string;
+  impId: string;
+  reason: number;
+}
+
 /** What a request leaves for its answer: warnings, errors, rejected bids and the module trace, from any stage or service. */
 export interface RequestJournal {
   warnings?: Record<string, Warning[]>;
   errors?: Record<string, BidderError[]>;
   rejectedBids?: RejectedBid[];
+  /** Seat non-bids without a bid: the imps of a bidder's failed calls (Prebid Server's `rejectImps`). */
+  rejectedImps?: RejectedImp[];
   trace?: HookTraceEntry[];
   traceLevel?: TraceLevel;
   /**
@@ -114,6 +123,12 @@ export class RequestContext implements AuctionContext {
   rejectBid(bid: AuctionBid, reason: number, error?: BidderError): void {
     (this.journal.rejectedBids ??= []).push(error ? { bid, reason, error } : { bid, reason });
     if (error) this.fail(bid.bidder, error);
+  }
+
+  /** Records that `seat` made no bid for these imps because its call failed (`reason`, a `NonBidReason`). */
+  rejectImps(seat: string, impIds: readonly string[], reason: number): void {
+    const rejected = (this.journal.rejectedImps ??= []);
+    for (const impId of impIds) rejected.push({ seat, impId, reason });
   }
 
   /** Asks for the module trace (from the body at entry, from the merged request once it is known). */

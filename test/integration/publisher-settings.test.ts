@@ -27,6 +27,7 @@ const BIDDERS: Record<string, string> = {
   insecure: `name=insecure&price=1&adm=${encodeURIComponent('<img src="http://tracker.example/p.gif">')}`,
   dsa: `name=dsa&price=1&ext=${encodeURIComponent(JSON.stringify({ dsa: { behalf: 'Advertiser', paid: 'Advertiser', adrender: 1 } }))}`,
   native: 'name=native&price=1.2&mtype=4&native=echo',
+  failing: 'name=failing&status=500',
 };
 
 describe('publisher settings, end to end', () => {
@@ -177,6 +178,12 @@ describe('publisher settings, end to end', () => {
         { seat: 'nocrid', nonbid: [{ impid: 'imp-1', statuscode: 300, ext: { prebid: { bid: { price: 2, adomain: ['advertiser.example'], w: 300, h: 250, origbidcpm: 2, origbidcur: 'USD' } } } }] },
       ]);
       expect((await auction(request(['nocrid', 'banner2']))).ext.prebid).to.equal(undefined);
+    });
+
+    it('a failure status is reported as Prebid Server reports it, and its imps are seat non-bids with code 100', async () => {
+      const response = await auction(request(['failing', 'banner2'], { returnallbidstatus: true }));
+      expect(response.ext.errors.failing).to.deep.equal([{ code: 3, message: 'Server responded with failure status: 500. Set request.test = 1 for debugging info.' }]);
+      expect(response.ext.prebid.seatnonbid).to.deep.equal([{ seat: 'failing', nonbid: [{ impid: 'imp-1', statuscode: 100 }] }]);
     });
   });
 

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
-import type { RequestData } from '../../api/index.js';
-import { serialiseBody } from '../bidder-call.js';
+import type { Bidder, BidderRequest, RequestData } from '../../api/index.js';
+import type { BidderEntry } from '../../bidders/catalog.js';
+import type { BidderTransport } from '../../bidders/transport.js';
+import { callBidder, serialiseBody, type BidderCallOptions } from '../bidder-call.js';
 
 const post = (body: unknown): RequestData => ({ method: 'POST', uri: 'http://127.0.0.1:9/b', body, impIds: [] });
 
@@ -40,5 +42,45 @@ describe('bidder calls: the request body as JSON', () => {
     // The text kept for the branch is what the next body gets: the branch is not written again.
     texts.set(user, '"kept"');
     expect(serialiseBody(post({ id: 'r', imp: [], user }), texts)).to.equal('{"id":"r","imp":[],"user":"kept"}');
+  });
+});
+
+describe('bidder calls: answers the bidder layer keeps from the adapter', () => {
+  const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }, { id: 'imp-2', banner: { w: 300, h: 250 } }] } };
+  let readByAdapter = 0;
+  const bidder: Bidder = {
+    makeRequests: (request) => ({ requests: [{ method: 'POST', uri: 'https://alpha.example/bid', body: request, impIds: request.imp.map((imp) => imp.id) }] }),
+    makeBids: () => {
+      readByAdapter++;
+      return { bids: [], errors: [{ code: 2, message: 'the adapter read it' }] };
+    },
+  };
+  const entry = { name: 'alpha', adapter: 'alpha', info: {}, enabled: true, ortbVersion: '2.5', debugAllow: true, bidder, endpoint: { allows: () => true, template: 'https://alpha.example/bid' } } as unknown as BidderEntry;
+  const options: BidderCallOptions = { endpoint: 'auction', recordCalls: false, currency: 'USD', convert: (amount) => amount, convertCurrency: (amount) => amount };
+  const answering = (status: number): BidderTransport => ({ send: async () => ({ status, body: '{}', headers: {} }), close: async () => undefined });
+  const failing = (err: Error & { code?: string }): BidderTransport => ({ send: async () => Promise.reject(err), close: async () => undefined });
+
+  it('reports a status below 200 or from 400 on as Prebid Server does, without handing it to the adapter, its imps failed (100)', async () => {
+    for (const status of [400, 404, 500, 503, 199]) {
+      readByAdapter = 0;
+      const result = await callBidder(entry, share, answering(status), Date.now() + 1000, options);
+      expect(readByAdapter, `status ${status}`).to.equal(0);
+      expect(result.errors).to.deep.equal([{ code: 3, message: `Server responded with failure status: ${status}. Set request.test = 1 for debugging info.` }]);
+      expect(result.failedCalls).to.deep.equal([{ impIds: ['imp-1', 'imp-2'], reason: 100 }]);
+    }
+    for (const status of [200, 204, 302]) {
+      readByAdapter = 0;
+      const result = await callBidder(entry, share, answering(status), Date.now() + 1000, options);
+      expect(readByAdapter, `status ${status}`).to.equal(status === 204 ? 0 : 1);
+      expect(result.failedCalls).to.equal(undefined);
+    }
+  });
+
+  it('names why a call that brought no answer failed: timeout 101, unreachable 103, anything else 100', async () => {
+    const reasonOf = async (err: Error & { code?: string; cause?: unknown }) => (await callBidder(entry, share, failing(err), Date.now() + 1000, options)).failedCalls?.map((failed) => failed.reason);
+    expect(await reasonOf(Object.assign(new Error('timed out'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).to.deep.equal([101]);
+    expect(await reasonOf(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).to.deep.equal([103]);
+    expect(await reasonOf(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }))).to.deep.equal([103]);
+    expect(await reasonOf(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.deep.equal([100]);
   });
 });
