@@ -133,21 +133,25 @@ function parseTargetingOptions(request: BidRequest, context: Pick<AuctionContext
 }
 
 /**
- * The key prefix and the key length, as Prebid Server settles them: the request's prefix, else the account's
- * `targeting_prefix`, else `hb`; a prefix that leaves no room for the longest attribute within the key length falls
- * back to `hb` with a warning, as does an account key length too short for any attribute.
+ * The key prefix and the key length, as Prebid Server settles them (exchange/utils.go, `getTargetDataPrefix`): keys
+ * are cut to the account's `truncate_target_attr` when it is above 0, else to 20. An account value below 12 (0
+ * included) leaves no room for the longest attribute: `hb` with warning 10016. Otherwise the request's prefix, else
+ * the account's `targeting_prefix`, else `hb`, must leave room for the longest attribute within the account's value
+ * when it is above 12, else within 20 (so a value of exactly 12 leaves room for an 8-character prefix, although keys
+ * are then cut to 12); one that does not is replaced by `hb` with warning 10015.
  */
 function keyShape(requested: unknown, account: AuctionContext['account'], warnings: Warning[]): { prefix: string; keyLength: number } {
   const truncate = account.truncate_target_attr;
-  const accountLength = typeof truncate === 'number' && Number.isInteger(truncate) && truncate > 0 ? truncate : undefined;
-  const keyLength = accountLength ?? MAX_KEY_LENGTH;
+  const accountLength = typeof truncate === 'number' && Number.isInteger(truncate) ? truncate : undefined;
+  const keyLength = accountLength !== undefined && accountLength > 0 ? accountLength : MAX_KEY_LENGTH;
   if (accountLength !== undefined && accountLength < LONGEST_ATTRIBUTE) {
     warnings.push({ code: WarningCode.TooShortTargetingPrefix, message: "targeting prefix is shorter than 'MinKeyLength' value: increase prefix length" });
     return { prefix: DEFAULT_PREFIX, keyLength };
   }
+  const room = (accountLength !== undefined && accountLength > LONGEST_ATTRIBUTE ? accountLength : MAX_KEY_LENGTH) - LONGEST_ATTRIBUTE;
   const accountPrefix = account.targeting_prefix;
   const prefix = typeof requested === 'string' && requested !== '' ? requested : typeof accountPrefix === 'string' && accountPrefix !== '' ? accountPrefix : DEFAULT_PREFIX;
-  if (prefix.length > keyLength - LONGEST_ATTRIBUTE) {
+  if (prefix.length > room) {
     warnings.push({
       code: WarningCode.TooLongTargetingPrefix,
       message: "targeting prefix combined with key attribute is longer than 'settings.targeting.truncate-attr-chars' value: decrease prefix length or increase truncate-attr-chars",

@@ -93,6 +93,14 @@ describe('gavel.targeting: the publisher settings', () => {
       expect(tooLong.keys[0]).to.match(/^hb_/);
       expect(tooLong.warnings?.map((warning) => warning.code)).to.deep.equal([10015]);
       expect(keysOf({}, { truncate_target_attr: 10 }).warnings?.map((warning) => warning.code)).to.deep.equal([10016]);
+      // As Prebid Server settles it: 0 is below 12 (warned, keys cut to 20); exactly 12 cuts keys to 12 and leaves
+      // room for an 8-character prefix, without a warning.
+      const zero = keysOf({ prefix: 'pbs' }, { truncate_target_attr: 0 });
+      expect(zero.warnings?.map((warning) => warning.code)).to.deep.equal([10016]);
+      expect(zero.keys).to.deep.equal(['hb_bidder', 'hb_bidder_appnexus', 'hb_pb', 'hb_pb_appnexus']);
+      const twelve = keysOf({ prefix: 'pbs' }, { truncate_target_attr: 12 });
+      expect(twelve.warnings).to.equal(undefined);
+      expect(twelve.keys).to.deep.equal(['pbs_bidder', 'pbs_bidder_a', 'pbs_pb', 'pbs_pb_appne']);
     });
 
     it('alwaysincludedeals keys a deal bid per bidder even with bidder keys off', () => {
