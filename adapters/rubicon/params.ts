@@ -1,4 +1,4 @@
-import { GoDecodeError, goBool, goFloat, goInt, goSlice, goString, goStruct } from '../../core/api/index.js';
+import { goBool, goFloat, goInt, goNumberText, goSlice, goString, goStruct } from '../../core/api/index.js';
 import type { Imp } from '../../core/api/index.js';
 
 /**
@@ -43,14 +43,14 @@ export function readRubiconImpExt(imp: Imp): RubiconImpExt {
   const video = goStruct(bidder.video, VIDEO);
   const debug = goStruct(bidder.debug, DEBUG);
   goString(video.language, [...VIDEO, 'openrtb_ext.rubiconVideoParams.Language']);
-  decodeNumber(video.playerHeight, 'PlayerHeight');
-  decodeNumber(video.playerWidth, 'PlayerWidth');
+  goNumberText(video.playerHeight, [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerHeight']);
+  goNumberText(video.playerWidth, [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerWidth']);
   const keywords = param('Keywords');
   return {
     params: {
-      accountId: decodeNumber(bidder.accountId, 'AccountId'),
-      siteId: decodeNumber(bidder.siteId, 'SiteId'),
-      zoneId: decodeNumber(bidder.zoneId, 'ZoneId'),
+      accountId: goNumberText(bidder.accountId, param('AccountId')),
+      siteId: goNumberText(bidder.siteId, param('SiteId')),
+      zoneId: goNumberText(bidder.zoneId, param('ZoneId')),
       inventory: bidder.inventory,
       visitor: bidder.visitor,
       bidOnMultiformat: goBool(bidder.bidonmultiformat, param('BidOnMultiformat')) ?? false,
@@ -81,12 +81,4 @@ export function goInt64(text: string): number {
   const value = BigInt(text);
   if (value > 9223372036854775807n || value < -9223372036854775808n) throw new GoPlainError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
   return Number(value);
-}
-
-/** A `json.Number` as Prebid Server's decoder fills it: a JSON number's text, or any string as it is. */
-function decodeNumber(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return value;
-  throw new GoDecodeError(`cannot unmarshal openrtb_ext.ExtImpRubicon.${field}: invalid number ${JSON.stringify(value)}`);
 }

@@ -27,7 +27,7 @@ export function createRubiconBidder(host: RubiconHostSettings): Bidder {
 
       const requests: RequestData[] = [];
       const errors: BidderError[] = [];
-      const context: CallContext = { host, info, maxBids: multibidLimit(request, info.bidder) };
+      const context: CallContext = { host, info, maxBids: multibidLimit(request) };
       const imps: Array<{ imp: Imp; impExt: RubiconImpExt }> = [];
       for (const imp of request.imp) {
         let impExt: RubiconImpExt;
@@ -55,17 +55,11 @@ export function createRubiconBidder(host: RubiconHostSettings): Bidder {
 }
 
 /**
- * The publisher's multibid limit for this bidder (`ext.<ns>.multibid[]`), passed on to XAPI as `maxbids`. Prebid
- * Server's core hands the adapter only the entries for it and the adapter takes the first; Gavel's core hands it
- * them all, so the first entry naming this bidder is taken.
+ * The publisher's multibid limit (`ext.<ns>.multibid[0].maxbids`), passed on to XAPI as `maxbids`. The core hands a
+ * bidder only the multibid entries that concern it, as Prebid Server's does, and the adapter takes the first.
  */
-function multibidLimit(request: BidRequest, bidder: string): number | undefined {
+function multibidLimit(request: BidRequest): number | undefined {
   const entries = requestOption(request, 'multibid');
-  if (!Array.isArray(entries)) return undefined;
-  for (const entry of entries) {
-    if (!isJsonObject(entry)) continue;
-    const names = [entry.bidder, ...(Array.isArray(entry.bidders) ? entry.bidders : [])];
-    if (names.includes(bidder)) return Number.isInteger(entry.maxbids) ? (entry.maxbids as number) : undefined;
-  }
-  return undefined;
+  const first: unknown = Array.isArray(entries) ? entries[0] : undefined;
+  return isJsonObject(first) && Number.isInteger(first.maxbids) ? (first.maxbids as number) : undefined;
 }

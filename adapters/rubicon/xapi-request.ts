@@ -137,7 +137,7 @@ function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context
     }
     // Only the fields of `openrtb_ext.ExtRegs` survive in `regs.ext`.
     const regsExt: JsonObject = {};
-    if (incoming.dsa !== undefined && incoming.dsa !== null) regsExt.dsa = incoming.dsa;
+    if (incoming.dsa !== undefined && incoming.dsa !== null) regsExt.dsa = asExtRegsDsa(incoming.dsa as JsonObject);
     if (regs.gdpr !== undefined && regs.gdpr !== null) regsExt.gdpr = regs.gdpr;
     if (regs.us_privacy) regsExt.us_privacy = regs.us_privacy;
     const { gdpr: _gdpr, us_privacy: _usPrivacy, ...rest } = regs;
@@ -155,6 +155,25 @@ function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context
   const [sent] = encoded.imp;
   if (requestNative && sent?.native) encoded.imp = [{ ...sent, native: { ...sent.native, request_native: requestNative } }];
   return { body: encoded };
+}
+
+/**
+ * `regs.ext.dsa` as Go writes it back from `openrtb_ext.ExtRegsDSA`: its three flags (kept when set, 0 too) and its
+ * transparency entries (`domain`, `dsaparams`, each left out when empty); members it does not know are gone.
+ */
+function asExtRegsDsa(dsa: JsonObject): JsonObject {
+  const written: JsonObject = {};
+  for (const flag of ['dsarequired', 'pubrender', 'datatopub']) if (dsa[flag] !== undefined && dsa[flag] !== null) written[flag] = dsa[flag];
+  if (Array.isArray(dsa.transparency) && dsa.transparency.length > 0) {
+    written.transparency = dsa.transparency.map((entry: unknown) => {
+      const source = isJsonObject(entry) ? entry : {};
+      const kept: JsonObject = {};
+      if (typeof source.domain === 'string' && source.domain !== '') kept.domain = source.domain;
+      if (Array.isArray(source.dsaparams) && source.dsaparams.length > 0) kept.dsaparams = source.dsaparams;
+      return kept;
+    });
+  }
+  return written;
 }
 
 /** Floors in another currency are converted to US dollars (XAPI's currency); a stated currency becomes USD. */

@@ -131,6 +131,18 @@ export function goInt8(value: unknown, links: readonly string[]): number {
   return value;
 }
 
+/**
+ * A `json.Number`: json-iterator takes any string as it is (no check that it holds a number), a number's text, `null`
+ * as empty; anything else has no number characters to read (`invalid number`). A number comes back in JavaScript's
+ * spelling, which is Go's for the integers and plain decimals ids are written in.
+ */
+export function goNumberText(value: unknown, links: readonly string[]): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'number') fail(links, 'readNumberAsString', 'invalid number');
+  return String(value);
+}
+
 /** A `float64`: json-iterator finds no number characters in anything but a number (`invalid number`). */
 export function goFloat(value: unknown, links: readonly string[]): number {
   if (value === undefined || value === null) return 0;
