@@ -6,6 +6,11 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goBool,
+  GoDecodeError,
+  goInt,
+  goString,
+  goStruct,
   isJsonObject,
   mediaTypeFromMtype,
   unknownError,
@@ -17,7 +22,7 @@ import {
   type ResponseData,
   type TypedBid,
 } from '../../core/api/index.js';
-import { DecodeError, decodeObject, decodeString, rawMemberText } from './json.js';
+import { rawMemberText } from './json.js';
 
 export function readPubmaticBids(response: ResponseData): MakeBidsResult {
   // PBS's PubMatic adapter reports statuses other than 400 as generic errors.
@@ -84,25 +89,36 @@ function toTypedBid(raw: Bid, errors: BidderError[]): TypedBid | undefined {
   return typed;
 }
 
-/** `bid.ext` decoded as Go's `*pubmaticBidExt`: `null` is none, a missing ext or a field of the wrong type fails. */
+/**
+ * `bid.ext` decoded as Go's `*pubmaticBidExt`, with json-iterator's texts: `null` is none, a missing ext (nothing to
+ * read) or a member of the wrong type fails. Members are matched ignoring case; returned by their lower-case names.
+ */
 function readBidExt(ext: unknown): { ext?: JsonObject } | { error: string } {
-  if (ext === undefined) return { error: 'expect { or n, but found \u0000' };
   if (ext === null) return {};
+  const field = (name: string) => [`pubmatic.pubmaticBidExt.${name}`];
   try {
-    const object = decodeObject(ext, 'pubmatic.pubmaticBidExt');
-    decodeString(object.marketplace, 'pubmatic.pubmaticBidExt.Marketplace');
-    const checks: Array<[unknown, boolean, string]> = [
-      [object.prebiddealpriority, Number.isInteger(object.prebiddealpriority), 'PrebidDealPriority'],
-      [object.ibv, typeof object.ibv === 'boolean', 'InBannerVideo'],
-    ];
-    const video = decodeObject(object.video, 'pubmatic.pubmaticBidExtVideo');
-    checks.push([video.duration, Number.isInteger(video.duration), 'VideoCreativeInfo.Duration']);
-    for (const [value, fits, field] of checks) {
-      if (value !== undefined && value !== null && !fits) throw new DecodeError(`cannot unmarshal pubmatic.pubmaticBidExt.${field}: got ${JSON.stringify(value)}`);
+    const object = goStruct(ext, []);
+    const read: JsonObject = {};
+    for (const key of Object.keys(object)) {
+      const name = key.toLowerCase();
+      const value = object[key];
+      if (name === 'marketplace') read.marketplace = goString(value, field('Marketplace'));
+      else if (name === 'prebiddealpriority') read.prebiddealpriority = goInt(value, field('PrebidDealPriority'));
+      else if (name === 'ibv') read.ibv = goBool(value, field('InBannerVideo'));
+      else if (name === 'video') {
+        const links = field('VideoCreativeInfo');
+        if (value === null) {
+          delete read.video;
+          continue;
+        }
+        const video = goStruct(value, links);
+        const duration = fieldIgnoringCase(video, 'duration');
+        read.video = duration === undefined || duration === null ? {} : { duration: goInt(duration, [...links, 'pubmatic.pubmaticBidExtVideo.Duration']) };
+      }
     }
-    return { ext: object };
+    return { ext: read };
   } catch (err) {
-    if (err instanceof DecodeError) return { error: err.message };
+    if (err instanceof GoDecodeError) return { error: err.message };
     throw err;
   }
 }

@@ -5,9 +5,9 @@
  */
 import {
   embeddedExtImpBidderError,
-  fieldIgnoringCase,
   GoDecodeError,
   goInt,
+  goSlice,
   goString,
   goStruct,
   isJsonObject,
@@ -15,7 +15,7 @@ import {
   type Imp,
   type JsonObject,
 } from '../../core/api/index.js';
-import { DecodeError, decodeObject, decodeString, goFloatText } from './json.js';
+import { goFloatText } from './json.js';
 
 export interface Wrapper {
   profile: number;
@@ -63,30 +63,27 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
   }
 
   let impExt: JsonObject;
-  let params: JsonObject;
+  let params: PubmaticParams;
   let wrapper: Wrapper | undefined;
   try {
     impExt = decodeImpExt(imp.ext);
-    // Absent params give Go's decoder nothing to read, which it reports.
-    if (impExt.bidder === undefined) throw new DecodeError('expect { or n, but found \u0000');
-    params = decodeObject(impExt.bidder, 'openrtb_ext.ExtImpPubmatic');
-    for (const key of ['publisherId', 'adSlot', 'dctr', 'pmzoneid', 'kadfloor']) decodeString(params[key], `openrtb_ext.ExtImpPubmatic.${key}`);
-    keywordPairs(params.keywords);
+    // Go decodes the params on their own (`openrtb_ext.ExtImpPubmatic`): absent ones give its decoder nothing to read.
+    params = readParams(impExt.bidder);
   } catch (err) {
-    if (err instanceof DecodeError) return { error: err.message, unmarshal: true };
+    if (err instanceof GoDecodeError) return { error: err.message, unmarshal: true };
     throw err;
   }
-  const publisherId = needs.publisherId ? decodeString(params.publisherId, '').trim() : '';
+  const publisherId = needs.publisherId ? params.publisherId.trim() : '';
   if (needs.wrapper && params.wrapper !== undefined) {
     try {
       wrapper = readWrapper(params.wrapper);
     } catch (err) {
-      if (!(err instanceof DecodeError)) throw err;
+      if (!(err instanceof GoDecodeError)) throw err;
       return { error: `Error in Wrapper Parameters = ${err.message}  for ImpID = ${imp.id} WrapperExt = ${JSON.stringify(params.wrapper)}` };
     }
   }
 
-  const slotError = applyAdSlot(built, decodeString(params.adSlot, '').trim());
+  const slotError = applyAdSlot(built, params.adSlot.trim());
   if (slotError) return { error: slotError };
   if (built.banner) {
     const banner = withBannerSize(built.banner);
@@ -94,9 +91,8 @@ export function parseImp(raw: unknown, needs: ParseNeeds, displayManager: Displa
     built.banner = banner;
   }
 
-  const kadfloor = decodeString(params.kadfloor, '');
-  if (kadfloor !== '') {
-    const floor = goFloatText(kadfloor.trim());
+  if (params.kadfloor !== '') {
+    const floor = goFloatText(params.kadfloor.trim());
     // A readable floor param never lowers a floor the request already sets.
     if (floor !== undefined) built.bidfloor = Math.max(floor, typeof imp.bidfloor === 'number' ? imp.bidfloor : 0);
   }
@@ -124,53 +120,84 @@ const OWN_MEMBERS: Readonly<Record<string, (value: unknown) => unknown>> = {
  * `data` and `skadn` raw JSON, `ae` an int, `gpid` a string. Returns the members by their lower-cased names.
  */
 function decodeImpExt(ext: unknown): JsonObject {
-  let object: JsonObject;
-  try {
-    object = goStruct(ext, []);
-  } catch (err) {
-    if (err instanceof GoDecodeError) throw new DecodeError(err.message);
-    throw err;
-  }
+  const object = goStruct(ext, []);
   const read: JsonObject = {};
   for (const key of Object.keys(object)) {
     const name = key.toLowerCase();
     const value = object[key];
     if (name === 'prebid') {
       const error = embeddedExtImpBidderError('prebid', value);
-      if (error !== undefined) throw new DecodeError(error);
+      if (error !== undefined) throw new GoDecodeError(error);
     } else if (name === 'bidder') {
       read.bidder = value;
     } else {
       const own = OWN_MEMBERS[name];
       if (own === undefined) continue;
-      try {
-        own(value);
-      } catch (err) {
-        if (err instanceof GoDecodeError) throw new DecodeError(err.message);
-        throw err;
-      }
+      own(value);
       read[name] = value;
     }
   }
   return read;
 }
 
-/** The OpenWrap wrapper (`profile`, `version`, integers; `biddercode` is read but PubMatic's own is sent). */
+/** PubMatic's params once decoded (`openrtb_ext.ExtImpPubmatic`); strings are empty when not given. */
+interface PubmaticParams {
+  publisherId: string;
+  adSlot: string;
+  dctr: string;
+  pmZoneId: string;
+  /** Raw JSON, decoded only while the request still needs a wrapper. */
+  wrapper?: unknown;
+  keywords: Array<[string, string[]]>;
+  kadfloor: string;
+}
+
+const PARAMS = 'openrtb_ext.ExtImpPubmatic';
+const KEYWORDS_SLICE = '[]*openrtb_ext.ExtImpPubmaticKeyVal';
+
+/**
+ * The params as json-iterator decodes them into `openrtb_ext.ExtImpPubmatic`: at the top of a decoding of their own
+ * (so a failure there names no type), members matched ignoring case and read in the order written, the first that
+ * does not fit failing with the decoder's text (e.g. `cannot unmarshal openrtb_ext.ExtImpPubmatic.PublisherId:
+ * expects " or n, but found 5`).
+ */
+function readParams(bidder: unknown): PubmaticParams {
+  const object = goStruct(bidder, []);
+  const params: PubmaticParams = { publisherId: '', adSlot: '', dctr: '', pmZoneId: '', keywords: [], kadfloor: '' };
+  const strings: Readonly<Record<string, readonly [Exclude<keyof PubmaticParams, 'wrapper' | 'keywords'>, string]>> = {
+    publisherid: ['publisherId', 'PublisherId'],
+    adslot: ['adSlot', 'AdSlot'],
+    dctr: ['dctr', 'Dctr'],
+    pmzoneid: ['pmZoneId', 'PmZoneID'],
+    kadfloor: ['kadfloor', 'Kadfloor'],
+  };
+  for (const key of Object.keys(object)) {
+    const name = key.toLowerCase();
+    const value = object[key];
+    const stringField = strings[name];
+    if (stringField) params[stringField[0]] = goString(value, [`${PARAMS}.${stringField[1]}`]);
+    else if (name === 'wrapper') params.wrapper = value;
+    else if (name === 'keywords') params.keywords = keywordPairs(value);
+  }
+  return params;
+}
+
+/**
+ * The OpenWrap wrapper (`profile`, `version`, integers; `biddercode` is read but PubMatic's own is sent), decoded on
+ * its own into `pubmatic.pubmaticWrapperExt` as Go does: `null` is none, anything but an object fails.
+ */
 export function readWrapper(value: unknown): Wrapper | undefined {
   if (value === null) return undefined;
-  const wrapper = decodeObject(value, 'pubmatic.pubmaticWrapperExt');
-  // Go matches the struct's field names ignoring case.
-  const read = (name: string, goName: string): number => {
-    const field = fieldIgnoringCase(wrapper, name);
-    if (field !== undefined && field !== null && !Number.isInteger(field)) {
-      throw new DecodeError(`cannot unmarshal pubmatic.pubmaticWrapperExt.${goName}: expects an integer, got ${JSON.stringify(field)}`);
-    }
-    return (field as number | null | undefined) ?? 0;
-  };
-  const profile = read('profile', 'ProfileID');
-  const version = read('version', 'VersionID');
-  decodeString(fieldIgnoringCase(wrapper, 'biddercode'), 'pubmatic.pubmaticWrapperExt.BidderCode');
-  return { profile, version };
+  const wrapper = goStruct(value, []);
+  const field = (name: string) => [`pubmatic.pubmaticWrapperExt.${name}`];
+  const read: Wrapper = { profile: 0, version: 0 };
+  for (const key of Object.keys(wrapper)) {
+    const name = key.toLowerCase();
+    if (name === 'profile') read.profile = goInt(wrapper[key], field('ProfileID'));
+    else if (name === 'version') read.version = goInt(wrapper[key], field('VersionID'));
+    else if (name === 'biddercode') goString(wrapper[key], field('BidderCode'));
+  }
+  return read;
 }
 
 /**
@@ -210,16 +237,14 @@ function withBannerSize(banner: Banner): Banner | undefined {
   return { ...banner, w: first.w ?? 0, h: first.h ?? 0 };
 }
 
-function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
+function buildImpExt(impExt: JsonObject, params: PubmaticParams): JsonObject {
   const ext: JsonObject = {};
-  for (const [key, values] of keywordPairs(params.keywords)) {
+  for (const [key, values] of params.keywords) {
     if (values.length > 0) ext[key === LEGACY_ZONE_KEY ? ZONE_KEY : key] = values.join(',');
   }
   // The dedicated params win over keywords of the same name.
-  const dctr = decodeString(params.dctr, '');
-  if (dctr !== '') ext[DEALS_TARGETING_KEY] = dctr;
-  const zones = decodeString(params.pmzoneid, '');
-  if (zones !== '') ext[ZONE_KEY] = zones;
+  if (params.dctr !== '') ext[DEALS_TARGETING_KEY] = params.dctr;
+  if (params.pmZoneId !== '') ext[ZONE_KEY] = params.pmZoneId;
 
   if (isJsonObject(impExt.data)) addImpFirstPartyData(impExt.data, ext);
   if (typeof impExt.ae === 'number' && impExt.ae !== 0) ext.ae = impExt.ae;
@@ -229,18 +254,27 @@ function buildImpExt(impExt: JsonObject, params: JsonObject): JsonObject {
   return ext;
 }
 
-/** `keywords`: a list of `{key, value[]}` (entries that are `null` are skipped). */
+/**
+ * `keywords`: a list of `{key, value[]}` (`[]*openrtb_ext.ExtImpPubmaticKeyVal`; entries that are `null` are
+ * skipped), decoded with json-iterator's texts.
+ */
 function keywordPairs(keywords: unknown): Array<[string, string[]]> {
-  if (keywords === undefined || keywords === null) return [];
-  if (!Array.isArray(keywords)) throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpPubmatic.Keywords: decode slice: expect [ or n, but found ${JSON.stringify(keywords)[0]}`);
-  return keywords.flatMap((entry): Array<[string, string[]]> => {
+  const links = [`${PARAMS}.Keywords`];
+  const inSlice = [...links, KEYWORDS_SLICE];
+  return goSlice(keywords, links, KEYWORDS_SLICE).flatMap((entry): Array<[string, string[]]> => {
     if (entry === null) return [];
-    const keyword = decodeObject(entry, 'openrtb_ext.ExtImpPubmaticKeyVal');
-    const values = keyword.value ?? [];
-    if (!Array.isArray(values) || !values.every((value) => value === null || typeof value === 'string')) {
-      throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpPubmaticKeyVal.Values: expects a list of strings, got ${JSON.stringify(values)}`);
+    const keyword = goStruct(entry, inSlice);
+    let key = '';
+    let values: string[] = [];
+    for (const member of Object.keys(keyword)) {
+      const name = member.toLowerCase();
+      if (name === 'key') key = goString(keyword[member], [...inSlice, 'openrtb_ext.ExtImpPubmaticKeyVal.Key']);
+      else if (name === 'value') {
+        const valueLinks = [...inSlice, 'openrtb_ext.ExtImpPubmaticKeyVal.Values'];
+        values = goSlice(keyword[member], valueLinks, '[]string').map((value) => goString(value, [...valueLinks, '[]string']));
+      }
     }
-    return [[decodeString(keyword.key, 'openrtb_ext.ExtImpPubmaticKeyVal.Key'), values.map((value) => value ?? '')]];
+    return [[key, values]];
   });
 }
 

@@ -1,22 +1,5 @@
 import { isJsonObject, type JsonObject } from '../../core/api/index.js';
 
-/** A value Go's JSON decoder would refuse; its message is the error reported. */
-export class DecodeError extends Error {}
-
-/** An object as Go decodes one into a struct or map: `null` (or absence) is empty, anything else fails. */
-export function decodeObject(value: unknown, type: string): JsonObject {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-/** A Go string field: `null` (or absence) is empty, a value of another type fails. */
-export function decodeString(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new DecodeError(`cannot unmarshal ${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
 /** What Go's `strconv.ParseFloat` reads (decimal forms), as a number; undefined otherwise. */
 export function goFloatText(text: string): number | undefined {
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;

@@ -5,6 +5,12 @@
 import {
   failedToUnmarshal,
   fieldIgnoringCase,
+  goBool,
+  GoDecodeError,
+  goMap,
+  goSlice,
+  goString,
+  goStruct,
   isJsonObject,
   requestOption,
   unknownError,
@@ -13,7 +19,6 @@ import {
   type BidRequest,
   type JsonObject,
 } from '../../core/api/index.js';
-import { DecodeError, decodeObject } from './json.js';
 import { readWrapper, type DisplayManager, type Wrapper } from './imp.js';
 
 /** PubMatic's own code, sent as the wrapper's bidder code unless the request runs it under an alias. */
@@ -37,26 +42,28 @@ export function readRequestSettings(request: BidRequest): RequestSettings | { er
   const settings: RequestSettings = {};
   let aliases: JsonObject;
   let alternateCodes: JsonObject | undefined;
+  const prebid = ['openrtb_ext.ExtRequest.Prebid'];
   try {
-    decodeObject(request.ext, 'openrtb_ext.ExtRequest');
-    aliases = decodeObject(requestOption(request, 'aliases'), 'openrtb_ext.ExtRequestPrebid.Aliases');
-    for (const target of Object.values(aliases)) {
-      if (target !== null && typeof target !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expects " or n, but found ${JSON.stringify(target)[0]}`);
-    }
-    alternateCodes = readAlternateBidderCodes(requestOption(request, 'alternatebiddercodes'));
+    goStruct(request.ext, []);
+    const aliasLinks = [...prebid, 'openrtb_ext.ExtRequestPrebid.Aliases'];
+    aliases = goMap(requestOption(request, 'aliases'), aliasLinks);
+    for (const target of Object.values(aliases)) goString(target, aliasLinks);
+    alternateCodes = readAlternateBidderCodes(requestOption(request, 'alternatebiddercodes'), [...prebid, 'openrtb_ext.ExtRequestPrebid.AlternateBidderCodes']);
   } catch (err) {
     // Go wraps this decoder error in fmt.Errorf: a generic error.
-    if (err instanceof DecodeError) return { error: unknownError(`error decoding Request.ext : ${err.message}`) };
+    if (err instanceof GoDecodeError) return { error: unknownError(`error decoding Request.ext : ${err.message}`) };
     throw err;
   }
   try {
-    const params = decodeObject(requestOption(request, 'bidderparams'), 'map[string]json.RawMessage');
+    // `bidderparams` (raw JSON), then its `wrapper` and `acat`, are each decoded on their own.
+    const bidderParams = requestOption(request, 'bidderparams');
+    const params = bidderParams === undefined ? {} : goMap(bidderParams, []);
     const fromParams = params.wrapper === undefined ? undefined : readWrapper(params.wrapper);
     settings.wrapper = { profile: 0, version: 0, ...fromParams, biddercode: bidderCode(aliases) };
     if (params.acat !== undefined) settings.acat = readCategories(params.acat);
   } catch (err) {
     // Go returns these decoder errors as they are (FailedToUnmarshal).
-    if (err instanceof DecodeError) return { error: failedToUnmarshal(err.message) };
+    if (err instanceof GoDecodeError) return { error: failedToUnmarshal(err.message) };
     throw err;
   }
   if (alternateCodes) settings.allowedBidders = allowedBidderCodes(alternateCodes);
@@ -74,35 +81,26 @@ function bidderCode(aliases: JsonObject): string {
 
 /**
  * `alternatebiddercodes` as Go decodes it into `openrtb_ext.ExtAlternateBidderCodes`: a flag, and per bidder a flag
- * and a list of codes. A member of the wrong JSON type fails the request ext.
+ * and a list of codes (members matched ignoring case). A member of the wrong JSON type fails the request ext.
  */
-function readAlternateBidderCodes(value: unknown): JsonObject | undefined {
+function readAlternateBidderCodes(value: unknown, links: readonly string[]): JsonObject | undefined {
   if (value === undefined || value === null) return undefined;
-  const codes = decodeObject(value, 'openrtb_ext.ExtAlternateBidderCodes');
-  decodeBool(fieldIgnoringCase(codes, 'enabled'), 'openrtb_ext.ExtAlternateBidderCodes.Enabled');
-  const bidders = decodeObject(fieldIgnoringCase(codes, 'bidders'), 'openrtb_ext.ExtAlternateBidderCodes.Bidders');
-  for (const entry of Object.values(bidders)) {
-    const adapter = decodeObject(entry, 'openrtb_ext.ExtAdapterAlternateBidderCodes');
-    decodeBool(fieldIgnoringCase(adapter, 'enabled'), 'openrtb_ext.ExtAdapterAlternateBidderCodes.Enabled');
-    const allowed = fieldIgnoringCase(adapter, 'allowedbiddercodes');
-    if (allowed !== undefined && allowed !== null && !(Array.isArray(allowed) && allowed.every((code) => code === null || typeof code === 'string'))) {
-      throw new DecodeError(`cannot unmarshal openrtb_ext.ExtAdapterAlternateBidderCodes.AllowedBidderCodes: expects a list of strings, got ${JSON.stringify(allowed)}`);
-    }
+  const codes = goStruct(value, links);
+  goBool(fieldIgnoringCase(codes, 'enabled'), [...links, 'openrtb_ext.ExtAlternateBidderCodes.Enabled']);
+  const biddersLinks = [...links, 'openrtb_ext.ExtAlternateBidderCodes.Bidders'];
+  for (const entry of Object.values(goMap(fieldIgnoringCase(codes, 'bidders'), biddersLinks))) {
+    const adapter = goStruct(entry, biddersLinks);
+    goBool(fieldIgnoringCase(adapter, 'enabled'), [...biddersLinks, 'openrtb_ext.ExtAdapterAlternateBidderCodes.Enabled']);
+    const allowedLinks = [...biddersLinks, 'openrtb_ext.ExtAdapterAlternateBidderCodes.AllowedBidderCodes'];
+    goSlice(fieldIgnoringCase(adapter, 'allowedbiddercodes'), allowedLinks, '[]string').forEach((code) => goString(code, [...allowedLinks, '[]string']));
   }
   return codes;
 }
 
-function decodeBool(value: unknown, field: string): void {
-  if (value !== undefined && value !== null && typeof value !== 'boolean') throw new DecodeError(`cannot unmarshal ${field}: expects a boolean, got ${JSON.stringify(value)}`);
-}
-
-/** `acat` as Go decodes it into `[]string`: `null` is no list, any other non-list fails. */
+/** `acat` as Go decodes it on its own into `[]string`: `null` is no list, any other non-list fails. */
 function readCategories(value: unknown): string[] | undefined {
   if (value === null) return undefined;
-  if (!Array.isArray(value) || !value.every((item) => item === null || typeof item === 'string')) {
-    throw new DecodeError(`cannot unmarshal acat: expects a list of strings, got ${JSON.stringify(value)}`);
-  }
-  return value.map((item: string | null) => (item ?? '').trim());
+  return goSlice(value, [], '[]string').map((item) => goString(item, ['[]string']).trim());
 }
 
 /**
