@@ -4,6 +4,12 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  GoDecodeError,
+  goInt,
+  goMap,
+  goSlice,
+  goString,
+  goStruct,
   isJsonObject,
   mediaTypeFromMtype,
   readBidderParams,
@@ -83,9 +89,6 @@ interface IxImpParams {
 /** The keys of the request `ext` Prebid Server's adapter decodes and so sends on; `svc` is Gavel's `prebid`. */
 const KEPT_REQUEST_EXT_KEYS = ['prebid', 'svc', 'schain', 'ixdiag'];
 
-/** A value Go's decoder would refuse; its message is the error reported. */
-class DecodeError extends Error {}
-
 function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsResult {
   const errors: BidderError[] = [];
   const imps: Imp[] = [];
@@ -96,10 +99,10 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
     const imp: Imp = entry === null ? { id: '' } : entry;
     let params: IxImpParams;
     try {
-      if (!isJsonObject(imp)) throw new DecodeError(`cannot unmarshal openrtb2.Imp: expect { or n, but found ${JSON.stringify(imp)[0]}`);
+      if (!isJsonObject(imp)) throw new GoDecodeError(`cannot unmarshal openrtb2.Imp: expect { or n, but found ${JSON.stringify(imp)[0]}`);
       params = readImpParams(imp);
     } catch (err) {
-      if (!(err instanceof DecodeError)) throw err;
+      if (!(err instanceof GoDecodeError)) throw err;
       errors.push(failedToUnmarshal(err.message));
       continue;
     }
@@ -116,7 +119,7 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
   try {
     outgoing.ext = withIxDiag(request.ext, sortedSiteIds, settings);
   } catch (err) {
-    if (!(err instanceof DecodeError)) throw err;
+    if (!(err instanceof GoDecodeError)) throw err;
     // The request still goes out, with its ext as it was.
     errors.push(failedToUnmarshal(err.message));
   }
@@ -134,33 +137,29 @@ function buildRequests(request: BidRequest, settings: IxSettings): MakeRequestsR
 
 /**
  * The params as Prebid Server decodes them into `openrtb_ext.ExtImpIx`: field names match ignoring case (so
- * `siteId`, `siteid` and `siteID` are one field, the last one written wins), `null` is empty, a value of another
- * JSON type fails the imp.
+ * `siteId`, `siteid` and `siteID` are one field, the last one written wins), `null` is empty, members are read in
+ * the order written and the first of another JSON type fails the imp with json-iterator's text.
  */
 function readImpParams(imp: Imp): IxImpParams {
   // `imp.ext` into `adapters.ExtImpBidder` (its `prebid` and `ae` typed), then its `bidder` into the params struct;
   // the decoder's text is passed on as it is.
-  const read = readBidderParams(imp, 'openrtb_ext.ExtImpIx');
-  if ('error' in read) throw new DecodeError(read.error);
-  const params = read.params;
-  const size = fieldIgnoringCase(params, 'size');
-  if (size !== undefined && size !== null && !(Array.isArray(size) && size.every((item) => item === null || Number.isInteger(item)))) {
-    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpIx.Size: expects a list of integers, got ${JSON.stringify(size)}`);
+  const read = readBidderParams(imp, PARAMS);
+  if ('error' in read) throw new GoDecodeError(read.error);
+  const params: IxImpParams = { siteId: '', sid: '' };
+  for (const key of Object.keys(read.params)) {
+    const name = key.toLowerCase();
+    const value = read.params[key];
+    if (name === 'siteid') params.siteId = goString(value, [`${PARAMS}.SiteId`]);
+    else if (name === 'sid') params.sid = goString(value, [`${PARAMS}.Sid`]);
+    else if (name === 'size') {
+      const links = [`${PARAMS}.Size`];
+      goSlice(value, links, '[]int').forEach((size) => goInt(size, [...links, '[]int']));
+    }
   }
-  return { siteId: stringField(fieldIgnoringCase(params, 'siteId'), 'SiteId'), sid: stringField(fieldIgnoringCase(params, 'sid'), 'Sid') };
+  return params;
 }
 
-function stringField(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new DecodeError(`cannot unmarshal openrtb_ext.ExtImpIx.${field}: expects " or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
-
-function objectOrNull(value: unknown, type: string): JsonObject {
-  if (value === undefined || value === null) return {};
-  if (!isJsonObject(value)) throw new DecodeError(`cannot unmarshal ${type}: expect { or n, but found ${JSON.stringify(value)[0]}`);
-  return value;
-}
+const PARAMS = 'openrtb_ext.ExtImpIx';
 
 function prepareImp(imp: Imp, params: IxImpParams): Imp {
   const prepared: Imp = { ...imp };
@@ -199,18 +198,22 @@ function withPublisher<T extends Site | App>(inventory: T, publisherId: string |
  * whole `ext` before it reads `ixdiag`, so an undecodable `prebid` is the error reported first.
  */
 function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings): Ext {
-  const incoming = objectOrNull(ext, 'ix.ExtRequest');
+  // Go decodes the ext, then its `ixdiag`, each on its own: a failure at the top of either names no type.
+  const incoming = ext === undefined ? {} : goStruct(ext, []);
   const requestExt: Ext = {};
   let channel: JsonObject | undefined;
   for (const key of KEPT_REQUEST_EXT_KEYS) {
     const value = incoming[key];
     if (value === undefined || value === null) continue;
     if (key === 'prebid' || key === 'svc') {
-      channel ??= channelOf(value);
+      channel ??= channelOf(value, [`ix.ExtRequest.Prebid`]);
       requestExt[key] = asExtRequestPrebid(value as JsonObject);
-    } else requestExt[key] = value;
+    } else {
+      if (key === 'schain') goStruct(value, ['ix.ExtRequest.SChain']);
+      requestExt[key] = value;
+    }
   }
-  const ixdiag: JsonObject = { ...objectOrNull(incoming.ixdiag, 'map[string]interface {}') };
+  const ixdiag: JsonObject = { ...goMap(incoming.ixdiag ?? null, []) };
 
   if (channel) ixdiag.pbjsv = typeof channel.version === 'string' ? channel.version : '';
   if (sortedSiteIds.length > 1) ixdiag.multipleSiteIds = sortedSiteIds.join(', ');
@@ -254,13 +257,12 @@ function asExtRequestPrebid(prebid: JsonObject): JsonObject {
   return encoded;
 }
 
-function channelOf(prebidExt: unknown): JsonObject | undefined {
-  const prebid = objectOrNull(prebidExt, 'openrtb_ext.ExtRequestPrebid');
+function channelOf(prebidExt: unknown, links: readonly string[]): JsonObject | undefined {
+  const prebid = goStruct(prebidExt, links);
   if (prebid.channel === undefined || prebid.channel === null) return undefined;
-  const channel = objectOrNull(prebid.channel, 'openrtb_ext.ExtRequestPrebidChannel');
-  if (channel.version !== undefined && channel.version !== null && typeof channel.version !== 'string') {
-    throw new DecodeError(`cannot unmarshal openrtb_ext.ExtRequestPrebidChannel.Version: expects " or n, but found ${JSON.stringify(channel.version)[0]}`);
-  }
+  const channelLinks = [...links, 'openrtb_ext.ExtRequestPrebid.Channel'];
+  const channel = goStruct(prebid.channel, channelLinks);
+  goString(channel.version, [...channelLinks, 'openrtb_ext.ExtRequestPrebidChannel.Version']);
   return channel;
 }
 
@@ -299,22 +301,25 @@ function readBids(request: BidRequest, response: ResponseData): MakeBidsResult {
  */
 function auctionConfigs(ext: unknown): { configs?: FledgeAuctionConfig[] } | { error: string } {
   if (ext === undefined || ext === null) return {};
-  const foundBefore = (value: unknown) => (JSON.stringify(value) ?? '')[0];
-  if (!isJsonObject(ext)) return { error: `cannot unmarshal ix.ixRespExt: expect { or n, but found ${foundBefore(ext)}` };
-  const list = fieldIgnoringCase(ext, 'protectedAudienceAuctionConfigs');
-  if (list === undefined || list === null) return {};
-  if (!Array.isArray(list)) return { error: `cannot unmarshal ix.ixRespExt.AuctionConfig: decode slice: expect [ or n, but found ${foundBefore(list)}` };
-  const configs: FledgeAuctionConfig[] = [];
-  for (const entry of list) {
-    if (entry === null) continue;
-    if (!isJsonObject(entry)) return { error: `cannot unmarshal ix.auctionConfig: expect { or n, but found ${foundBefore(entry)}` };
-    const bidId = fieldIgnoringCase(entry, 'bidId');
-    if (bidId !== undefined && bidId !== null && typeof bidId !== 'string') return { error: `cannot unmarshal ix.auctionConfig.BidId: expects " or n, but found ${foundBefore(bidId)}` };
-    // Go reads a `null` config as the raw text `null`, which is a config; only an absent one is none.
-    const config = fieldIgnoringCase(entry, 'config');
-    if (config !== undefined) configs.push({ impId: typeof bidId === 'string' ? bidId : '', config });
+  const entriesType = '[]ix.auctionConfig';
+  try {
+    const list = fieldIgnoringCase(goStruct(ext, []), 'protectedAudienceAuctionConfigs');
+    if (list === undefined || list === null) return {};
+    const links = ['ix.ixRespExt.AuctionConfig', entriesType];
+    const configs: FledgeAuctionConfig[] = [];
+    for (const entry of goSlice(list, ['ix.ixRespExt.AuctionConfig'], entriesType)) {
+      if (entry === null) continue;
+      const auctionConfig = goStruct(entry, links);
+      const bidId = goString(fieldIgnoringCase(auctionConfig, 'bidId'), [...links, 'ix.auctionConfig.BidId']);
+      // Go reads a `null` config as the raw text `null`, which is a config; only an absent one is none.
+      const config = fieldIgnoringCase(auctionConfig, 'config');
+      if (config !== undefined) configs.push({ impId: bidId, config });
+    }
+    return { configs };
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: err.message };
+    throw err;
   }
-  return { configs };
 }
 
 /** Each imp's media type, banner over video over native over audio. */
