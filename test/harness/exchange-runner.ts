@@ -174,6 +174,21 @@ function camelKeys(value: unknown): Json {
  */
 const HARNESS_DEFAULTS: Readonly<Record<string, unknown>> = { gdpr_enforced: false, enforceCcpa: false, enforceLmt: false, floors_enabled: false };
 
+/**
+ * The account's floors settings in Prebid Server's exchange harness: only `enabled` and `enforce_deal_floors` come
+ * from the fixture (`account_floors_enabled`, `account_enforce_deal_floors`, absent = false); every other member is
+ * Go's zero value, not the host defaults: no limit on rules or schema fields (0), floors never divided by bid
+ * adjustment factors (`adjust_for_bid_adjustment` false), enforcement at every auction.
+ */
+const HARNESS_ACCOUNT_FLOORS: Readonly<Json> = Object.freeze({
+  enabled: false,
+  enforce_deal_floors: false,
+  enforce_floors_rate: 100,
+  adjust_for_bid_adjustment: false,
+  max_rules: 0,
+  max_schema_dims: 0,
+});
+
 /** Keys of a fixture that are its data, not switches. */
 const FIXTURE_DATA_KEYS = new Set(['description', 'incomingRequest', 'outgoingRequests', 'response']);
 
@@ -239,8 +254,9 @@ export function fixtureSettings(fixture: ExchangeFixture, installed: Installed):
     video: { categoryMappings: { freewheel: FIXTURE_CATEGORY_MAPPING } },
     bidders,
   });
-  // Prebid Server's exchange tests run every auction under an account that allows debug.
-  let account: Json = { debug_allow: true };
+  // Prebid Server's exchange tests run every auction under an account that allows debug, with floors settings of
+  // their own (HARNESS_ACCOUNT_FLOORS); the floors switches are written over them.
+  let account: Json = { debug_allow: true, price_floors: HARNESS_ACCOUNT_FLOORS };
   const notes: string[] = [];
   for (const [key, value] of Object.entries({ ...HARNESS_DEFAULTS, ...fixture })) {
     if (FIXTURE_DATA_KEYS.has(key) || key === '//') continue;
