@@ -458,6 +458,25 @@ export function withFloorInCurrency(imp: Imp, currency: string, info: RequestInf
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Currency codes
+// ---------------------------------------------------------------------------------------------------------------
+
+/** CLDR's currency names, which golang.org/x/text's currency table is generated from (historic codes included). */
+let currencyNames: Intl.DisplayNames | undefined;
+
+/**
+ * Why Go's `currency.ParseISO` (golang.org/x/text) refuses a currency code, in its words, or undefined when it takes
+ * it: a code must be three letters in any case (`currency: tag is not well-formed`: the empty string is one) and
+ * one CLDR knows, current or historic (`currency: tag is not a recognized currency`). Prebid Server's rate lookups
+ * (`Rates.GetRate`) check both codes so before looking for a rate.
+ */
+export function goCurrencyCodeError(code: string): string | undefined {
+  if (!/^[A-Za-z]{3}$/.test(code)) return 'currency: tag is not well-formed';
+  currencyNames ??= new Intl.DisplayNames(['en'], { type: 'currency', fallback: 'none' });
+  return currencyNames.of(code.toUpperCase()) === undefined ? 'currency: tag is not a recognized currency' : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------------------------
 

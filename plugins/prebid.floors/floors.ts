@@ -10,6 +10,8 @@
  *   auction-response           a debug answer's resolved request shows the floors as applied.
  */
 import {
+  ConversionNotFoundError,
+  goCurrencyCodeError,
   isJsonObject,
   NonBidReason,
   withFields,
@@ -39,7 +41,6 @@ import {
   roundFloor,
   shouldSkip,
   validModelGroups,
-  DEFAULT_CURRENCY,
   type CompiledGroup,
   type FloorData,
   type PriceFloorRules,
@@ -385,39 +386,68 @@ function adjustForBidder(payload: Readonly<BidderRequestPayload>, context: HookC
 
 // ---- all-processed-bid-responses -------------------------------------------------------------------------------
 
-/** `ext.<ns>.floors` of a bid, Prebid Server's `ExtBidPrebidFloors`. */
+/** `ext.<ns>.floors` of a bid, Prebid Server's `ExtBidPrebidFloors` (its zero members left out, as Go omits them). */
 interface BidFloors {
   floorRule?: string;
   floorRuleValue?: number;
-  floorValue: number;
-  floorCurrency: string;
+  floorValue?: number;
+  floorCurrency?: string;
 }
 
 /** An imp's floor as signalled: what its bids are held to and report. */
 interface ImpFloor {
   floor: number;
+  /** `imp.bidfloorcur` as it is: Prebid Server gives a floor without one no currency (and so no rate to it). */
   currency: string;
   report?: BidFloors;
+  /** Units of the floor's currency one unit of the auction's is worth, or why there is no such rate (Go's words). */
+  rate?: number | string;
 }
 
+/** The members of a bid's floors report that Go's `omitempty` keeps. */
+function bidFloors(rule: unknown, ruleValue: unknown, value: unknown, currency: string): BidFloors {
+  const report: BidFloors = {};
+  if (typeof rule === 'string' && rule !== '') report.floorRule = rule;
+  if (typeof ruleValue === 'number' && ruleValue !== 0) report.floorRuleValue = ruleValue;
+  if (typeof value === 'number' && value !== 0) report.floorValue = value;
+  if (currency !== '') report.floorCurrency = currency;
+  return report;
+}
+
+/**
+ * Each imp's floor, and what its bids report (Prebid Server's `updateBidExtWithFloors`): the imp's
+ * `ext.<ns>.floors` when it has one (what a rule set, else what the request put there, which reports no value), else
+ * a positive `imp.bidfloor`.
+ */
 function impFloors(request: BidRequest, ns: string): Map<string, ImpFloor> | undefined {
   let any = false;
   const floors = new Map<string, ImpFloor>();
   for (const imp of request.imp) {
     const floor = typeof imp.bidfloor === 'number' && imp.bidfloor > 0 ? imp.bidfloor : 0;
     if (floor > 0) any = true;
-    const currency = imp.bidfloorcur || DEFAULT_CURRENCY;
+    const currency = typeof imp.bidfloorcur === 'string' ? imp.bidfloorcur : '';
     const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
     const applied = isJsonObject(own?.floors) ? own.floors : undefined;
     let report: BidFloors | undefined;
-    if (applied && (applied.floorrule !== undefined || applied.floorvalue !== undefined)) {
-      report = { floorCurrency: imp.bidfloorcur ?? '', floorRule: applied.floorrule as string, floorRuleValue: applied.floorrulevalue as number, floorValue: applied.floorvalue as number };
-    } else if (floor > 0) {
-      report = { floorCurrency: imp.bidfloorcur ?? '', floorValue: floor };
-    }
+    if (applied) report = bidFloors(applied.floorrule, applied.floorrulevalue, applied.floorvalue, currency);
+    else if (floor > 0) report = bidFloors(undefined, undefined, floor, currency);
     floors.set(imp.id, { floor, currency, report });
   }
   return any ? floors : undefined;
+}
+
+/**
+ * Prebid Server's `getCurrencyConversionRate` from the auction's currency (the bids' by now) to an imp's floor
+ * currency: 1 when they are spelt the same, else Go's `GetRate`, which refuses a code that is not ISO 4217 (an empty
+ * `bidfloorcur` among them) before it looks for a rate. Worked out once per imp.
+ */
+function rateToFloor(floor: ImpFloor, context: HookContext): number | string {
+  const from = context.currency;
+  const to = floor.currency;
+  if (from === to) return 1;
+  const invalid = goCurrencyCodeError(from) ?? goCurrencyCodeError(to);
+  if (invalid) return invalid;
+  return context.convertCurrency(1, from, to) ?? new ConversionNotFoundError(from.toUpperCase(), to.toUpperCase()).message;
 }
 
 function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, random: () => number): HookResult<AllBidsPayload> | undefined {
@@ -444,18 +474,19 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
       if (!floor) continue;
       if (floor.report) reports.push([bid, floor.report]);
       if (!enforcePbs || (bid.bid.dealid && !dealFloors)) continue;
-      const price = context.convertCurrency(bid.bid.price, context.currency, floor.currency);
-      if (price === undefined) {
+      const rate = (floor.rate ??= rateToFloor(floor, context));
+      if (typeof rate === 'string') {
+        // Prebid Server drops a bid it cannot compare with its floor, with an error (not as a non-bid).
         dropped.add(bid);
-        context.fail(ns, unknownError(`error in rate conversion from = ${context.currency} to ${floor.currency} with bidder ${seat.bidder} for impression id ${bid.bid.impid} and bid id ${bid.bid.id} error = Currency conversion rate not found: '${context.currency}' => '${floor.currency}'`));
+        context.fail(ns, unknownError(`error in rate conversion from = ${context.currency} to ${floor.currency} with bidder ${seat.bidder} for impression id ${bid.bid.impid} and bid id ${bid.bid.id} error = ${rate}`));
         continue;
       }
-      if (price + FLOOR_PRECISION < floor.floor) {
+      if (bid.bid.price * rate + FLOOR_PRECISION < floor.floor) {
         dropped.add(bid);
         const seatName = bid.seat ?? seat.bidder;
         context.warn(ns, {
           code: WarningCode.FloorBidRejection,
-          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? floor.floor)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
+          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? 0)} ${floor.report?.floorCurrency ?? ''} for imp ${bid.bid.impid}`,
         });
         context.rejectBid(bid, bid.bid.dealid ? NonBidReason.ResponseRejectedBelowDealFloor : NonBidReason.ResponseRejectedBelowFloor);
       }

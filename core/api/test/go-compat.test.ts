@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  goCurrencyCodeError,
   asGenericErrors,
   bidResponseCurrency,
   checkResponseStatus,
@@ -240,6 +241,17 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
 
     it('gives the conversion error text when no rate is known', () => {
       expect(withFloorInCurrency({ id: 'i', bidfloor: 1, bidfloorcur: 'GBP' }, 'USD', info)).to.deep.equal({ error: "Currency conversion rate not found: 'GBP' => 'USD'" });
+    });
+  });
+
+  describe('goCurrencyCodeError', () => {
+    it('takes ISO 4217 codes in any case, historic ones included, as golang.org/x/text does', () => {
+      for (const code of ['USD', 'eur', 'Gbp', 'DEM', 'XAU']) expect(goCurrencyCodeError(code), code).to.equal(undefined);
+    });
+
+    it("refuses what is not three letters, and three letters that are no currency, in Go's words", () => {
+      for (const code of ['', 'US', 'USDX', 'U$D']) expect(goCurrencyCodeError(code), code).to.equal('currency: tag is not well-formed');
+      for (const code of ['XYZ', 'abc']) expect(goCurrencyCodeError(code), code).to.equal('currency: tag is not a recognized currency');
     });
   });
 });

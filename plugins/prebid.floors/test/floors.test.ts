@@ -283,4 +283,44 @@ describe('prebid.floors: enforcement', () => {
     const other = { bidder: 'alpha', adapter: 'alpha', request: resolved };
     expect(h['bidder-request']!['adjust-floors']!(other, ctx)).to.equal(undefined);
   });
+
+  function enforcePlain(imp: Json, ctx: TestContext): AllBidsPayload {
+    const h = hooks();
+    const req = request(undefined, [{ id: 'imp-1', banner: {}, ...imp }]);
+    h['processed-auction-request']!['resolve-floors']!({ request: req }, ctx);
+    const payload = { request: req, seats: seats({ bidder: 'alpha', price: 20, id: 'a' }) };
+    return apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
+  }
+
+  it('drops every bid of an imp whose floor names no currency, with Go\'s error (no rate to an empty code)', () => {
+    const ctx = context();
+    const out = enforcePlain({ bidfloor: 3 }, ctx);
+    expect(out.seats[0]!.bids).to.have.length(0);
+    expect(ctx.rejected).to.deep.equal([]);
+    expect(ctx.errors.prebid).to.deep.equal([
+      { code: 999, message: 'error in rate conversion from = USD to  with bidder alpha for impression id imp-1 and bid id a error = currency: tag is not well-formed' },
+    ]);
+  });
+
+  it('tells a floor currency that is no ISO code from one without a rate, as Go does', () => {
+    const unknown = context();
+    enforcePlain({ bidfloor: 3, bidfloorcur: 'XYZ' }, unknown);
+    expect(unknown.errors.prebid![0]!.message).to.match(/to XYZ .* error = currency: tag is not a recognized currency$/);
+    const noRate = context();
+    enforcePlain({ bidfloor: 3, bidfloorcur: 'gbp' }, noRate);
+    expect(noRate.errors.prebid![0]!.message).to.match(/to gbp .* error = Currency conversion rate not found: 'USD' => 'GBP'$/);
+  });
+
+  it('reports on bids what the imp carries in ext.prebid.floors, zero members left out (a floor minimum alone reports no value)', () => {
+    const ctx = context();
+    const rules = { data: { modelgroups: [{ schema: { fields: ['mediaType'] }, values: { video: 9 }, default: 1 }] } };
+    const imp = { id: 'imp-1', banner: {}, ext: { prebid: { floors: { floorMin: 4 } } } };
+    const h = hooks();
+    const resolved = apply({ request: request(rules, [imp]) }, h['processed-auction-request']!['resolve-floors']!({ request: request(rules, [imp]) }, ctx)).request;
+    expect(resolved.imp[0]).to.include({ bidfloor: 4, bidfloorcur: 'USD' });
+    const payload = { request: resolved, seats: seats({ bidder: 'alpha', price: 5, id: 'a' }, { bidder: 'beta', price: 2, id: 'b' }) };
+    const out = apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
+    expect((out.seats[0]!.bids[0]!.bid.ext!.prebid as Json).floors).to.deep.equal({ floorCurrency: 'USD' });
+    expect(ctx.warnings.prebid).to.deep.equal([{ code: 10009, message: 'beta bid id b rejected - bid price 2.0000 USD is less than bid floor 0.0000 USD for imp imp-1' }]);
+  });
 });
