@@ -372,7 +372,9 @@ function adjustmentFactors(request: BidRequest, context: AuctionContext): Readon
 /** Prebid Server's `applyBidAdjustmentToFloor`: the bidder's floors divided by its bid adjustment factor. */
 function adjustForBidder(payload: Readonly<BidderRequestPayload>, context: HookContext): HookResult<BidderRequestPayload> | undefined {
   const state = context.moduleContext[STATE] as FloorsState | undefined;
-  const factor = state?.factors?.get(payload.bidder.toLowerCase());
+  // Prebid Server looks the bidder up as the request names it among factors keyed in lower case
+  // (`applyBidAdjustmentToFloor`), so a bidder spelt with capitals keeps its floors as they are.
+  const factor = state?.factors?.get(payload.bidder);
   if (factor === undefined || !payload.request.imp.some((imp) => (imp.bidfloor ?? 0) > 0)) return undefined;
   return {
     action: 'update',

@@ -282,6 +282,9 @@ describe('prebid.floors: enforcement', () => {
     expect(apply(share, h['bidder-request']!['adjust-floors']!(share, ctx)).request.imp[0]!.bidfloor).to.equal(2.5);
     const other = { bidder: 'alpha', adapter: 'alpha', request: resolved };
     expect(h['bidder-request']!['adjust-floors']!(other, ctx)).to.equal(undefined);
+    // Prebid Server looks the bidder up as the request spells it among lower-cased factors: `Beta` finds none.
+    const capitalised = { bidder: 'Beta', adapter: 'beta', request: resolved };
+    expect(h['bidder-request']!['adjust-floors']!(capitalised, ctx)).to.equal(undefined);
   });
 
   function enforcePlain(imp: Json, ctx: TestContext): AllBidsPayload {
