@@ -180,14 +180,16 @@ function resolveFloors(request: BidRequest, context: HookContext, fetcher: Floor
   }
 
   // Provider data (fetched, else the account's own rules) wins over the request's, which keeps its enforcement and floor minimum.
+  // Prebid Server reports `success` when the fetched file is used and `none` otherwise, a fetch in progress or
+  // failed included (`resolveFloors`): the fetcher's own status is for its logs and metrics.
   let fetchStatus: FetchStatus = 'none';
   let provider: { rules: PriceFloorRules; location: string; known?: ReadonlyMap<object, CompiledGroup> } | undefined;
   if (account.fetch) {
     const fetched = fetcher.lookup(account.fetch, context.now());
-    fetchStatus = fetched.status;
     const rate = fetched.floors?.data.usefetchdatarate;
     if (fetched.floors && (rate === undefined || Math.floor(random() * 100) < rate)) {
       provider = { rules: { data: fetched.floors.data }, location: 'fetch', known: fetched.floors.compiled };
+      fetchStatus = 'success';
     }
   }
   if (!provider) {
