@@ -3,7 +3,7 @@
  * error texts), and the rule lookup: an imp's values for the schema fields, tried from the most specific key to the
  * least (wildcards `*` replacing fields from the right first), the first key the model group has wins.
  */
-import { isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
+import { fieldIgnoringCase, isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
 
 export interface FloorSchema {
   fields: string[];
@@ -465,24 +465,38 @@ function impData(imp: Imp): JsonObject | undefined {
   return isJsonObject(data) ? data : undefined;
 }
 
+/**
+ * A string member of an object Prebid Server decodes into a struct (`imp.ext.data`, `imp.ext.prebid`): Go's decoder
+ * matches member names ignoring case, so `pbAdSlot` is read as `pbadslot`. Empty when absent or not a string.
+ */
+function goString(object: JsonObject | undefined, name: string): string {
+  const value = object === undefined ? undefined : fieldIgnoringCase(object, name);
+  return typeof value === 'string' ? value : '';
+}
+
+function goObject(object: JsonObject | undefined, name: string): JsonObject | undefined {
+  const value = object === undefined ? undefined : fieldIgnoringCase(object, name);
+  return isJsonObject(value) ? value : undefined;
+}
+
 function gptSlot(imp: Imp): string {
   const data = impData(imp);
   if (!data) return CATCH_ALL;
-  const adserver = data.adserver;
-  if (isJsonObject(adserver) && adserver.name === 'gam') return typeof adserver.adslot === 'string' && adserver.adslot !== '' ? adserver.adslot : CATCH_ALL;
-  return typeof data.pbadslot === 'string' && data.pbadslot !== '' ? data.pbadslot : CATCH_ALL;
+  const adserver = goObject(data, 'adserver');
+  if (adserver && goString(adserver, 'name') === 'gam') return goString(adserver, 'adslot') || CATCH_ALL;
+  return goString(data, 'pbadslot') || CATCH_ALL;
 }
 
 function adUnitCode(imp: Imp): string {
   const gpid = imp.ext?.gpid;
   if (typeof gpid === 'string' && gpid !== '') return gpid;
   if (imp.tagid) return imp.tagid;
-  const pbadslot = impData(imp)?.pbadslot;
-  if (typeof pbadslot === 'string' && pbadslot !== '') return pbadslot;
+  const pbadslot = goString(impData(imp), 'pbadslot');
+  if (pbadslot !== '') return pbadslot;
   for (const ns of ['prebid', 'svc']) {
     const own = imp.ext?.[ns];
-    const stored = isJsonObject(own) ? own.storedrequest : undefined;
-    if (isJsonObject(stored) && typeof stored.id === 'string' && stored.id !== '') return stored.id;
+    const stored = goString(goObject(isJsonObject(own) ? own : undefined, 'storedrequest'), 'id');
+    if (stored !== '') return stored;
   }
   return CATCH_ALL;
 }

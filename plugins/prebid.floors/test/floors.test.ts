@@ -147,6 +147,14 @@ describe('prebid.floors: rules and signalling', () => {
     expect(resolve(req2, context({ price_floors: { max_schema_dims: 4 } })).imp[0]!.bidfloor).to.equal(4);
   });
 
+  it('reads imp.ext.data and the stored request id as Go decodes them into structs: member names in any case', () => {
+    const group = { schema: { fields: ['gptSlot', 'adUnitCode'] }, values: { '/2/slot|/2/slot': 6, 'gam-slot|stored-1': 7 } };
+    const spelt = { id: 'imp-1', banner: {}, ext: { data: { pbAdSlot: '/2/slot' } } };
+    expect(resolve(request({ data: { modelgroups: [group] } }, [spelt]), context()).imp[0]!.bidfloor).to.equal(6);
+    const gam = { id: 'imp-1', banner: {}, ext: { data: { AdServer: { Name: 'gam', adSlot: 'gam-slot' } }, prebid: { StoredRequest: { ID: 'stored-1' } } } };
+    expect(resolve(request({ data: { modelgroups: [group] } }, [gam]), context()).imp[0]!.bidfloor).to.equal(7);
+  });
+
   it('leaves the rules in the request as Prebid Server leaves them once checked: keys lower-cased, bad ones gone, no default delimiter', () => {
     const group = { schema: { fields: ['mediaType', 'size'] }, values: { 'BANNER|300x250': 2, video: 4, '*|*': 1 } };
     const out = resolve(request({ data: { modelgroups: [group] } }), context());
