@@ -11,6 +11,7 @@
  */
 import {
   ConversionNotFoundError,
+  fieldIgnoringCase,
   goCurrencyCodeError,
   isJsonObject,
   NonBidReason,
@@ -340,8 +341,9 @@ function impFloorMin(rules: PriceFloorRules, imp: Imp, ns: string, currency: str
   const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
   const impFloors = isJsonObject(own?.floors) ? own.floors : undefined;
   if (impFloors) {
-    const impMin = impFloors.floormin ?? impFloors.floorMin;
-    const impCur = impFloors.floorminCur ?? impFloors.floormincur ?? impFloors.floorMinCur;
+    // Go decodes these members ignoring case (`floorMin`, `floorMinCur` as Prebid.js writes them).
+    const impMin = fieldIgnoringCase(impFloors, 'floormin');
+    const impCur = fieldIgnoringCase(impFloors, 'floormincur');
     if (typeof impMin === 'number' && impMin > 0) min = impMin;
     if (typeof impCur === 'string' && impCur !== '') minCurrency = impCur;
   }

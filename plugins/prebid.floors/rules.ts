@@ -97,7 +97,8 @@ export function readFloorRules(value: unknown, path: string, errors: string[]): 
       enforcerate: inner.number('enforcerate'),
     });
   }
-  if (value.data !== undefined && value.data !== null) rules.data = readFloorData(value.data, `${path}.data`, errors);
+  const data = reader.raw('data');
+  if (data !== undefined && data !== null) rules.data = readFloorData(data, `${path}.data`, errors);
   return dropUndefined(rules);
 }
 
@@ -109,7 +110,7 @@ export function readFloorData(value: unknown, path: string, errors: string[]): F
   }
   const reader = new Reader(value, path, errors);
   const groups: ModelGroup[] = [];
-  const rawGroups = value.modelgroups;
+  const rawGroups = reader.raw('modelgroups');
   if (rawGroups !== undefined && !Array.isArray(rawGroups)) errors.push(`${path}.modelgroups must be an array`);
   if (Array.isArray(rawGroups)) {
     rawGroups.forEach((group, i) => {
@@ -136,8 +137,9 @@ function readModelGroup(value: unknown, path: string, errors: string[]): ModelGr
   const reader = new Reader(value, path, errors);
   const schema = reader.object('schema') ?? {};
   const schemaReader = new Reader(schema, `${path}.schema`, errors);
-  const fields = Array.isArray(schema.fields) ? schema.fields.filter((field): field is string => typeof field === 'string') : [];
-  if (schema.fields !== undefined && (!Array.isArray(schema.fields) || fields.length !== schema.fields.length)) errors.push(`${path}.schema.fields must be an array of strings`);
+  const rawFields = schemaReader.raw('fields');
+  const fields = Array.isArray(rawFields) ? rawFields.filter((field): field is string => typeof field === 'string') : [];
+  if (rawFields !== undefined && (!Array.isArray(rawFields) || fields.length !== rawFields.length)) errors.push(`${path}.schema.fields must be an array of strings`);
   const values: Record<string, number> = {};
   const rawValues = reader.object('values') ?? {};
   for (const key in rawValues) {
@@ -169,8 +171,17 @@ class Reader {
     private readonly errors: string[],
   ) {}
 
-  private read<T>(key: string, type: string, ok: (value: unknown) => value is T): T | undefined {
+  /**
+   * The member as Go decodes it into Prebid Server's floors structs: the key as the struct names it (lower case), else
+   * one equal to it ignoring case (`floorMin`, `modelGroups`, `enforcePBS`, as Prebid.js writes them).
+   */
+  raw(key: string): unknown {
     const value = this.source[key];
+    return value !== undefined ? value : fieldIgnoringCase(this.source, key);
+  }
+
+  private read<T>(key: string, type: string, ok: (value: unknown) => value is T): T | undefined {
+    const value = this.raw(key);
     if (value === undefined || value === null) return undefined;
     if (ok(value)) return value;
     this.errors.push(`${this.path}.${key} must be ${type}`);

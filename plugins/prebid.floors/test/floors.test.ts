@@ -147,6 +147,16 @@ describe('prebid.floors: rules and signalling', () => {
     expect(resolve(req2, context({ price_floors: { max_schema_dims: 4 } })).imp[0]!.bidfloor).to.equal(4);
   });
 
+  it('reads the rules with member names in any case, as Go decodes them (floorMin, modelGroups, enforcePBS), and shows them in lower case', () => {
+    const camel = { floorMin: 2.5, enforcement: { enforcePBS: false }, data: { modelGroups: [{ Currency: 'USD', modelVersion: 'v', schema: { Fields: ['mediaType'] }, Values: { banner: 1 } }] } };
+    const out = resolve(request(camel), context());
+    expect(out.imp[0]).to.include({ bidfloor: 2.5, bidfloorcur: 'USD' });
+    const floors = (out.ext!.prebid as Json).floors;
+    expect(floors).to.include({ floormin: 2.5 });
+    expect(floors.enforcement).to.deep.equal({ enforcepbs: false });
+    expect(floors.data.modelgroups[0]).to.include({ currency: 'USD', modelversion: 'v' });
+  });
+
   it('reads imp.ext.data and the stored request id as Go decodes them into structs: member names in any case', () => {
     const group = { schema: { fields: ['gptSlot', 'adUnitCode'] }, values: { '/2/slot|/2/slot': 6, 'gam-slot|stored-1': 7 } };
     const spelt = { id: 'imp-1', banner: {}, ext: { data: { pbAdSlot: '/2/slot' } } };
