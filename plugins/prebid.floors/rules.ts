@@ -75,17 +75,17 @@ export function readFloorRules(value: unknown, path: string, errors: string[]): 
   }
   const reader = new Reader(value, path, errors);
   const rules: PriceFloorRules = {
-    floormin: reader.number('floormin'),
-    floormincur: reader.string('floormincur'),
-    skiprate: reader.number('skiprate'),
+    floormin: reader.nonZeroNumber('floormin'),
+    floormincur: reader.nonEmptyString('floormincur'),
+    skiprate: reader.nonZeroNumber('skiprate'),
     enabled: reader.boolean('enabled'),
     skipped: reader.boolean('skipped'),
-    floorprovider: reader.string('floorprovider'),
-    fetchstatus: reader.string('fetchstatus'),
-    location: reader.string('location'),
+    floorprovider: reader.nonEmptyString('floorprovider'),
+    fetchstatus: reader.nonEmptyString('fetchstatus'),
+    location: reader.nonEmptyString('location'),
   };
   const endpoint = reader.object('floorendpoint');
-  if (endpoint) rules.floorendpoint = { url: new Reader(endpoint, `${path}.floorendpoint`, errors).string('url') };
+  if (endpoint) rules.floorendpoint = dropUndefined({ url: new Reader(endpoint, `${path}.floorendpoint`, errors).nonEmptyString('url') });
   const enforcement = reader.object('enforcement');
   if (enforcement) {
     const inner = new Reader(enforcement, `${path}.enforcement`, errors);
@@ -94,7 +94,7 @@ export function readFloorRules(value: unknown, path: string, errors: string[]): 
       enforcepbs: inner.boolean('enforcepbs'),
       floordeals: inner.boolean('floordeals'),
       bidadjustment: inner.boolean('bidadjustment'),
-      enforcerate: inner.number('enforcerate'),
+      enforcerate: inner.nonZeroNumber('enforcerate'),
     });
   }
   const data = reader.raw('data');
@@ -119,12 +119,12 @@ export function readFloorData(value: unknown, path: string, errors: string[]): F
     });
   }
   return dropUndefined({
-    currency: reader.string('currency'),
-    skiprate: reader.number('skiprate'),
-    floorsschemaversion: reader.number('floorsschemaversion'),
-    modeltimestamp: reader.number('modeltimestamp'),
+    currency: reader.nonEmptyString('currency'),
+    skiprate: reader.nonZeroNumber('skiprate'),
+    floorsschemaversion: reader.nonZeroNumber('floorsschemaversion'),
+    modeltimestamp: reader.nonZeroNumber('modeltimestamp'),
     modelgroups: groups,
-    floorprovider: reader.string('floorprovider'),
+    floorprovider: reader.nonEmptyString('floorprovider'),
     usefetchdatarate: reader.number('usefetchdatarate'),
   });
 }
@@ -149,13 +149,13 @@ function readModelGroup(value: unknown, path: string, errors: string[]): ModelGr
     else errors.push(`${path}.values[${JSON.stringify(key)}] must be a number`);
   }
   return dropUndefined({
-    currency: reader.string('currency'),
+    currency: reader.nonEmptyString('currency'),
     modelweight: reader.number('modelweight'),
-    modelversion: reader.string('modelversion'),
-    skiprate: reader.number('skiprate'),
+    modelversion: reader.nonEmptyString('modelversion'),
+    skiprate: reader.nonZeroNumber('skiprate'),
     schema: dropUndefined({ fields, delimiter: schemaReader.string('delimiter') || undefined }),
     values,
-    default: reader.number('default'),
+    default: reader.nonZeroNumber('default'),
   });
 }
 
@@ -194,6 +194,20 @@ class Reader {
 
   string(key: string): string | undefined {
     return this.read(key, 'a string', isString);
+  }
+
+  /**
+   * A member Prebid Server holds in a plain (not pointer) `omitempty` field: its zero value is the same as no value
+   * and is not written back, so the rules echo without it.
+   */
+  nonZeroNumber(key: string): number | undefined {
+    const value = this.number(key);
+    return value === 0 ? undefined : value;
+  }
+
+  nonEmptyString(key: string): string | undefined {
+    const value = this.string(key);
+    return value === '' ? undefined : value;
   }
 
   boolean(key: string): boolean | undefined {

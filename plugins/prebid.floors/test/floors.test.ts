@@ -157,6 +157,14 @@ describe('prebid.floors: rules and signalling', () => {
     expect(floors.data.modelgroups[0]).to.include({ currency: 'USD', modelversion: 'v' });
   });
 
+  it('shows the rules without the zero members Go does not write back (skiprate 0, default 0, empty currency)', () => {
+    const zeros = { floormin: 0, skiprate: 0, floorprovider: '', enforcement: { enforcerate: 0 }, data: { currency: '', skiprate: 0, modelgroups: [{ default: 0, skiprate: 0, schema: { fields: ['mediaType'] }, values: { banner: 1 } }] } };
+    const floors = (resolve(request(zeros), context()).ext!.prebid as Json).floors;
+    expect(floors).to.not.have.any.keys('floormin', 'skiprate', 'floorprovider');
+    expect(floors.enforcement).to.deep.equal({});
+    expect(floors.data).to.not.have.any.keys('currency', 'skiprate');
+  });
+
   it('reads imp.ext.data and the stored request id as Go decodes them into structs: member names in any case', () => {
     const group = { schema: { fields: ['gptSlot', 'adUnitCode'] }, values: { '/2/slot|/2/slot': 6, 'gam-slot|stored-1': 7 } };
     const spelt = { id: 'imp-1', banner: {}, ext: { data: { pbAdSlot: '/2/slot' } } };
