@@ -9,7 +9,7 @@ import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
-import { mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
+import { FLOORS_OFF, mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
 
 /** Where the fixtures' cache lives: `hb_cache_host` / `hb_cache_path` in their expected targeting. */
 export const FIXTURE_CACHE_PUBLIC_URL = 'http://www.pbcserver.com/pbcache/endpoint';
@@ -141,7 +141,7 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator });
   const seen: SeenBidderRequests = new Map();
   // GDPR permissions let every bidder through, as in Prebid Server's endpoint tests (see auction-runner.ts).
-  const app = await bootGavel(testConfig({ bidders, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL }, privacy: { gdpr: { enabled: false } } }), {
+  const app = await bootGavel(testConfig({ bidders, modules: FLOORS_OFF, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL }, privacy: { gdpr: { enabled: false } } }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
       replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);

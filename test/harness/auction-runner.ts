@@ -8,7 +8,7 @@ import { MalformedStoredData, MemoryFetcher, type StoredDataFetcher } from '../.
 import { testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { checkWithDeviation } from './fixture-deviations.js';
-import { mockBidderOverrides, type BidderInfoOverride, type MockBidderSpec } from './mock-bidders.js';
+import { FLOORS_OFF, mockBidderOverrides, type BidderInfoOverride, type MockBidderSpec } from './mock-bidders.js';
 import type { AuctionPipeline } from '../../core/auction/pipeline.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 
@@ -156,6 +156,7 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   // Prebid Server's fixtures answer in `ext.prebid` when a request names no namespace, and show its cache address.
   const hostConfig = testConfig({
     bidders,
+    modules: FLOORS_OFF,
     // Prebid Server's endpoint tests run with auto_gen_source_tid off: their requests keep the tids they have.
     auction: { defaultNamespace: 'prebid', blockedApps: config.blockedApps ?? [], autoGenSourceTid: false },
     cache: { publicUrl: FIXTURE_CACHE_URL },

@@ -96,3 +96,10 @@ export function mockBidderOverrides(
     },
   };
 }
+
+/**
+ * Prebid Server's endpoint test harnesses (auction, AMP, video) build their exchange without price floors (host
+ * `price_floors.enabled` false), and Gavel's floors are on by default (reference-behaviour 13): the endpoint runners
+ * switch them off, so an `imp.bidfloor` in a fixture is passed on to bidders but not enforced.
+ */
+export const FLOORS_OFF: Readonly<Record<string, unknown>> = Object.freeze({ 'prebid.floors': { enabled: false } });

@@ -7,6 +7,7 @@ import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
 import { listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
+import { FLOORS_OFF } from './mock-bidders.js';
 import { isJsonObject } from '../../core/api/index.js';
 
 /**
@@ -77,7 +78,7 @@ function hostConfig(bidder: MockBidder, durationSec: number) {
     const query = new URLSearchParams({ name, price: String(price), mtype: '2', dur: String(durationSec), cat, adm: vastOf(name) });
     bidders[name] = { adapter: 'ortb', endpoint: `${bidder.url}/rtb?${query}` };
   }
-  return testConfig({ bidders, video: { categoryMappings: { freewheel: exampleMapping('freewheel'), dfp: exampleMapping('dfp') } } });
+  return testConfig({ bidders, modules: FLOORS_OFF, video: { categoryMappings: { freewheel: exampleMapping('freewheel'), dfp: exampleMapping('dfp') } } });
 }
 
 function expectedStatus(sample: VideoSample, file: string): number {
