@@ -69,6 +69,8 @@ export interface AccountFloors {
 
 /** Bids within a cent under the floor pass, as in Prebid Server. */
 const FLOOR_PRECISION = 0.01;
+/** `imp.bidfloorcur` when the imp gives none (OpenRTB 2.x). */
+const OPENRTB_DEFAULT_CURRENCY = 'USD';
 
 const accountCache = new WeakMap<object, AccountFloors>();
 const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -403,7 +405,11 @@ interface BidFloors {
 /** An imp's floor as signalled: what its bids are held to and report. */
 interface ImpFloor {
   floor: number;
-  /** `imp.bidfloorcur` as it is: Prebid Server gives a floor without one no currency (and so no rate to it). */
+  /**
+   * The floor's currency: `imp.bidfloorcur`, or OpenRTB's default USD when the imp gives none. (Prebid Server gives
+   * such a floor no currency and drops every bid of the imp for want of a rate; with floors on by default, Gavel
+   * keeps OpenRTB's reading.) A code that is no ISO 4217 code has no rate, as in Prebid Server.
+   */
   currency: string;
   report?: BidFloors;
   /** Units of the floor's currency one unit of the auction's is worth, or why there is no such rate (Go's words). */
@@ -431,13 +437,13 @@ function impFloors(request: BidRequest, ns: string): Map<string, ImpFloor> | und
   for (const imp of request.imp) {
     const floor = typeof imp.bidfloor === 'number' && imp.bidfloor > 0 ? imp.bidfloor : 0;
     if (floor > 0) any = true;
-    const currency = typeof imp.bidfloorcur === 'string' ? imp.bidfloorcur : '';
+    const given = typeof imp.bidfloorcur === 'string' ? imp.bidfloorcur : '';
     const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
     const applied = isJsonObject(own?.floors) ? own.floors : undefined;
     let report: BidFloors | undefined;
-    if (applied) report = bidFloors(applied.floorrule, applied.floorrulevalue, applied.floorvalue, currency);
-    else if (floor > 0) report = bidFloors(undefined, undefined, floor, currency);
-    floors.set(imp.id, { floor, currency, report });
+    if (applied) report = bidFloors(applied.floorrule, applied.floorrulevalue, applied.floorvalue, given);
+    else if (floor > 0) report = bidFloors(undefined, undefined, floor, given);
+    floors.set(imp.id, { floor, currency: given === '' ? OPENRTB_DEFAULT_CURRENCY : given, report });
   }
   return any ? floors : undefined;
 }
@@ -492,7 +498,7 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
         const seatName = bid.seat ?? seat.bidder;
         context.warn(ns, {
           code: WarningCode.FloorBidRejection,
-          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? 0)} ${floor.report?.floorCurrency ?? ''} for imp ${bid.bid.impid}`,
+          message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? 0)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
         });
         context.rejectBid(bid, bid.bid.dealid ? NonBidReason.ResponseRejectedBelowDealFloor : NonBidReason.ResponseRejectedBelowFloor);
       }

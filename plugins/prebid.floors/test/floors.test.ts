@@ -321,14 +321,16 @@ describe('prebid.floors: enforcement', () => {
     return apply(payload, h['all-processed-bid-responses']!['enforce-floors']!(payload, ctx));
   }
 
-  it('drops every bid of an imp whose floor names no currency, with Go\'s error (no rate to an empty code)', () => {
-    const ctx = context();
-    const out = enforcePlain({ bidfloor: 3 }, ctx);
-    expect(out.seats[0]!.bids).to.have.length(0);
-    expect(ctx.rejected).to.deep.equal([]);
-    expect(ctx.errors.prebid).to.deep.equal([
-      { code: 999, message: 'error in rate conversion from = USD to  with bidder alpha for impression id imp-1 and bid id a error = currency: tag is not well-formed' },
-    ]);
+  it('reads a floor that names no currency in USD, OpenRTB\'s default (Prebid Server would drop the bids: a decision)', () => {
+    const passes = context();
+    const kept = enforcePlain({ bidfloor: 3 }, passes);
+    expect(kept.seats[0]!.bids).to.have.length(1);
+    expect(passes.errors.prebid ?? []).to.deep.equal([]);
+    // The bid reports the floor's currency as the imp gave it: none.
+    expect((kept.seats[0]!.bids[0]!.bid.ext!.prebid as Json).floors).to.deep.equal({ floorValue: 3 });
+    const under = context();
+    expect(enforcePlain({ bidfloor: 25 }, under).seats[0]!.bids).to.have.length(0);
+    expect(under.warnings.prebid).to.deep.equal([{ code: 10009, message: 'alpha bid id a rejected - bid price 20.0000 USD is less than bid floor 25.0000 USD for imp imp-1' }]);
   });
 
   it('tells a floor currency that is no ISO code from one without a rate, as Go does', () => {
