@@ -28,5 +28,5 @@ export default defineAdapter({
     geoscope: ['global'],
   },
   paramsSchema: readJsonBeside(import.meta.url, './params.schema.json'),
-  create: (config) => createSmaatoBidder(config),
+  create: (config, deps) => createSmaatoBidder(config, deps.now ?? Date.now),
 });

@@ -79,6 +79,13 @@ export interface HostInfo {
 
 export interface AdapterDeps {
   logger: PluginLogger;
+  /**
+   * The clock an adapter measures time by, in epoch milliseconds (a bid's expiry from a header's deadline): the
+   * system's in a host; in a fixture run, the one the adapter's `test/host-config.json` pins (`clock`), as Prebid
+   * Server's adapter tests pin theirs. Optional, so that an adapter's own tests may leave it out: absent, it is the
+   * system's (`deps.now ?? Date.now`).
+   */
+  now?(): number;
 }
 
 /** One outgoing HTTP call described by an adapter; the core sends it. */

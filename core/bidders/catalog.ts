@@ -118,7 +118,7 @@ export function buildBidderCatalog(config: GavelConfig, plugins: PluginCatalog, 
     if (entry.enabled && entry.endpoint) {
       entry.bidder = code.manifest.create!(
         { name, endpoint: entry.endpoint.template, extra: settings.extra ?? {}, ortbVersion: entry.ortbVersion, host: { externalUrl: config.server.externalUrl, gvlId: config.server.gvlId, datacenter: config.server.dataCenter, version: hostVersion() } },
-        { logger },
+        { logger, now: Date.now },
       );
     }
     entries.set(key, entry);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -292,6 +292,34 @@ describe('adapter fixture runner', () => {
       expect(outcomes.map((o) => [o.name, o.ok])).to.deep.equal([['a-good.json', true], ['b-wrong.json', false], ['c-garbled.json', false]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs fixtures below amp/, video/ and videosupplemental/ as auctions of those endpoints, and pins the clock the test host names', () => {
+    // One call whose URI names the endpoint the auction came in on and the time the adapter's clock told at create.
+    const clocked: AdapterManifest = { ...honest, create: (_config, deps) => ({
+      makeRequests: (req, info) => ({ requests: [{ method: 'POST', uri: `https://bid.example.com/${info.endpoint}/${deps.now!()}`, body: req, impIds: [req.imp[0]!.id] }], errors: [] }),
+      makeBids: () => ({ bids: [], errors: [] }),
+    }) };
+    const at = (endpoint: string, time: number) => ({
+      mockBidRequest: { id: 'r', imp: [{ id: 'i', banner: {} }] },
+      httpCalls: [{ expectedRequest: { uri: `https://bid.example.com/${endpoint}/${time}`, body: { id: 'r', imp: [{ id: 'i', banner: {} }] } }, mockResponse: { status: 204 } }],
+    });
+    const noon = Date.parse('2021-06-25T10:00:00Z');
+    const root = mkdtempSync(join(tmpdir(), 'gavel-runner-'));
+    try {
+      for (const [folder, endpoint] of [['supplemental', 'auction'], ['amp', 'amp'], ['video', 'video'], ['videosupplemental', 'video']]) {
+        mkdirSync(join(root, folder));
+        writeFileSync(join(root, folder, 'f.json'), JSON.stringify(at(endpoint!, noon)));
+      }
+      const host = { clock: '2021-06-25T10:00:00Z' };
+      expect(runFixturesWith(clocked, root, host).map((o) => [o.name, o.diffs])).to.deep.equal([
+        [join('amp', 'f.json'), []], [join('supplemental', 'f.json'), []], [join('video', 'f.json'), []], [join('videosupplemental', 'f.json'), []],
+      ]);
+      expect(runFixturesWith(clocked, join(root, 'video'), host)[0]!.ok, 'the folder run alone').to.equal(true);
+      expect(runFixturesWith(clocked, join(root, 'amp'))[0]!.ok, 'no pinned clock').to.equal(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

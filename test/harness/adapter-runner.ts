@@ -27,7 +27,7 @@
  * fixture's own field names are looked up ignoring case; the OpenRTB data inside them is compared exactly.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { basename, relative, resolve, sep } from 'node:path';
 import type {
   AdapterManifest,
   BidRequest,
@@ -38,6 +38,7 @@ import type {
   MakeBidsResult,
   PluginLogger,
   RequestData,
+  RequestInfo,
   ResponseData,
   TypedBid,
 } from '../../core/api/index.js';
@@ -83,6 +84,8 @@ export interface FixtureHost {
   endpoint?: string;
   extra?: Record<string, unknown>;
   host?: Partial<HostInfo>;
+  /** The time the adapter's clock stands at in every fixture (ISO 8601), when its fixtures depend on the clock. */
+  clock?: string;
 }
 
 /** Loads the compiled adapter `dist/adapters/<bidderName>/index.js` and runs every fixture below `dir`. */
@@ -122,8 +125,18 @@ export function runFixturesWith(manifest: AdapterManifest, dir: string, host?: F
     } catch (err) {
       return { name, ok: false, diffs: [`unreadable fixture: ${errorText(err)}`] };
     }
-    return runAdapterFixture(manifest, fixture, name, host);
+    return runAdapterFixture(manifest, fixture, name, host, entryPointOf(root, name));
   });
+}
+
+/**
+ * The endpoint a fixture's auction came in on, by its folder, as Prebid Server's adapter tests run their folders:
+ * `amp` as an AMP auction, `video` and `videosupplemental` as a video endpoint auction, the rest as an auction.
+ */
+function entryPointOf(root: string, name: string): RequestInfo['endpoint'] {
+  const folders = [basename(root), ...name.split(sep).slice(0, -1)];
+  if (folders.some((folder) => folder === 'video' || folder === 'videosupplemental')) return 'video';
+  return folders.includes('amp') ? 'amp' : 'auction';
 }
 
 /**
@@ -153,10 +166,10 @@ async function importManifest(bidderName: string): Promise<AdapterManifest> {
 }
 
 /** Checks one parsed fixture against an adapter. Never throws: every problem becomes a diff line. */
-export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, name: string, host?: FixtureHost): FixtureOutcome {
+export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, name: string, host?: FixtureHost, entryPoint: RequestInfo['endpoint'] = 'auction'): FixtureOutcome {
   const diffs: string[] = [];
   try {
-    checkFixture(manifest, asObject(fixture, 'fixture'), diffs, host);
+    checkFixture(manifest, asObject(fixture, 'fixture'), diffs, host, entryPoint);
   } catch (err) {
     diffs.push(errorText(err));
   }
@@ -167,7 +180,7 @@ export function runAdapterFixture(manifest: AdapterManifest, fixture: unknown, n
 // One fixture
 // ---------------------------------------------------------------------------------------------------------------
 
-function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: string[], host: FixtureHost = {}): void {
+function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: string[], host: FixtureHost = {}, entryPoint: RequestInfo['endpoint'] = 'auction'): void {
   const request = asObject(field(fixture, 'mockBidRequest'), 'mockBidRequest') as BidRequest;
   const calls = asArray(field(fixture, 'httpCalls') ?? [], 'httpCalls').map((call, i) => readHttpCall(call, i));
   const pristine = structuredClone(request);
@@ -182,10 +195,12 @@ function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: str
     ortbVersion: manifest.info.ortbVersion ?? '2.5',
     host: { externalUrl: 'http://hosturl.com', ...host.host },
   };
-  const bidder = guard('create', () => create(config, { logger: silentLogger }), diffs);
+  const pinned = host.clock === undefined ? undefined : Date.parse(host.clock);
+  const now = pinned === undefined ? Date.now : () => pinned;
+  const bidder = guard('create', () => create(config, { logger: silentLogger, now }), diffs);
   if (!bidder) return;
 
-  const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: 'auction', convertCurrency: requestRates(request) }), diffs);
+  const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: entryPoint, convertCurrency: requestRates(request) }), diffs);
   const produced = made?.requests ?? [];
   diffs.push(...diffErrors('makeRequests', readExpectedErrors(fixture, 'expectedMakeRequestsErrors'), [...(made?.warnings ?? []), ...(made?.errors ?? [])]));
 
