@@ -7,9 +7,9 @@
 import {
   badInput,
   checkResponseStatus,
+  decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
   goFieldNameMatches,
   isJsonObject,
   encodeAsOpenrtb2Request,
@@ -105,9 +105,12 @@ export function createOutbrainBidder(config: BidderConfig): Bidder {
  * Go then skips the imp's tag id.
  */
 function readParamsInto(ext: unknown, params: OutbrainParams): boolean {
-  // Go reads `"ext": null` as an empty extension, whose missing bidder params then fail like absent ones.
-  if (!isJsonObject(ext)) return false;
-  const raw = fieldIgnoringCase(ext, 'bidder');
+  // `imp.ext` is first decoded into `adapters.ExtImpBidder`: a `prebid` or `ae` of the wrong type fails it, and the
+  // imp's params are then skipped even when they are fine. `"ext": null` is an empty extension, whose missing bidder
+  // params then fail like absent ones.
+  const impExt = decodeExtImpBidder(ext);
+  if ('error' in impExt) return false;
+  const raw = impExt.value.bidder;
   if (raw === null) return true;
   if (!isJsonObject(raw)) return false;
   for (const [key, value] of Object.entries(raw)) {
