@@ -44,7 +44,7 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
       for (const imp of request.imp) {
         const problem = readParamsInto(imp, state);
         if (problem === undefined) break;
-        errors.push(unknownError(problem));
+        errors.push(failedToUnmarshal(problem));
       }
       if (errors.length > 0) return { requests: [], errors };
 
@@ -52,7 +52,7 @@ export function createMobilefuseBidder(config: BidderConfig): Bidder {
       for (const imp of request.imp) {
         if (!imp.banner && !imp.video && !imp.native) continue;
         const problem = readParamsInto(imp, state);
-        if (problem !== undefined) return { requests: [], errors: [unknownError(problem)] };
+        if (problem !== undefined) return { requests: [], errors: [failedToUnmarshal(problem)] };
         const prepared: Imp = { ...imp, tagid: String(state.placementId) };
         // Go reads `skadn` into a raw field: any case of the key, an explicit null kept.
         const skadn = isJsonObject(imp.ext) ? fieldIgnoringCase(imp.ext, 'skadn') : undefined;

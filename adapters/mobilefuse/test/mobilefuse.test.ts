@@ -34,6 +34,12 @@ describe('mobilefuse adapter', () => {
       expect(errors).to.deep.equal([{ code: BidderErrorCode.Unknown, message: 'No valid imps' }]);
     });
 
+    it("reports params the decoder cannot read with the decoder's own type, FailedToUnmarshal", () => {
+      const request: BidRequest = { id: 'r', imp: [{ id: 'a', banner: {}, ext: { bidder: { placement_id: 1.5 } } }] };
+      const { errors } = bidder().makeRequests(request, testRequestInfo('mobilefuse'));
+      expect(errors!.map((error) => error.code)).to.deep.equal([BidderErrorCode.FailedToUnmarshal]);
+    });
+
     it('reports an unknown mtype as a bad server response and 400 as bad input', () => {
       const sent = { method: 'POST' as const, uri: mobilefuse.info.endpoint!, impIds: ['i'] };
       const request: BidRequest = { id: 'r', imp: [] };
