@@ -135,13 +135,14 @@ function buildRequest(request: BidRequest, imp: Imp, params: YahooAdsParams, reg
     if (typeof banner === 'string') return { error: banner };
     outgoing.banner = banner;
   }
-  // The request goes re-encoded as Prebid Server's struct writes it.
-  const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: [outgoing] });
+  const body: BidRequest = { ...request, imp: [outgoing] };
   if (regs === undefined) delete body.regs;
   else body.regs = regs;
   if (request.site) body.site = withString({ ...request.site }, 'id', params.dcn);
   else if (request.app) body.app = withString({ ...request.app }, 'id', params.dcn);
-  return { request: body };
+  // The whole request goes re-encoded as Prebid Server's struct writes it: site, app and regs included (their unknown
+  // members and zero `omitempty` fields left out).
+  return { request: encodeAsOpenrtb2Request(body) };
 }
 
 /** A banner with `w` and `h`: its own when both are set (and not zero), else the first format's; an error text otherwise. */
