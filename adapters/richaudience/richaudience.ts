@@ -137,13 +137,16 @@ export function createRichaudienceBidder(config: BidderConfig): Bidder {
   };
 }
 
-/** The request for one imp, as Prebid Server re-encodes it (empty top-level fields left out). */
+/**
+ * The request for one imp, as Prebid Server re-encodes it: the envelope (site, app, device, test) included, so their
+ * unknown members and zero `omitempty` fields are left out too.
+ */
 function withEnvelope(request: BidRequest, envelope: Envelope, imp: Imp): BidRequest {
-  const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: [imp] });
+  const body: BidRequest = { ...request, imp: [imp] };
   for (const key of ['site', 'app', 'device', 'test'] as const) {
     if (envelope[key] !== undefined) (body as Record<string, unknown>)[key] = envelope[key];
   }
-  return body;
+  return encodeAsOpenrtb2Request(body);
 }
 
 /** A banner needs a size (w/h or formats), a video its player size; the message is Rich Audience's. */
