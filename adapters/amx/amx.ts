@@ -4,7 +4,10 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
-  goFoundByte,
+  GoDecodeError,
+  goInt,
+  goString,
+  goStruct,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
@@ -193,35 +196,38 @@ function bidMeta(bid: Bid, demandSource: string | undefined): Record<string, unk
   return meta;
 }
 
-/** `amxBidExt`'s fields: JSON key (matched ignoring case), Go field name (in decoder errors), JSON kind. */
-const BID_EXT_FIELDS = [
-  ['startdelay', 'StartDelay', 'integer'],
-  ['ct', 'CreativeType', 'integer'],
-  ['ds', 'DemandSource', 'string'],
-  ['bc', 'BidderCode', 'string'],
-] as const;
+/** `amxBidExt`'s fields by lower-cased JSON key: the Go field name (named in decoder errors) and its Go type's reader. */
+const BID_EXT_FIELDS: Readonly<Record<string, readonly [goName: string, read: (value: unknown, links: readonly string[]) => unknown]>> = {
+  startdelay: ['StartDelay', goInt],
+  ct: ['CreativeType', goInt],
+  ds: ['DemandSource', goString],
+  bc: ['BidderCode', goString],
+};
 
 /**
- * `bid.ext` as Go decodes it into `amxBidExt`: integers `startdelay` and `ct`, strings `ds` (demand source) and `bc`
- * (seat). Returns the decoder's error text for an ext it cannot decode.
+ * `bid.ext` as Go decodes it into `amxBidExt` (pointer fields: `startdelay` and `ct` ints, `ds` the demand source and
+ * `bc` the seat, strings): members in the order written, keys matched ignoring case, `null` the nil pointer, the first
+ * member of the wrong type failing the whole ext with json-iterator's text. An absent ext is not decoded at all.
  */
 function readBidExt(ext: unknown): AmxBidExt | string {
-  if (ext === undefined || ext === null) return {};
-  if (!isJsonObject(ext)) return `expect { or n, but found ${goFoundByte(ext)}`;
-  const read: AmxBidExt = {};
-  for (const [key, goName, kind] of BID_EXT_FIELDS) {
-    const value = fieldIgnoringCase(ext, key);
-    if (value == null) continue;
-    if (kind === 'string') {
-      if (typeof value !== 'string') return `cannot unmarshal amx.amxBidExt.${goName}: expects " or n, but found ${goFoundByte(value)}`;
-      (read as Record<string, unknown>)[key] = value;
-    } else {
-      if (typeof value === 'number' && !Number.isInteger(value)) return `cannot unmarshal amx.amxBidExt.${goName}: can not decode float as int`;
-      if (typeof value !== 'number') return `cannot unmarshal amx.amxBidExt.${goName}: unexpected character: ${goFoundByte(value)}`;
-      (read as Record<string, unknown>)[key] = value;
+  if (ext === undefined) return {};
+  try {
+    const object = goStruct(ext, []);
+    const read: Record<string, unknown> = {};
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      const name = key.toLowerCase();
+      const field = BID_EXT_FIELDS[name];
+      if (field === undefined) continue;
+      const value = object[key];
+      if (value === null) delete read[name];
+      else read[name] = field[1](value, [`amx.amxBidExt.${field[0]}`]);
     }
+    return read as AmxBidExt;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
   }
-  return read;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
