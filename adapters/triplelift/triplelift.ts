@@ -8,9 +8,9 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   GO_STRING_FIELD,
-  goFoundByte,
-  goObjectExpected,
-  isJsonObject,
+  GoDecodeError,
+  goInt,
+  goStruct,
   encodeAsOpenrtb2Request,
   unknownError,
   type Bidder,
@@ -134,28 +134,26 @@ function floorInUsd(imp: Imp, info: RequestInfo): Imp | string {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * `bid.ext.triplelift_pb.format` as Prebid Server decodes `bid.ext` into its struct: 0 when absent or `null`; the
- * decoder's text when it cannot (a bid without `ext` gives the decoder nothing to read, which fails too).
+ * `bid.ext.triplelift_pb.format` as Prebid Server decodes `bid.ext` into its struct, with the SDK's Go readers: 0 when
+ * absent or `null` (a `null` leaves what an earlier key set); the decoder's text when it cannot (a bid without `ext`
+ * gives the decoder nothing to read, which fails too).
  */
 function creativeFormat(ext: unknown): number | string {
-  if (ext === null) return 0;
-  if (!isJsonObject(ext)) return goObjectExpected(ext);
-  let format = 0;
-  for (const key in ext) {
-    if (key.toLowerCase() !== 'triplelift_pb') continue;
-    const details = ext[key];
-    // Go decodes `null` into a struct as nothing at all: what an earlier key set stays.
-    if (details === null) continue;
-    if (!isJsonObject(details)) return `cannot unmarshal triplelift.TripleliftRespExt.Triplelift: expect { or n, but found ${goFoundByte(details)}`;
-    for (const field in details) {
-      if (field.toLowerCase() !== 'format') continue;
-      const value = details[field];
-      if (value === null) continue;
-      if (typeof value === 'number' && !Number.isInteger(value)) return 'cannot unmarshal triplelift.TripleliftInnerExt.Format: can not decode float as int';
-      // Go's integer decoder reports any other non-number by the byte it maps such characters to (0xff).
-      if (typeof value !== 'number') return 'cannot unmarshal readUint64: \ufffd';
-      format = value;
+  try {
+    const object = goStruct(ext, []);
+    let format = 0;
+    for (const key in object) {
+      if (key.toLowerCase() !== 'triplelift_pb' || object[key] === null) continue;
+      const links = ['triplelift.TripleliftRespExt.Triplelift'];
+      const details = goStruct(object[key], links);
+      for (const field in details) {
+        if (field.toLowerCase() !== 'format' || details[field] === null) continue;
+        format = goInt(details[field], [...links, 'triplelift.TripleliftInnerExt.Format']);
+      }
     }
+    return format;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
   }
-  return format;
 }
