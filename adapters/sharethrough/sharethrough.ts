@@ -9,10 +9,12 @@ import {
   badServerResponse,
   BidderErrorCode,
   checkResponseStatus,
+  decodeExtBid,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
-  goFoundByte,
+  GoDecodeError,
+  goSlice,
+  goString,
   isJsonObject,
   encodeAsOpenrtb2Request,
   readBidderParams,
@@ -37,7 +39,7 @@ import {
 
 /** The adapter version Sharethrough knows Prebid Server's adapter by (`source.ext.str`). */
 const ADAPTER_VERSION = '10.0';
-const PARAMS_TYPE = 'cannot unmarshal openrtb_ext.ExtImpSharethrough';
+const PARAMS_TYPE = 'openrtb_ext.ExtImpSharethrough';
 /** The type Prebid Server gives a bid whose type it cannot read: none, passed on as it is. */
 const UNTYPED = '' as MediaType;
 const HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json;charset=utf-8', Accept: 'application/json' };
@@ -120,27 +122,27 @@ function versionedSource(source: Source | undefined, hostVersion: string): Sourc
 }
 
 /**
- * The params as Go decodes them into `openrtb_ext.ExtImpSharethrough`: names matched ignoring case, `null` the zero
- * value, the first member of the wrong type (in the order written) failing them with the decoder's text.
+ * The params as Go decodes them into `openrtb_ext.ExtImpSharethrough`, with the SDK's Go readers: names matched
+ * ignoring case, `null` the zero value, the first member of the wrong type (in the order written) failing them with
+ * the decoder's text (an entry of `badv`/`bcat` that is not a string is named by its slice type, `[]string`).
  */
 function readParams(imp: Imp): { params: SharethroughParams } | { error: string } {
-  const read = readBidderParams(imp, 'openrtb_ext.ExtImpSharethrough');
+  const read = readBidderParams(imp, PARAMS_TYPE);
   if ('error' in read) return read;
   const params: SharethroughParams = { pkey: '', badv: [], bcat: [] };
-  for (const [key, value] of Object.entries(read.params)) {
-    const name = key.toLowerCase();
-    if (value === null || !(name === 'pkey' || name === 'badv' || name === 'bcat')) continue;
-    if (name === 'pkey') {
-      if (typeof value !== 'string') return { error: `${PARAMS_TYPE}.Pkey: expects " or n, but found ${goFoundByte(value)}` };
-      params.pkey = value;
-      continue;
+  try {
+    for (const [key, value] of Object.entries(read.params)) {
+      const name = key.toLowerCase();
+      if (value === null) continue;
+      if (name === 'pkey') params.pkey = goString(value, [`${PARAMS_TYPE}.Pkey`]);
+      if (name !== 'badv' && name !== 'bcat') continue;
+      const links = [`${PARAMS_TYPE}.${name === 'badv' ? 'BAdv' : 'BCat'}`];
+      // A `null` entry is Go's empty string, and stays in the list.
+      params[name] = goSlice(value, links, '[]string').map((entry) => goString(entry, [...links, '[]string']));
     }
-    const field = name === 'badv' ? 'BAdv' : 'BCat';
-    if (!Array.isArray(value)) return { error: `${PARAMS_TYPE}.${field}: decode slice: expect [ or n, but found ${goFoundByte(value)}` };
-    const wrong = value.find((item) => item !== null && typeof item !== 'string');
-    if (wrong !== undefined) return { error: `${PARAMS_TYPE}.${field}: expects " or n, but found ${goFoundByte(wrong)}` };
-    // A `null` entry is Go's empty string, and stays in the list.
-    params[name] = value.map((item: string | null) => item ?? '');
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: err.message };
+    throw err;
   }
   return { params };
 }
@@ -166,15 +168,15 @@ function stringList(value: unknown): string[] {
 const BID_TYPES: ReadonlySet<string> = new Set<MediaType>(['banner', 'video', 'audio', 'native']);
 
 /**
- * The type Sharethrough states in `bid.ext.prebid.type` (names matched ignoring case, as Go decodes `ExtBid`);
- * records the error when there is none usable.
+ * The type Sharethrough states in `bid.ext.prebid.type`, read only from an ext Go decodes whole into
+ * `openrtb_ext.ExtBid` (the SDK's `decodeExtBid`: a `meta` or `video` of the wrong shape fails it) with a non-nil
+ * `prebid`; records the error when there is none usable.
  */
 function bidType(bid: Bid, errors: BidderError[]): MediaType | undefined {
-  const ext = bid.ext as unknown;
-  const prebid = isJsonObject(ext) ? fieldIgnoringCase(ext, 'prebid') : undefined;
-  const type = isJsonObject(prebid) ? fieldIgnoringCase(prebid, 'type') : undefined;
-  if (isJsonObject(prebid) && (type === undefined || type === null || typeof type === 'string')) {
-    const named = typeof type === 'string' ? type : '';
+  const decoded = bid.ext === undefined ? undefined : decodeExtBid(bid.ext);
+  const prebid = decoded && 'value' in decoded ? decoded.value.prebid : undefined;
+  if (prebid) {
+    const named = typeof prebid.type === 'string' ? prebid.type : '';
     if (BID_TYPES.has(named)) return named as MediaType;
     errors.push(unknownError(`invalid BidType: ${named}`));
     return undefined;

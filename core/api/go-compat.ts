@@ -7,7 +7,7 @@
  *
  * Small and composable on purpose: an adapter takes the ones its Go original uses, with the texts it reports.
  */
-import { GoDecodeError, goBool, goFloat, goFoundByte, goInt8, goMap, goObjectExpected, goSlice, goString, goStruct } from './go-decoding.js';
+import { GoDecodeError, goBool, goFloat, goFoundByte, goInt, goInt8, goMap, goObjectExpected, goSlice, goString, goStruct } from './go-decoding.js';
 import { BidderErrorCode, failedToUnmarshal, unknownError, type BidderError } from './errors.js';
 import type { MakeBidsResult, RequestInfo, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type BidRequest, type Imp, type MediaType } from './openrtb.js';
@@ -157,6 +157,88 @@ const EXT_IMP_BIDDER_FIELDS: Readonly<Record<string, GoFieldReader>> = {
   prebid: ['Prebid', structField('openrtb_ext.ExtImpPrebid', EXT_IMP_PREBID_FIELDS)],
   bidder: ['Bidder', rawField],
   ae: ['AuctionEnvironment', goInt8],
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bid ext
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `openrtb_ext.ExtBid` once decoded: its `prebid` (`ExtBidPrebid`) members by lower-cased JSON name, when non-nil. */
+export interface DecodedExtBid {
+  prebid?: Record<string, unknown>;
+}
+
+/**
+ * `bid.ext` decoded as PBS's adapters decode it with `jsonutil.Unmarshal` into `openrtb_ext.ExtBid` (openrtb_ext/
+ * bid.go), e.g. to read the bid's type from `prebid.type`: an object (`null` the zero value; absent, the decoder has
+ * nothing to read), members matched ignoring case in the order written, every typed member of `dsa` and `prebid`
+ * (cache, meta, video, events, floors...) checked down to its Go type, the first that does not fit failing the whole
+ * ext with json-iterator's text. `prebid` is absent when it is `null` (Go's nil pointer) or not written.
+ */
+export function decodeExtBid(ext: unknown): { value: DecodedExtBid } | { error: string } {
+  try {
+    const read = readGoStruct(goStruct(ext, []), 'openrtb_ext.ExtBid', EXT_BID_FIELDS, []);
+    const prebid = read.prebid as Record<string, unknown> | undefined;
+    return { value: prebid === undefined ? {} : { prebid } };
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: err.message };
+    throw err;
+  }
+}
+
+/** A `[]string`: json-iterator names the slice type in front of a failure inside it. */
+const stringSlice = (value: unknown, links: readonly string[]): unknown =>
+  goSlice(value, links, '[]string').map((entry) => goString(entry, [...links, '[]string']));
+
+/** A `map[string]string`. */
+const stringMap = (value: unknown, links: readonly string[]): unknown => {
+  const map = goMap(value, links);
+  for (const key in map) goString(map[key], links);
+  return map;
+};
+
+const EXT_BID_PREBID_META_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  adaptercode: ['AdapterCode', goString], advertiserdomains: ['AdvertiserDomains', stringSlice], advertiserid: ['AdvertiserID', goInt],
+  advertisername: ['AdvertiserName', goString], agencyid: ['AgencyID', goInt], agencyname: ['AgencyName', goString],
+  brandid: ['BrandID', goInt], brandname: ['BrandName', goString], dchain: ['DChain', rawField], demandsource: ['DemandSource', goString],
+  mediatype: ['MediaType', goString], networkid: ['NetworkID', goInt], networkname: ['NetworkName', goString],
+  primarycatid: ['PrimaryCategoryID', goString], renderername: ['RendererName', goString], rendererversion: ['RendererVersion', goString],
+  rendererdata: ['RendererData', rawField], rendererurl: ['RendererUrl', goString], secondarycatids: ['SecondaryCategoryIDs', stringSlice],
+  seat: ['Seat', goString],
+};
+
+/** `openrtb_ext.ExtBidPrebid`'s fields by lower-cased JSON name. */
+const EXT_BID_PREBID_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  cache: [
+    'Cache',
+    structField('openrtb_ext.ExtBidPrebidCache', {
+      key: ['Key', goString], url: ['Url', goString],
+      bids: ['Bids', structField('openrtb_ext.ExtBidPrebidCacheBids', { url: ['Url', goString], cacheid: ['CacheId', goString] })],
+    }),
+  ],
+  dealpriority: ['DealPriority', goInt],
+  dealtiersatisfied: ['DealTierSatisfied', goBool],
+  meta: ['Meta', structField('openrtb_ext.ExtBidPrebidMeta', EXT_BID_PREBID_META_FIELDS)],
+  targeting: ['Targeting', stringMap],
+  targetbiddercode: ['TargetBidderCode', goString],
+  type: ['Type', goString],
+  video: ['Video', structField('openrtb_ext.ExtBidPrebidVideo', { duration: ['Duration', goInt], primary_category: ['PrimaryCategory', goString] })],
+  events: ['Events', structField('openrtb_ext.ExtBidPrebidEvents', { win: ['Win', goString], imp: ['Imp', goString] })],
+  bidid: ['BidId', goString],
+  passthrough: ['Passthrough', rawField],
+  floors: [
+    'Floors',
+    structField('openrtb_ext.ExtBidPrebidFloors', {
+      floorrule: ['FloorRule', goString], floorrulevalue: ['FloorRuleValue', goFloat], floorvalue: ['FloorValue', goFloat],
+      floorcurrency: ['FloorCurrency', goString],
+    }),
+  ],
+};
+
+/** `openrtb_ext.ExtBid`'s fields by lower-cased JSON name. */
+const EXT_BID_FIELDS: Readonly<Record<string, GoFieldReader>> = {
+  dsa: ['DSA', structField('openrtb_ext.ExtBidDSA', { adrender: ['AdRender', goInt8], behalf: ['Behalf', goString], paid: ['Paid', goString] })],
+  prebid: ['Prebid', structField('openrtb_ext.ExtBidPrebid', EXT_BID_PREBID_FIELDS)],
 };
 
 // ---------------------------------------------------------------------------------------------------------------

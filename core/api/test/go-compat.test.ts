@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  decodeExtBid,
   goCurrencyCodeError,
   asGenericErrors,
   bidResponseCurrency,
@@ -252,6 +253,24 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
     it("refuses what is not three letters, and three letters that are no currency, in Go's words", () => {
       for (const code of ['', 'US', 'USDX', 'U$D']) expect(goCurrencyCodeError(code), code).to.equal('currency: tag is not well-formed');
       for (const code of ['XYZ', 'abc']) expect(goCurrencyCodeError(code), code).to.equal('currency: tag is not a recognized currency');
+    });
+  });
+
+  describe('decodeExtBid', () => {
+    it('gives prebid\'s members when every typed member fits, nothing for a null or absent prebid', () => {
+      expect(decodeExtBid({ Prebid: { type: 'video', meta: { advertiserDomains: ['a.example'] }, passthrough: 5 } })).to.deep.equal({
+        value: { prebid: { type: 'video', meta: { advertiserdomains: ['a.example'] }, passthrough: 5 } },
+      });
+      expect(decodeExtBid({ prebid: null, other: 1 })).to.deep.equal({ value: {} });
+      expect(decodeExtBid(null)).to.deep.equal({ value: {} });
+    });
+
+    it('fails with json-iterator\'s text at the first member of the wrong type, in the order written', () => {
+      expect(decodeExtBid(undefined)).to.deep.equal({ error: 'expect { or n, but found \u0000' });
+      expect(decodeExtBid({ prebid: { meta: 'm', type: 5 } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtBidPrebid.Meta: expect { or n, but found "' });
+      expect(decodeExtBid({ prebid: { video: { duration: '15' } } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtBidPrebidVideo.Duration: unexpected character: \ufffd' });
+      expect(decodeExtBid({ dsa: { adrender: 'yes' } })).to.deep.equal({ error: 'cannot unmarshal openrtb_ext.ExtBidDSA.AdRender: unexpected character: \ufffd' });
+      expect(decodeExtBid({ prebid: { meta: { secondaryCatIds: [1] } } })).to.deep.equal({ error: 'cannot unmarshal []string: expects " or n, but found 1' });
     });
   });
 });
