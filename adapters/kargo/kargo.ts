@@ -8,13 +8,15 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
+  decodeGoFields,
+  GO_STRING_FIELD,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unexpectedStatusText,
   type Bid,
   type Bidder,
   type BidderConfig,
+  type GoField,
   type MediaType,
   type TypedBid,
 } from '../../core/api/index.js';
@@ -46,10 +48,13 @@ export function createKargoBidder(config: BidderConfig): Bidder {
 }
 
 /**
- * Go decodes `bid.ext` into `{ MediaType string }`: the key matched ignoring case; an ext that is absent, not an
- * object, or whose mediaType is not a string fails that decode, which makes the bid a banner.
+ * Go decodes `bid.ext` into `kargoExt { MediaType string }`: keys matched ignoring case in the order written, the first
+ * of the wrong type failing the decode; an ext that is absent, not an object, or fails makes the bid a banner.
  */
 function mediaTypeOf(bid: Bid): MediaType {
-  const declared = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'mediaType') : undefined;
+  const decoded = isJsonObject(bid.ext) ? decodeGoFields(bid.ext, 'kargo.kargoExt', MEDIA_TYPE_FIELD) : undefined;
+  const declared = decoded && 'values' in decoded ? decoded.values.mediatype : undefined;
   return declared === 'video' || declared === 'native' ? declared : 'banner';
 }
+
+const MEDIA_TYPE_FIELD: Readonly<Record<string, GoField>> = { mediatype: GO_STRING_FIELD('MediaType') };

@@ -9,7 +9,8 @@ import {
   embeddedExtImpBidderError,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
+  decodeGoFields,
+  GO_STRING_FIELD,
   goFoundByte,
   isJsonObject,
   encodeAsOpenrtb2Request,
@@ -18,6 +19,7 @@ import {
   type BidderConfig,
   type BidderError,
   type BidRequest,
+  type GoField,
   type Imp,
   type JsonObject,
   type MakeBidsResult,
@@ -30,6 +32,7 @@ import {
 
 const HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json;charset=utf-8' };
 const BID_TYPES: ReadonlySet<string> = new Set<MediaType>(['banner', 'video', 'native']);
+const MEDIA_TYPE_FIELD: Readonly<Record<string, GoField>> = { mediatype: GO_STRING_FIELD('MediaType') };
 
 export function createYieldmoBidder(config: BidderConfig): Bidder {
   return {
@@ -52,8 +55,10 @@ export function createYieldmoBidder(config: BidderConfig): Bidder {
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) {
-          // A bid without a media type Yieldmo can name is left out without an error; Go matches the key ignoring case.
-          const type = isJsonObject(bid.ext) ? fieldIgnoringCase(bid.ext, 'mediatype') : undefined;
+          // A bid without a media type Yieldmo can name is left out without an error. Go decodes bid.ext into its
+          // ExtBid (keys in any case, in the order written, the first of the wrong type failing it).
+          const decoded = isJsonObject(bid.ext) ? decodeGoFields(bid.ext, 'yieldmo.ExtBid', MEDIA_TYPE_FIELD) : undefined;
+          const type = decoded && 'values' in decoded ? decoded.values.mediatype : undefined;
           if (typeof type === 'string' && BID_TYPES.has(type)) bids.push({ bid, type: type as MediaType });
         }
       }
