@@ -133,7 +133,7 @@ function readParams(imp: Imp): { params: SharethroughParams } | { error: string 
   try {
     for (const [key, value] of Object.entries(read.params)) {
       const name = key.toLowerCase();
-      if (value === null) continue;
+      // `null` is the zero value: an empty pkey, no list (what an earlier key of the same name set is gone).
       if (name === 'pkey') params.pkey = goString(value, [`${PARAMS_TYPE}.Pkey`]);
       if (name !== 'badv' && name !== 'bcat') continue;
       const links = [`${PARAMS_TYPE}.${name === 'badv' ? 'BAdv' : 'BCat'}`];
