@@ -1,6 +1,8 @@
 import {
   bidResponseCurrency,
   checkResponseStatus,
+  decodeGoFields,
+  GO_STRING_FIELD,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -17,6 +19,7 @@ import {
   type BidderConfig,
   type BidderError,
   type BidRequest,
+  type GoField,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -155,17 +158,22 @@ interface AmxParams {
   adUnitId?: string;
 }
 
-/** `imp.ext.bidder` as Prebid Server decodes it; params it cannot decode are ignored, and the imp still goes. */
+/**
+ * `imp.ext.bidder` as Prebid Server decodes `imp.ext` into `amxExt` (keys in any case, in the order written, `null`
+ * the empty string); params it cannot decode whole are ignored, and the imp still goes.
+ */
 function readParams(ext: unknown): AmxParams | undefined {
   if (!isJsonObject(ext)) return undefined;
   const bidder = fieldIgnoringCase(ext, 'bidder');
   if (bidder === undefined || bidder === null) return {};
   if (!isJsonObject(bidder)) return undefined;
-  const tagId = fieldIgnoringCase(bidder, 'tagId');
-  const adUnitId = fieldIgnoringCase(bidder, 'adUnitId');
-  if ((tagId != null && typeof tagId !== 'string') || (adUnitId != null && typeof adUnitId !== 'string')) return undefined;
-  return { tagId: tagId ?? undefined, adUnitId: adUnitId ?? undefined };
+  const decoded = decodeGoFields(bidder, 'openrtb_ext.ExtImpAMX', PARAM_FIELDS);
+  if ('error' in decoded) return undefined;
+  return { tagId: decoded.values.tagid as string | undefined, adUnitId: decoded.values.adunitid as string | undefined };
 }
+
+/** `openrtb_ext.ExtImpAMX`: two strings. */
+const PARAM_FIELDS: Readonly<Record<string, GoField>> = { tagid: GO_STRING_FIELD('TagID'), adunitid: GO_STRING_FIELD('AdUnitID') };
 
 function withId(publisher: Publisher | undefined, id: string): Publisher {
   return { ...publisher, id };
