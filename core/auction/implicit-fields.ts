@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getDomain } from 'tldts';
-import { isJsonObject, type BidRequest } from '../api/index.js';
+import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, type BidRequest, type PriceGranularity } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
 
 type Json = Record<string, unknown>;
@@ -21,8 +21,8 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * Prebid Server's fill-ins: the device facts (core/privacy); for a request that is not an app's or a DOOH screen's,
  * the site, from the Referer or its own page: `site.page`, `site.domain` (the page's host) and
  * `site.publisher.domain` (its registrable domain) when absent, and `site.ext.amp` 0 when unset; `at` 1 (first
- * price) when unset; `imp.secure` 1 when unset; with `generateTids`, a random `source.tid` and `imp.ext.tid` where
- * the request has none or the `{{UUID}}` placeholder.
+ * price) when unset; `imp.secure` 1 when unset; the targeting defaults (see fillTargetingDefaults); with
+ * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder.
  */
 export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
   return {
@@ -31,9 +31,61 @@ export function implicitFields(settings: { trustProxyHeaders: boolean; generateT
       if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
       if (request.at == null || request.at === 0) request.at = 1;
       if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
+      if (isJsonObject(request.ext)) for (const namespace of NAMESPACES) fillTargetingDefaults(request.ext[namespace]);
       if (settings.generateTids) fillTids(request);
     },
   };
+}
+
+const NAMESPACES = ['prebid', 'svc'] as const;
+const MEDIA_TYPE_GRANULARITIES = ['video', 'banner', 'native'] as const;
+
+/**
+ * Prebid Server's targeting defaults (`ortb.SetDefaults`), written into a request that asks for targeting, so that
+ * hooks, the debug output and the validated request see what the auction applies: the price granularity in its
+ * object form (a legacy name's ranges, the default when none is given; `precision` 2 and each range's `min` when
+ * left out), each media type's granularity likewise, `includewinners` and `includebidderkeys` true when unset. A
+ * value validation will refuse is left as it is for validation to name.
+ */
+function fillTargetingDefaults(options: unknown): void {
+  if (!isJsonObject(options) || !isJsonObject(options.targeting)) return;
+  const targeting = options.targeting;
+  const granularity = granularityObject(targeting.pricegranularity);
+  if (granularity !== undefined) targeting.pricegranularity = granularity;
+  const perType = targeting.mediatypepricegranularity;
+  if (isJsonObject(perType)) {
+    for (const mediaType of MEDIA_TYPE_GRANULARITIES) {
+      if (perType[mediaType] == null) continue;
+      const own = granularityObject(perType[mediaType]);
+      if (own !== undefined) perType[mediaType] = own;
+    }
+  }
+  if (targeting.includewinners == null) targeting.includewinners = true;
+  if (targeting.includebidderkeys == null) targeting.includebidderkeys = true;
+}
+
+/** The object form of a granularity, or undefined when validation has something to say about it. */
+function granularityObject(value: unknown): Json | undefined {
+  if (value == null) return writtenOut(DEFAULT_PRICE_GRANULARITY);
+  if (typeof value === 'string') return Object.hasOwn(LEGACY_PRICE_GRANULARITIES, value) ? writtenOut(LEGACY_PRICE_GRANULARITIES[value]!) : undefined;
+  if (!isJsonObject(value) || !Array.isArray(value.ranges) || value.ranges.length === 0 || !value.ranges.every(isJsonObject)) return undefined;
+  if (value.precision == null) value.precision = 2;
+  let previousMax: unknown = 0;
+  for (const range of value.ranges as Json[]) {
+    if (range.min == null) range.min = previousMax;
+    previousMax = range.max;
+  }
+  return value;
+}
+
+function writtenOut(granularity: PriceGranularity): Json {
+  let previousMax = 0;
+  const ranges = granularity.ranges.map(({ min, max, increment }) => {
+    const range = { min: min ?? previousMax, max, increment };
+    previousMax = max;
+    return range;
+  });
+  return { precision: granularity.precision, ranges };
 }
 
 /** A transaction id to make: none given, or the placeholder Prebid.js leaves for the server to fill. */

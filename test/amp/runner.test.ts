@@ -27,8 +27,32 @@ function ownFixture(): AmpFixture {
         hb_cache_path: '/pbcache/endpoint', hb_cache_path_appnex: '/pbcache/endpoint',
       },
     },
+    // The validated request as Prebid Server's AMP endpoint leaves it (the query's page, slot and size; the site's
+    // domains from the page; caching, targeting and the amp channel with their defaults); `tmax` is the runner's
+    // (the specification's AMP tmax).
+    expectedValidatedBidRequest: {
+      id: 'gavel-amp-request',
+      at: 1,
+      device: { ip: '192.0.2.1' },
+      site: { page: 'https://news.example/a', domain: 'news.example', publisher: { domain: 'news.example' }, ext: { amp: 1 } },
+      imp: [{ id: 'top', tagid: '/42/top', secure: 1, banner: { format: [{ w: 300, h: 250 }] }, ext: { prebid: { bidder: { appnexus: { placementId: 1 } } } } }],
+      ext: {
+        prebid: {
+          cache: { bids: {} },
+          channel: { name: 'amp', version: '' },
+          targeting: { pricegranularity: { precision: 2, ranges: [{ min: 0, max: 20, increment: 0.1 }] }, includewinners: true, includebidderkeys: true },
+        },
+      },
+    },
     expectedMockBidderRequests: {
-      appnexus: { site: { page: 'https://news.example/a', ext: { amp: 1 } }, imp: [{ id: 'top', secure: 1, banner: { format: [{ w: 300, h: 250 }] } }] },
+      appnexus: {
+        id: 'gavel-amp-request',
+        at: 1,
+        device: { ip: '192.0.2.1' },
+        site: { page: 'https://news.example/a', domain: 'news.example', publisher: { domain: 'news.example' }, ext: { amp: 1 } },
+        imp: [{ id: 'top', tagid: '/42/top', secure: 1, banner: { format: [{ w: 300, h: 250 }] }, ext: { bidder: { placementId: 1 } } }],
+        ext: { prebid: { channel: { name: 'amp', version: '' } } },
+      },
     },
     expectedReturnCode: 200,
   };
@@ -76,13 +100,33 @@ describe('AMP fixture runner', () => {
     fixture.query = fixture.query.replace('&w=300&h=250', '');
     const outcome = await runAmpFixture(fixture, 'sizes');
     expect(outcome.ok).to.equal(false);
-    expect(outcome.diffs.join('\n')).to.contain('imp[].banner.format');
+    expect(outcome.diffs.join('\n')).to.contain('bidder appnexus request.imp[0].banner.format[0].w: expected 300, got 320');
+  });
+
+  it('fails a fixture that expects another validated request or another bidder request, naming the members', async () => {
+    const fixture = ownFixture();
+    (fixture.expectedValidatedBidRequest as any).ext.prebid.targeting.includewinners = false;
+    (fixture.expectedMockBidderRequests as any).appnexus.imp[0].tagid = '/42/bottom';
+    const outcome = await runAmpFixture(fixture, 'requests');
+    expect(outcome.diffs).to.deep.equal([
+      'validated request.ext.prebid.targeting.includewinners: expected false, got true',
+      'bidder appnexus request.imp[0].tagid: expected "/42/bottom", got "/42/top"',
+    ]);
+  });
+
+  it("expects the specification's AMP tmax in the requests where a fixture names none", async () => {
+    const fixture = ownFixture();
+    fixture.query += '&timeout=700';
+    expect((await runAmpFixture(fixture, 'timeout')).diffs).to.deep.equal([]);
+    (fixture.expectedValidatedBidRequest as any).tmax = 1000;
+    expect((await runAmpFixture(fixture, 'timeout, wrong tmax')).diffs).to.deep.equal(['validated request.tmax: expected 1000, got 700']);
   });
 
   it('checks the status and error text of a fixture that expects a 400', async () => {
     const fixture: AmpFixture = { ...ownFixture(), query: 'w=300&h=250', expectedReturnCode: 400, expectedErrorMessage: 'AMP requests require an AMP tag_id.' };
     delete fixture.expectedAmpResponse;
     delete fixture.expectedMockBidderRequests;
+    delete fixture.expectedValidatedBidRequest;
     expect((await runAmpFixture(fixture, 'no tag_id')).diffs).to.deep.equal([]);
     const wrong = await runAmpFixture({ ...fixture, expectedErrorMessage: 'something else' }, 'no tag_id, wrong text');
     expect(wrong.ok).to.equal(false);

@@ -10,6 +10,9 @@ import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { FLOORS_OFF, mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
+import { compareRequests, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
+import { Tokens } from '../../core/app/tokens.js';
+import type { AuctionPipeline } from '../../core/auction/pipeline.js';
 
 /** Where the fixtures' cache lives: `hb_cache_host` / `hb_cache_path` in their expected targeting. */
 export const FIXTURE_CACHE_PUBLIC_URL = 'http://www.pbcserver.com/pbcache/endpoint';
@@ -30,7 +33,9 @@ export interface AmpFixture {
   expectedReturnCode?: number;
   expectedErrorMessage?: string;
   expectedAmpResponse?: ExpectedAmpResponse;
-  /** Per adapter, the request the mock bidder should receive; compared loosely (LOOSE_BIDDER_REQUEST_FIELDS). */
+  /** The request after the query, stored data, defaults and validation, before it is split: JSON-equal. */
+  expectedValidatedBidRequest?: unknown;
+  /** Per adapter, the request the mock bidder should receive: JSON-equal. */
   expectedMockBidderRequests?: Record<string, unknown>;
 }
 
@@ -44,18 +49,17 @@ interface ExpectedAmpResponse {
 
 type Json = Record<string, any>;
 
-/** Each bidder call the mock transport saw, by adapter (the last path segment of the mock endpoint). */
-type SeenBidderRequests = Map<string, Json[]>;
-
-/** Wraps the mock transport so the runner sees what each bidder was sent. */
-function recordingTransport(inner: BidderTransport, seen: SeenBidderRequests): BidderTransport {
+/** Records what each bidder was sent, by adapter (the last path segment of the mock endpoint): its first call. */
+function recordingTransport(inner: BidderTransport, seen: SeenAuction): BidderTransport {
   return {
     async send(call: RequestData, bodyText, options) {
       const adapter = new URL(call.uri).pathname.split('/').pop() ?? '';
-      try {
-        seen.set(adapter, [...(seen.get(adapter) ?? []), JSON.parse(bodyText ?? 'null') as Json]);
-      } catch {
-        seen.set(adapter, [...(seen.get(adapter) ?? []), { unparseable: bodyText }]);
+      if (!seen.bidderRequests.has(adapter)) {
+        try {
+          seen.bidderRequests.set(adapter, JSON.parse(bodyText ?? 'null'));
+        } catch {
+          seen.bidderRequests.set(adapter, { unparseable: bodyText });
+        }
       }
       return inner.send(call, bodyText, options);
     },
@@ -64,34 +68,27 @@ function recordingTransport(inner: BidderTransport, seen: SeenBidderRequests): B
 }
 
 /**
- * The fields of a bidder request that an AMP fixture's expectation is checked on: the ones the AMP endpoint itself
- * sets. The rest of Prebid Server's expected bidder request (device.ip filled from the connection, OpenRTB 2.6
- * down-conversion, ...) belongs to other parts of the server.
+ * The tmax the interface specification gives every AMP auction (AMP section, items 3 and 6: the smaller of the AMP
+ * default timeout, 1000 ms, and the `timeout` passed, else the stored request's, less the timeout adjustment), where
+ * Prebid Server writes one only when the query or the stored request has it. A fixture that expects none gets the
+ * specification's in its expected requests.
  */
-const LOOSE_BIDDER_REQUEST_FIELDS: ReadonlyArray<(request: Json) => unknown> = [
-  (request) => request?.site?.page,
-  (request) => request?.site?.ext?.amp,
-  (request) => (request?.imp as Json[] | undefined)?.map((imp) => imp?.id),
-  (request) => (request?.imp as Json[] | undefined)?.map((imp) => imp?.secure),
-  (request) => (request?.imp as Json[] | undefined)?.map((imp) => imp?.banner?.format),
-];
-const LOOSE_FIELD_NAMES = ['site.page', 'site.ext.amp', 'imp[].id', 'imp[].secure', 'imp[].banner.format'];
-
-function compareBidderRequests(expected: Record<string, unknown>, seen: SeenBidderRequests): string[] {
-  const diffs: string[] = [];
-  for (const [adapter, expectedRequest] of Object.entries(expected)) {
-    const got = seen.get(adapter.toLowerCase());
-    if (!got || got.length === 0) {
-      diffs.push(`bidder ${adapter}: was never called`);
-      continue;
-    }
-    LOOSE_BIDDER_REQUEST_FIELDS.forEach((field, i) => {
-      const want = field(expectedRequest as Json);
-      if (want !== undefined) diffs.push(...diffJson(want, field(got[0]!), `bidder ${adapter} ${LOOSE_FIELD_NAMES[i]}`));
-    });
-  }
-  return diffs;
+function withSpecTmax(fixture: AmpFixture): AmpFixture {
+  const query = new URLSearchParams(fixture.query);
+  const stored = (fixture.mockBidRequest as Json | undefined)?.tmax;
+  const timeout = Number(query.get('timeout') ?? NaN);
+  const asked = Number.isFinite(timeout) && timeout > 0 ? timeout : typeof stored === 'number' && stored > 0 ? stored : AMP_DEFAULT_TIMEOUT_MS;
+  const tmax = Math.max(1, Math.min(AMP_DEFAULT_TIMEOUT_MS, asked) - Number(query.get('amp_timeout_adjustment_ms') ?? 0));
+  const withTmax = (request: unknown) => (request !== null && typeof request === 'object' && (request as Json).tmax === undefined ? { ...(request as Json), tmax } : request);
+  const bidders = fixture.expectedMockBidderRequests;
+  return {
+    ...fixture,
+    expectedValidatedBidRequest: withTmax(fixture.expectedValidatedBidRequest),
+    ...(bidders && { expectedMockBidderRequests: Object.fromEntries(Object.entries(bidders).map(([name, request]) => [name, withTmax(request)])) }),
+  };
 }
+
+const AMP_DEFAULT_TIMEOUT_MS = 1000;
 
 /** Errors: the same bidders report errors, with the same codes in the same order. Messages are Gavel's own. */
 function compareErrors(expected: ExpectedAmpResponse['errors'], actual: unknown): string[] {
@@ -107,11 +104,12 @@ function compareErrors(expected: ExpectedAmpResponse['errors'], actual: unknown)
 }
 
 /**
- * Compares an AMP answer with a fixture: status and error text; `targeting` exactly; the rest loosely (`errors` by
- * bidder and code, `debug` present when expected, bidder requests on the fields the AMP endpoint sets). Warnings
- * are not compared: the fixtures' only warning is Prebid Server's per-account debug switch, which Gavel lacks.
+ * Compares an AMP answer with a fixture: status and error text; `targeting` exactly; `errors` by bidder and code,
+ * `debug` present when expected. Warnings are not compared: the fixtures' only warning is Prebid Server's
+ * per-account debug switch, which Gavel lacks. The requests are compared by `compareRequests`, as the auction
+ * runner compares them.
  */
-export function compareAmp(fixture: AmpFixture, status: number, text: string, seen: SeenBidderRequests): string[] {
+export function compareAmp(fixture: AmpFixture, status: number, text: string): string[] {
   const expected = fixture.expectedAmpResponse;
   const { diffs, body: actual } = compareExchange(fixture, status, text, expected !== undefined);
   if (!expected || !actual) return diffs;
@@ -119,7 +117,6 @@ export function compareAmp(fixture: AmpFixture, status: number, text: string, se
   if (expected.targeting !== undefined) diffs.push(...diffJson(expected.targeting, actual.targeting, 'targeting'));
   diffs.push(...compareErrors(expected.errors ?? expected.ortb2?.ext?.errors, actual.errors));
   if ((expected.debug ?? expected.ortb2?.ext?.debug) !== undefined && actual.debug === undefined) diffs.push('debug: expected, but the answer has none');
-  if (fixture.expectedMockBidderRequests) diffs.push(...compareBidderRequests(fixture.expectedMockBidderRequests, seen));
   return diffs;
 }
 
@@ -139,19 +136,33 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   for (const disabled of config.disabledAdapters ?? []) bidders[disabled.toLowerCase()] = { enabled: false };
   const tagId = new URLSearchParams(fixture.query).get('tag_id');
   const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator });
-  const seen: SeenBidderRequests = new Map();
-  // GDPR permissions let every bidder through, as in Prebid Server's endpoint tests (see auction-runner.ts).
-  const app = await bootGavel(testConfig({ bidders, modules: FLOORS_OFF, cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL }, privacy: { gdpr: { enabled: false } } }), {
+  const seen: SeenAuction = { bidderRequests: new Map() };
+  // As the auction runner's (see auction-runner.ts): Prebid Server's endpoint tests let every bidder through GDPR,
+  // do not enforce CCPA, keep the request's tids, and send from a forwarded client address with no User-Agent.
+  const app = await bootGavel(testConfig({
+    bidders,
+    modules: FLOORS_OFF,
+    auction: { autoGenSourceTid: false },
+    cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL },
+    privacy: { gdpr: { enabled: false }, ccpa: { enforce: false }, trustProxyHeaders: true },
+  }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
       replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);
     },
   });
+  // The request the auction ran on, once validated: what Prebid Server hands its exchange.
+  const pipeline = app.container.get<AuctionPipeline>(Tokens.AuctionPipeline);
+  const runPipeline = pipeline.run.bind(pipeline);
+  pipeline.run = (request, context, uids) => runPipeline(request, context, uids).then((outcome) => {
+    if (outcome.kind === 'completed') seen.validated = structuredClone(outcome.request);
+    return outcome;
+  });
   const server = await app.listen(0, '127.0.0.1');
   try {
     const port = (server.address() as AddressInfo).port;
-    const response = await fetch(`http://127.0.0.1:${port}/openrtb2/amp?${fixture.query}`);
-    const diffs = compareAmp(fixture, response.status, await response.text(), seen);
+    const response = await fetch(`http://127.0.0.1:${port}/openrtb2/amp?${fixture.query}`, { headers: { 'user-agent': '', 'x-forwarded-for': FIXTURE_CLIENT_IP } });
+    const diffs = [...compareAmp(fixture, response.status, await response.text()), ...compareRequests(withSpecTmax(fixture), seen)];
     return { name, ok: diffs.length === 0, diffs };
   } finally {
     await app.close();

@@ -57,7 +57,7 @@ export const FIXTURE_CACHE_URL = 'http://www.pbcserver.com/pbcache/endpoint';
  * The client address Prebid Server's endpoint tests send from (Go's httptest default, a documentation address its
  * IP check takes for public): the runner sends it as `X-Forwarded-For`, so `device.ip` is filled as theirs is.
  */
-const FIXTURE_CLIENT_IP = '192.0.2.1';
+export const FIXTURE_CLIENT_IP = '192.0.2.1';
 
 /** What the runner saw of an auction: the validated request, and each bidder's request by bidder name. */
 export interface SeenAuction {
