@@ -12,6 +12,7 @@ import {
   decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
+  goDecodeErrorPrintedWithD,
   isJsonObject,
   encodeAsOpenrtb2Request,
   withFloorInCurrency,
@@ -77,9 +78,9 @@ export function createConversantBidder(config: BidderConfig): Bidder {
       // Epsilon's Go adapter words its own status check, and does not set a 400 apart.
       const statusResult = checkResponseStatus(response, { text: (status) => `Unexpected status code: ${status}`, badRequestCode: BidderErrorCode.BadServerResponse });
       if (statusResult) return statusResult;
-      // Go formats the decoder's error with %d, which prints the error's address: only the frame of the text is stable.
+      // Go formats the decoder's error with %d, which prints the error's struct around its text.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`bad server response: ${decoded.error}. `)] };
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`bad server response: ${goDecodeErrorPrintedWithD(decoded.error)}. `)] };
       const seatbids = decoded.value.seatbid;
       if (seatbids.length === 0) return { bids: [], errors: [badServerResponse('Empty bid request')] };
 

@@ -10,6 +10,7 @@ import {
   decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
+  goDecodeErrorPrintedWithD,
   isJsonObject,
   encodeAsOpenrtb2Request,
   type Banner,
@@ -86,7 +87,7 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       if (statusResult) return statusResult;
 
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`Bad server response: ${goErrorWithIntegerVerb(decoded.error)}. `)] };
+      if ('error' in decoded) return { bids: [], errors: [badServerResponse(`Bad server response: ${goDecodeErrorPrintedWithD(decoded.error)}. `)] };
 
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {
@@ -99,15 +100,6 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       return { currency: decoded.value.cur || 'USD', bids };
     },
   };
-}
-
-/**
- * GumGum's Go adapter formats its decoder's error with `%d` (`"Bad server response: %d. "`). That error is a
- * pointer to `errortypes.FailedToUnmarshal{Message}`, which `%d` prints as its struct, not through `Error()`: the
- * string field is a bad verb for `%d`.
- */
-function goErrorWithIntegerVerb(message: string): string {
-  return `&{%!d(string=${message})}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -253,6 +253,15 @@ export function unexpectedStatusText(status: number): string {
   return `Unexpected status code: ${status}. Run with request.debug = 1 for more info`;
 }
 
+/**
+ * A decoder's error as a Go adapter prints it with the `%d` verb (`fmt.Sprintf("bad server response: %d. ", err)`):
+ * `jsonutil.Unmarshal`'s error is a `*errortypes.FailedToUnmarshal`, which `%d` does not print through `Error()` but
+ * as its struct, `&{...}`, and its one string field is a bad verb for `%d`.
+ */
+export function goDecodeErrorPrintedWithD(message: string): string {
+  return `&{%!d(string=${message})}`;
+}
+
 /** How an adapter reports an answer whose status is neither 200 nor 204. Every field has PBS's default. */
 export interface ResponseStatusRules {
   /** The error text for the status (default `unexpectedStatusText`). */

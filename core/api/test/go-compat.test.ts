@@ -10,6 +10,7 @@ import {
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Bid,
   fieldIgnoringCase,
+  goDecodeErrorPrintedWithD,
   isGoEmpty,
   mediaTypeFromMtype,
   parseBidResponseBody,
@@ -123,6 +124,12 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       expect(checkResponseStatus(answer(500), rules)?.errors).to.deep.equal([{ code: 999, message: `${unexpectedStatusText(500)}.` }]);
       expect(checkResponseStatus(answer(400), rules)?.errors).to.deep.equal([{ code: 2, message: 'Bad request from publisher.' }]);
       expect(checkResponseStatus(answer(400), { badRequestCode: 3 })?.errors).to.deep.equal([{ code: 3, message: unexpectedStatusText(400) }]);
+    });
+  });
+
+  describe('goDecodeErrorPrintedWithD', () => {
+    it("prints a decoder error as Go's %d verb does: the *FailedToUnmarshal struct, its string a bad verb", () => {
+      expect(goDecodeErrorPrintedWithD('expect { or n, but found <')).to.equal('&{%!d(string=expect { or n, but found <)}');
     });
   });
 
