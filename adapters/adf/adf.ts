@@ -7,6 +7,12 @@ import {
   encodeAsOpenrtb2Request,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goBool,
+  GoDecodeError,
+  goMap,
+  goSlice,
+  goString,
+  goStruct,
   isJsonObject,
   MEDIA_TYPES,
   readBidderParams,
@@ -122,21 +128,112 @@ function readParams(imp: Imp): AdfParams | string {
 }
 
 /**
- * The request `ext` with Adform's price type (`pt`). Prebid Server rebuilds it from the request extension it knows
- * (`prebid`, always written, and `schain`), so other keys are not sent. Returns the error text for an `ext` it
- * cannot read; the request then goes with its `ext` as it was.
+ * The request `ext` with Adform's price type (`pt`). Prebid Server decodes the ext into its `adfRequestExt`
+ * (`openrtb_ext.ExtRequest` embedded, plus `pt`) and encodes that again: `prebid` (always written) with only the
+ * members `ExtRequestPrebid` has, empty ones left out, `schain`, and `pt`; other keys are not sent. Returns the
+ * decoder's text for an `ext` it cannot read (the first member of the wrong JSON type, in order); the request then
+ * goes with its `ext` as it was.
  */
 function withPriceType(ext: unknown, priceType: string): JsonObject | string {
-  if (ext === undefined || ext === null) return { prebid: {}, pt: priceType };
-  if (!isJsonObject(ext)) return `expect { or n, but found ${JSON.stringify(ext)[0]}`;
-  const prebid = fieldIgnoringCase(ext, 'prebid');
-  const schain = fieldIgnoringCase(ext, 'schain');
-  if (prebid != null && !isJsonObject(prebid)) return 'cannot unmarshal request.ext.prebid: expected an object';
-  if (schain != null && !isJsonObject(schain)) return 'cannot unmarshal request.ext.schain: expected an object';
-  const rebuilt: JsonObject = { prebid: prebid ?? {} };
-  if (schain != null) rebuilt.schain = schain;
-  rebuilt.pt = priceType;
-  return rebuilt;
+  try {
+    // Go decodes only an ext that has bytes; a `null` one is the zero value.
+    const object = ext === undefined ? {} : goStruct(ext, []);
+    let prebid: JsonObject = {};
+    let schain: JsonObject | undefined;
+    for (const key in object) {
+      const value = object[key];
+      switch (key.toLowerCase()) {
+        case 'prebid':
+          prebid = reencodedRequestPrebid(value);
+          break;
+        case 'schain':
+          schain = value === null ? undefined : goStruct(value, [...EMBEDDED_EXT_REQUEST, 'SChain']);
+          break;
+        case 'pt':
+          goString(value, [`${REQUEST_EXT_TYPE}.PriceType`]);
+          break;
+      }
+    }
+    const rebuilt: JsonObject = { prebid };
+    if (schain) rebuilt.schain = schain;
+    rebuilt.pt = priceType;
+    return rebuilt;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/** Adform's request ext type, and the chain json-iterator reports for a field of the `ExtRequest` embedded in it. */
+const REQUEST_EXT_TYPE = 'adf.adfRequestExt';
+const EMBEDDED_EXT_REQUEST = [`${REQUEST_EXT_TYPE}.ExtRequest`];
+
+/** How a member of `ExtRequestPrebid` is read: a struct pointer, a map, a list (its Go type), a bool, a string, raw JSON. */
+type PrebidMemberKind = 'struct' | 'map' | `[]${string}` | 'bool' | 'string' | 'raw';
+
+/** `openrtb_ext.ExtRequestPrebid`'s members (every one `omitempty`) by JSON name: Go field name and kind. */
+const EXT_REQUEST_PREBID: Readonly<Record<string, readonly [string, PrebidMemberKind]>> = {
+  adservertargeting: ['AdServerTargeting', '[]openrtb_ext.AdServerTarget'],
+  aliases: ['Aliases', 'map'],
+  aliasgvlids: ['AliasGVLIDs', 'map'],
+  analytics: ['Analytics', 'map'],
+  bidadjustmentfactors: ['BidAdjustmentFactors', 'map'],
+  bidadjustments: ['BidAdjustments', 'struct'],
+  bidderconfig: ['BidderConfigs', '[]openrtb_ext.BidderConfig'],
+  bidderparams: ['BidderParams', 'raw'],
+  cache: ['Cache', 'struct'],
+  channel: ['Channel', 'struct'],
+  currency: ['CurrencyConversions', 'struct'],
+  data: ['Data', 'struct'],
+  debug: ['Debug', 'bool'],
+  events: ['Events', 'raw'],
+  experiment: ['Experiment', 'struct'],
+  floors: ['Floors', 'struct'],
+  integration: ['Integration', 'string'],
+  multibid: ['MultiBid', '[]*openrtb_ext.ExtMultiBid'],
+  passthrough: ['Passthrough', 'raw'],
+  schains: ['SChains', '[]*openrtb_ext.ExtRequestPrebidSChain'],
+  sdk: ['Sdk', 'struct'],
+  server: ['Server', 'struct'],
+  storedrequest: ['StoredRequest', 'struct'],
+  supportdeals: ['SupportDeals', 'bool'],
+  targeting: ['Targeting', 'struct'],
+  alternatebiddercodes: ['AlternateBidderCodes', 'struct'],
+  macros: ['Macros', 'map'],
+  nosale: ['NoSale', '[]string'],
+  returnallbidstatus: ['ReturnAllBidStatus', 'bool'],
+  trace: ['Trace', 'string'],
+  biddercontrols: ['BidderControls', 'map'],
+};
+
+/**
+ * `ext.prebid` as Go re-encodes `ExtRequestPrebid`: members it has no field for dropped, empty ones (null, false,
+ * "", an empty list or map) left out, each member's JSON type checked at its top; what is inside a member goes as it
+ * is.
+ */
+function reencodedRequestPrebid(value: unknown): JsonObject {
+  const prebidLinks = [...EMBEDDED_EXT_REQUEST, 'Prebid'];
+  const prebid = goStruct(value, prebidLinks);
+  const encoded: JsonObject = {};
+  for (const key in prebid) {
+    const name = key.toLowerCase();
+    const member = EXT_REQUEST_PREBID[name];
+    if (member === undefined) continue;
+    const [goName, kind] = member;
+    const links = [...prebidLinks, `openrtb_ext.ExtRequestPrebid.${goName}`];
+    const memberValue = prebid[key];
+    delete encoded[name];
+    if (memberValue === null) continue;
+    let empty: boolean;
+    if (kind === 'struct') empty = (goStruct(memberValue, links), false);
+    else if (kind === 'map') empty = Object.keys(goMap(memberValue, links)).length === 0;
+    else if (kind === 'bool') empty = goBool(memberValue, links) !== true;
+    else if (kind === 'string') empty = goString(memberValue, links) === '';
+    else if (kind === 'raw') empty = false;
+    else empty = goSlice(memberValue, links, kind).length === 0;
+    if (!empty) encoded[name] = memberValue;
+  }
+  return encoded;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
