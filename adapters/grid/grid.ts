@@ -12,7 +12,10 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goCompactJson,
+  goFieldNameMatches,
   isJsonObject,
+  parseJsonText,
   encodeAsOpenrtb2Request,
   type Bid,
   type Bidder,
@@ -21,6 +24,7 @@ import {
   type BidRequest,
   type Imp,
   type JsonObject,
+  type JsonText,
   type MediaType,
   type TypedBid,
 } from '../../core/api/index.js';
@@ -62,13 +66,16 @@ export function createGridBidder(config: BidderConfig): Bidder {
       if ('error' in gridFields) return { bids: [], errors: [failedToUnmarshal(gridFields.error)] };
 
       const bids: TypedBid[] = [];
+      let admNativeTexts: Array<Array<string | undefined>> | undefined;
       for (const [seatIndex, seatbid] of decoded.value.seatbid.entries()) {
         for (const [bidIndex, bid] of seatbid.bid.entries()) {
           const { contentType, admNative } = gridFields.value[seatIndex]?.[bidIndex] ?? {};
           // Any bid that cannot be typed drops the whole answer, as it does in Prebid Server.
           const type = bidType(bid, contentType, request);
           if (typeof type !== 'string') return { bids: [], errors: [type] };
-          bids.push(typedBid(bid, type, admNative));
+          // Native markup sent as an object is read again with its text, once per answer, only when a bid needs it.
+          if (admNative !== undefined && !bid.adm) admNativeTexts ??= readAdmNativeTexts(response.body);
+          bids.push(typedBid(bid, type, admNative === undefined ? undefined : admNativeTexts?.[seatIndex]?.[bidIndex]));
         }
       }
       // Grid prices in USD; the response's `cur` is not read.
@@ -260,16 +267,31 @@ function bidType(bid: Bid, contentType: string | undefined, request: BidRequest)
 }
 
 /** The OpenRTB bid, its native markup from `adm_native` when `adm` is empty, and Grid's demand source as its network. */
-function typedBid(bid: Bid, type: MediaType, admNative: unknown): TypedBid {
-  const typed: TypedBid = { bid: admNative !== undefined && !bid.adm ? { ...bid, adm: goMarshalled(admNative) } : bid, type };
+function typedBid(bid: Bid, type: MediaType, admNativeText: string | undefined): TypedBid {
+  const typed: TypedBid = { bid: admNativeText !== undefined && !bid.adm ? { ...bid, adm: admNativeText } : bid, type };
   const demandSource = demandSourceOf(bid.ext);
   if (demandSource) typed.meta = { networkName: demandSource };
   return typed;
 }
 
-/** JSON as Go's `json.Marshal` writes it: compact, with `<`, `>`, `&`, U+2028 and U+2029 escaped. */
-function goMarshalled(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * Each bid's `adm_native` as Go's `json.Marshal` writes the raw JSON it holds: its own text compacted and HTML-safe
+ * (numbers and escapes as Grid wrote them), by seatbid and bid position. Members are matched ignoring case, the
+ * last of a name winning, as json-iterator decodes them; a raw `null` is held as none.
+ */
+function readAdmNativeTexts(text: string): Array<Array<string | undefined>> {
+  const lastMember = (value: JsonText | undefined, name: string): JsonText | undefined =>
+    value?.kind === 'object' ? value.members.findLast((member) => goFieldNameMatches(member.key, name))?.value : undefined;
+  const seatbids = lastMember(parseJsonText(text), 'seatbid');
+  if (seatbids?.kind !== 'array') return [];
+  return seatbids.items.map((seatbid) => {
+    const bids = lastMember(seatbid, 'bid');
+    if (bids?.kind !== 'array') return [];
+    return bids.items.map((bid) => {
+      const admNative = lastMember(bid, 'adm_native');
+      return admNative === undefined || admNative.kind === 'null' ? undefined : goCompactJson(admNative.text);
+    });
+  });
 }
 
 /** `ext.bidder.grid.demandSource` as Go decodes `bid.ext` into `GridBidExt` (keys in any case); nothing when that fails. */
