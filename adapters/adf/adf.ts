@@ -7,6 +7,8 @@ import {
   encodeAsOpenrtb2Request,
   failedToUnmarshal,
   fieldIgnoringCase,
+  decodeGoFields,
+  GO_STRING_FIELD,
   goBool,
   GoDecodeError,
   goMap,
@@ -19,6 +21,7 @@ import {
   unknownError,
   type Bid,
   type Bidder,
+  type GoField,
   type BidderConfig,
   type BidderError,
   type BidRequest,
@@ -99,33 +102,31 @@ export function createAdfBidder(config: BidderConfig): Bidder {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * `imp.ext.bidder` as Prebid Server decodes it into `ExtImpAdf` (field names match regardless of case, null is "not
- * set"); returns the decoder's error text when it cannot.
+ * `imp.ext.bidder` as Prebid Server decodes it into `ExtImpAdf` (field names match regardless of case, members in the
+ * order they come, the first of the wrong JSON type failing, null is "not set"); returns the decoder's error text
+ * when it cannot.
  */
 function readParams(imp: Imp): AdfParams | string {
   // `imp.ext` into `adapters.ExtImpBidder` first (its `prebid` and `ae` typed), then `bidder` into `ExtImpAdf`.
   const read = readBidderParams(imp, PARAMS_TYPE);
   if ('error' in read) return read.error;
-  const bidder = read.params;
-  const params: AdfParams = { mid: '', priceType: '' };
-
+  const decoded = decodeGoFields(read.params, PARAMS_TYPE, PARAM_FIELDS);
+  if ('error' in decoded) return decoded.error;
+  const { mid, pricetype } = decoded.values;
   // `mid` is a json.Number, which Go's decoder (json-iterator) fills from any string as it is, or from a number's text.
-  const mid = fieldIgnoringCase(bidder, 'mid');
-  if (typeof mid === 'number') params.mid = String(mid);
-  else if (typeof mid === 'string') params.mid = mid;
-  else if (mid != null) return `cannot unmarshal ${PARAMS_TYPE}.MasterTagID: invalid number`;
-
-  const inv = fieldIgnoringCase(bidder, 'inv');
-  if (typeof inv === 'number' && !Number.isInteger(inv)) return `cannot unmarshal ${PARAMS_TYPE}.InventorySourceID: can not decode float as int`;
-  if (inv != null && typeof inv !== 'number') return `cannot unmarshal ${PARAMS_TYPE}.InventorySourceID: unexpected character`;
-  for (const [key, goName] of [['mname', 'PlacementName'], ['priceType', 'PriceType']] as const) {
-    const value = fieldIgnoringCase(bidder, key);
-    if (value != null && typeof value !== 'string') return `cannot unmarshal ${PARAMS_TYPE}.${goName}: expects " or n, but found ${JSON.stringify(value)[0]}`;
-  }
-  const priceType = fieldIgnoringCase(bidder, 'priceType');
-  if (typeof priceType === 'string') params.priceType = priceType;
-  return params;
+  return { mid: mid === undefined ? '' : String(mid), priceType: typeof pricetype === 'string' ? pricetype : '' };
 }
+
+/** The JSON kinds of `ExtImpAdf`'s fields, with json-iterator's detail for a value a field cannot hold. */
+const PARAM_FIELDS: Readonly<Record<string, GoField>> = {
+  mid: { goName: 'MasterTagID', refuse: (value) => (typeof value === 'number' || typeof value === 'string' ? undefined : 'invalid number') },
+  inv: {
+    goName: 'InventorySourceID',
+    refuse: (value) => (typeof value !== 'number' ? 'unexpected character: \ufffd' : Number.isInteger(value) ? undefined : 'can not decode float as int'),
+  },
+  mname: GO_STRING_FIELD('PlacementName'),
+  pricetype: GO_STRING_FIELD('PriceType'),
+};
 
 /**
  * The request `ext` with Adform's price type (`pt`). Prebid Server decodes the ext into its `adfRequestExt`

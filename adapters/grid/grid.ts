@@ -13,6 +13,8 @@ import {
   failedToUnmarshal,
   fieldIgnoringCase,
   goCompactJson,
+  GoDecodeError,
+  goInt,
   goFieldNameMatches,
   isJsonObject,
   parseJsonText,
@@ -100,11 +102,12 @@ function checkImp(imp: Imp): BidderError | undefined {
   if ('error' in ext) return failedToUnmarshal(ext.error);
   const params = ext.value.bidder;
   if (!isJsonObject(params)) return failedToUnmarshal(`expect { or n, but found ${firstCharOf(params)}`);
-  const uid = fieldIgnoringCase(params, 'uid');
-  if (uid !== undefined && uid !== null && !Number.isInteger(uid)) {
-    // jsoniter's int reader: a fraction after the digits, or no digits at all (its text carries a stray 0xFF byte).
-    const detail = typeof uid === 'number' ? 'can not decode float as int' : 'unexpected character: \xff';
-    return failedToUnmarshal(`cannot unmarshal openrtb_ext.ExtImpGrid.Uid: ${detail}`);
+  let uid: number;
+  try {
+    uid = goInt(fieldIgnoringCase(params, 'uid'), ['openrtb_ext.ExtImpGrid.Uid']);
+  } catch (err) {
+    if (err instanceof GoDecodeError) return failedToUnmarshal(err.message);
+    throw err;
   }
   return uid ? undefined : badInput('uid is empty');
 }

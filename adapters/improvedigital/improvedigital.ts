@@ -6,6 +6,10 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  GoDecodeError,
+  goInt,
+  goString,
+  goStruct,
   impMediaTypes,
   isJsonObject,
   encodeAsOpenrtb2Request,
@@ -182,23 +186,26 @@ function bidType(bid: Bid, imps: Map<string, Imp>): { type: MediaType } | { erro
  */
 function applyDeal(bid: Bid): { bid: Bid } | { error: BidderError } {
   if (bid.ext === undefined || bid.ext === null) return { bid };
-  if (!isJsonObject(bid.ext)) return { error: failedToUnmarshal(`expect { or n, but found ${firstCharOf(bid.ext)}`) };
-  const details = fieldIgnoringCase(bid.ext, 'improvedigital');
-  if (details === null || details === undefined) return { bid };
-  if (!isJsonObject(details)) return { error: failedToUnmarshal(`cannot unmarshal improvedigital.BidExt.Improvedigital: expect { or n, but found ${firstCharOf(details)}`) };
   let lineItem = 0;
   let buyingType = '';
-  for (const key of Object.keys(details)) {
-    const value = details[key];
-    if (value === null) continue;
-    const field = key.toLowerCase();
-    if (field === 'line_item_id') {
-      if (Number.isInteger(value)) lineItem = value as number;
-      else return { error: failedToUnmarshal(`cannot unmarshal LineItemID: ${typeof value === 'number' ? 'can not decode float as int' : 'unexpected character: \xff'}`) };
-    } else if (field === 'buying_type') {
-      if (typeof value === 'string') buyingType = value;
-      else return { error: failedToUnmarshal(`cannot unmarshal BuyingType: expects " or n, but found ${firstCharOf(value)}`) };
+  try {
+    const ext = goStruct(bid.ext, []);
+    for (const key in ext) {
+      if (key.toLowerCase() !== 'improvedigital') continue;
+      const links = ['improvedigital.BidExt.Improvedigital'];
+      const details = goStruct(ext[key], links);
+      for (const field in details) {
+        const value = details[field];
+        // Go's decoder leaves a field as it is on `null`.
+        if (value === null) continue;
+        const name = field.toLowerCase();
+        if (name === 'line_item_id') lineItem = goInt(value, [...links, 'LineItemID']);
+        else if (name === 'buying_type') buyingType = goString(value, [...links, 'BuyingType']);
+      }
     }
+  } catch (err) {
+    if (err instanceof GoDecodeError) return { error: failedToUnmarshal(err.message) };
+    throw err;
   }
   if (lineItem !== 0 && DEAL_BUYING_TYPE.test(buyingType)) return { bid: { ...bid, dealid: String(lineItem) } };
   return { bid };
