@@ -15,6 +15,7 @@ import {
   goCompactJson,
   GoDecodeError,
   goInt,
+  impsOfSentRequest,
   goFieldNameMatches,
   isJsonObject,
   parseJsonText,
@@ -56,7 +57,7 @@ export function createGridBidder(config: BidderConfig): Bidder {
       return { requests: [{ method: 'POST', uri: config.endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }], errors };
     },
 
-    makeBids(request, _sent, response) {
+    makeBids(request, sent, response) {
       const statusResult = checkResponseStatus(response);
       if (statusResult) return statusResult;
 
@@ -67,13 +68,15 @@ export function createGridBidder(config: BidderConfig): Bidder {
       const gridFields = readGridBidFields(response.body);
       if ('error' in gridFields) return { bids: [], errors: [failedToUnmarshal(gridFields.error)] };
 
+      // Prebid Server's adapter replaced the request's imps with the ones it kept, and looks bids up among those.
+      const imps = impsOfSentRequest(sent) ?? request.imp;
       const bids: TypedBid[] = [];
       let admNativeTexts: Array<Array<string | undefined>> | undefined;
       for (const [seatIndex, seatbid] of decoded.value.seatbid.entries()) {
         for (const [bidIndex, bid] of seatbid.bid.entries()) {
           const { contentType, admNative } = gridFields.value[seatIndex]?.[bidIndex] ?? {};
           // Any bid that cannot be typed drops the whole answer, as it does in Prebid Server.
-          const type = bidType(bid, contentType, request);
+          const type = bidType(bid, contentType, imps);
           if (typeof type !== 'string') return { bids: [], errors: [type] };
           // Native markup sent as an object is read again with its text, once per answer, only when a bid needs it.
           if (admNative !== undefined && !bid.adm) admNativeTexts ??= readAdmNativeTexts(response.body);
@@ -257,11 +260,11 @@ function readGridBidFields(text: string): { value: GridBidFields[][] } | { error
 }
 
 /** Grid's `content_type` when it sends one, else the first of banner, video, native the imp offers. */
-function bidType(bid: Bid, contentType: string | undefined, request: BidRequest): MediaType | BidderError {
+function bidType(bid: Bid, contentType: string | undefined, imps: Imp[]): MediaType | BidderError {
   const impId = bid.impid;
   // Go passes any content type on as the bid type (a plain string there); the core takes it as it comes.
   if (contentType) return contentType as MediaType;
-  const imp = (Array.isArray(request.imp) ? request.imp : []).find((candidate) => candidate.id === impId);
+  const imp = imps.find((candidate) => candidate.id === impId);
   if (!imp) return badServerResponse(`Failed to find impression for ID: "${impId}"`);
   if (imp.banner) return 'banner';
   if (imp.video) return 'video';

@@ -11,6 +11,7 @@ import {
   decodeOpenrtb2BidResponse,
   fieldIgnoringCase,
   goDecodeErrorPrintedWithD,
+  impsOfSentRequest,
   isJsonObject,
   encodeAsOpenrtb2Request,
   type Banner,
@@ -79,7 +80,7 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       };
     },
 
-    makeBids(request: BidRequest, _sent, response: ResponseData): MakeBidsResult {
+    makeBids(request: BidRequest, sent, response: ResponseData): MakeBidsResult {
       const statusResult = checkResponseStatus(response, {
         text: (status) => `Bad server response: HTTP status ${status}`,
         badRequestText: 'Bad user input: HTTP status 400',
@@ -89,10 +90,12 @@ export function createGumgumBidder(config: BidderConfig): Bidder {
       const decoded = decodeOpenrtb2BidResponse(response.body);
       if ('error' in decoded) return { bids: [], errors: [badServerResponse(`Bad server response: ${goDecodeErrorPrintedWithD(decoded.error)}. `)] };
 
+      // Prebid Server's adapter replaced the request's imps with the ones it kept, and looks bids up among those.
+      const imps = impsOfSentRequest(sent) ?? request.imp;
       const bids: TypedBid[] = [];
       for (const seatbid of decoded.value.seatbid) {
         for (const bid of seatbid.bid) {
-          const type = bidType(bid.impid, request.imp);
+          const type = bidType(bid.impid, imps);
           const adm = type === 'video' && bid.adm ? bid.adm.replaceAll('${AUCTION_PRICE}', formatFloat(bid.price)) : bid.adm;
           bids.push({ bid: adm === bid.adm ? bid : { ...bid, adm }, type });
         }

@@ -9,6 +9,7 @@ import {
   decodeOpenrtb2BidResponse,
   decodeBidderParams,
   decodeExtImpBidder,
+  impsOfSentRequest,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
@@ -83,7 +84,7 @@ export function createSovrnBidder(config: BidderConfig): Bidder {
       if ('error' in decoded) return { bids: [], errors: [badServerResponse(decoded.error)] };
 
       // Prebid Server's adapter replaces the request's imps with the ones it sent, and looks bids up among those.
-      const imps = sentImps(sent) ?? request.imp;
+      const imps = impsOfSentRequest(sent) ?? request.imp;
       const bids: TypedBid[] = [];
       const errors: BidderError[] = [];
       for (const seatbid of decoded.value.seatbid) {
@@ -172,12 +173,6 @@ function paramsFloor(value: unknown): number {
   // Out of range is an error to ParseFloat: no floor.
   const floor = Number(value);
   return Number.isFinite(floor) ? floor : 0;
-}
-
-/** The imps of the call this answer is for, as the adapter sent them. */
-function sentImps(sent: RequestData): Imp[] | undefined {
-  const body = sent.body;
-  return isJsonObject(body) && Array.isArray(body.imp) ? body.imp.filter((imp): imp is Imp => isJsonObject(imp)) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { badServerResponse, type BidderError } from './errors.js';
 import { checkResponseStatus, type ResponseStatusRules } from './go-compat.js';
-import type { ResponseData } from './adapter.js';
+import type { RequestData, ResponseData } from './adapter.js';
 import { MTYPE_TO_MEDIA_TYPE, type Bid, type Imp, type MediaType } from './openrtb.js';
 
 /** True when a bidder answered "no bid" (HTTP 204). */
@@ -33,6 +33,16 @@ export function impMediaTypes(imp: Imp): MediaType[] {
   if (imp.audio) types.push('audio');
   if (imp.native) types.push('native');
   return types;
+}
+
+/**
+ * The imps of the call an answer is for, as the adapter sent them; undefined when its body holds no imp list. Go
+ * adapters that replace `request.Imp` with the imps they kept (sovrn, gumgum, grid) look bids up among those in
+ * MakeBids, which Prebid Server hands the same request MakeRequests changed.
+ */
+export function impsOfSentRequest(sent: RequestData): Imp[] | undefined {
+  const body = sent.body;
+  return isJsonObject(body) && Array.isArray(body.imp) ? body.imp.filter((imp): imp is Imp => isJsonObject(imp)) : undefined;
 }
 
 /** A bid's media type: from `bid.mtype` when set, else the imp's only media type, else undefined. */
