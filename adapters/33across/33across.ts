@@ -1,6 +1,8 @@
 import {
   badInput,
   checkResponseStatus,
+  decodeGoFields,
+  GO_STRING_FIELD,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -14,6 +16,7 @@ import {
   type BidderError,
   type BidRequest,
   type Ext,
+  type GoField,
   type Imp,
   type MakeBidsResult,
   type MakeRequestsResult,
@@ -100,33 +103,37 @@ function requestExt(incoming: unknown): { ext: Ext } | { error: string } {
       continue;
     }
     if (!isJsonObject(caller)) return { error: `cannot unmarshal []ttx.TtxCaller: expect { or n, but found ${goFoundByte(caller)}` };
+    const decoded = decodeGoFields(caller, 'ttx.TtxCaller', CALLER_FIELDS);
+    if ('error' in decoded) return decoded;
+    // Both fields are `omitempty`: an empty one is not written again.
     const entry: Record<string, string> = {};
-    for (const [key, goName] of [['name', 'Name'], ['version', 'Version']] as const) {
-      const value = fieldIgnoringCase(caller, key);
-      if (value != null && typeof value !== 'string') return { error: `cannot unmarshal ttx.TtxCaller.${goName}: expects " or n, but found ${goFoundByte(value)}` };
-      if (typeof value === 'string' && value !== '') entry[key] = value;
-    }
+    for (const [key, value] of Object.entries(decoded.values)) if (value !== '') entry[key] = value as string;
     kept.push(entry);
   }
   return { ext: { ttx: { caller: [...kept, { ...CALLER }] } } };
 }
 
-/** `ExtImp33across`'s fields: the JSON key (matched ignoring case) and the Go field name its decoder reports. */
-const PARAM_FIELDS = [['productId', 'ProductId'], ['siteId', 'SiteId'], ['zoneId', 'ZoneId']] as const;
+/** `TtxCaller`'s fields by lower-case JSON key. */
+const CALLER_FIELDS: Readonly<Record<string, GoField>> = { name: GO_STRING_FIELD('Name'), version: GO_STRING_FIELD('Version') };
+
+/** `ExtImp33across`'s fields by lower-case JSON key: all strings, named as its decoder reports them. */
+const PARAM_FIELDS: Readonly<Record<string, GoField>> = {
+  productid: GO_STRING_FIELD('ProductId'),
+  siteid: GO_STRING_FIELD('SiteId'),
+  zoneid: GO_STRING_FIELD('ZoneId'),
+};
 
 /** The imp as 33Across takes it: `ext` becomes `{ttx: {prod, zoneid}}`, video is checked and completed. */
 function buildImp(imp: Imp): { imp: Imp; prod: string; zoneid: string } | { error: string } {
   if (!imp.banner && !imp.video) return { error: `Imp ID ${imp.id} must have at least one of [Banner, Video] defined` };
   const params = readBidderParams(imp, 'openrtb_ext.ExtImp33across');
   if ('error' in params) return params;
-  const read: Record<string, string> = {};
-  for (const [key, goName] of PARAM_FIELDS) {
-    const value = fieldIgnoringCase(params.params, key);
-    if (value != null && typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImp33across.${goName}: expects " or n, but found ${goFoundByte(value)}` };
-    read[key] = typeof value === 'string' ? value : '';
-  }
-  const prod = read.productId!;
-  const zoneid = read.zoneId !== '' ? read.zoneId! : read.siteId!;
+  // Members in the order they come: the first of the wrong type fails, as json-iterator reads them.
+  const decoded = decodeGoFields(params.params, 'openrtb_ext.ExtImp33across', PARAM_FIELDS);
+  if ('error' in decoded) return decoded;
+  const read = decoded.values as { productid?: string; siteid?: string; zoneid?: string };
+  const prod = read.productid ?? '';
+  const zoneid = read.zoneid || (read.siteid ?? '');
   const ttx: Record<string, string> = { prod };
   if (zoneid !== '') ttx.zoneid = zoneid;
 
