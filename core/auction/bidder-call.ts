@@ -21,14 +21,18 @@ import type { AuctionObserver, BidderCallFact } from '../context/observer.js';
 import type { ConvertPrice } from '../currency/index.js';
 import { isTimeout, ResponseTooLargeError, HostQueueFullError, type AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 
-/** One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it. */
+/**
+ * One exchange with a bidder's server, as `ext.debug.httpcalls.<bidder>[]` reports it: Prebid Server's `ExtHttpCall`,
+ * whose five members are always written, each at its zero value when there is nothing to show (a GET has body `""`,
+ * a call with no headers `null`, a call that brought no answer status `0` and body `""`).
+ */
 export interface HttpCallRecord {
   uri: string;
-  requestbody?: string;
+  requestbody: string;
   /** As Prebid Server reports them: each header's values as a list. */
-  requestheaders?: Record<string, string[]>;
-  responsebody?: string;
-  status?: number;
+  requestheaders: Record<string, string[]> | null;
+  responsebody: string;
+  status: number;
 }
 
 export interface BidderCallResult {
@@ -235,7 +239,7 @@ function exchange(
   let record: HttpCallRecord | undefined;
   try {
     bodyText = serialiseBody(call, options.branchTexts);
-    record = options.recordCalls ? { uri: maskedUri(call), requestbody: bodyText, requestheaders: headerLists(call) } : undefined;
+    record = options.recordCalls ? { uri: maskedUri(call), requestbody: bodyText ?? '', requestheaders: headerLists(call) ?? null, responsebody: '', status: 0 } : undefined;
   } catch (err) {
     return Promise.reject(err);
   }

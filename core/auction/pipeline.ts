@@ -149,8 +149,13 @@ export class AuctionPipeline {
   /** Whether the host knows a bidder by this name (an adapter or a host alias, enabled or not), in any letter case. */
   private readonly isHostBidder = (name: string): boolean => this.deps.bidders.get(name) !== undefined;
 
+  /** The host's identity every bidder's request carries (`ext.<ns>.server`), when it declares one. */
+  private readonly hostServer: Record<string, unknown> | undefined;
+
   constructor(private readonly deps: AuctionDeps) {
-    this.bidderRequests = new BidderRequestShaper(bidderRequestSettings(deps.config));
+    const settings = bidderRequestSettings(deps.config);
+    this.hostServer = settings.server;
+    this.bidderRequests = new BidderRequestShaper(settings);
     this.privacy = new PrivacyEnforcer(deps.bidders, deps.config.privacy.gdpr.bidderVendorIds);
   }
 
@@ -180,7 +185,6 @@ export class AuctionPipeline {
     let request = input;
     // Every part of the auction reads the request in its OpenRTB 2.6 form; 2.5 bidders get theirs converted back.
     convertUpTo26(request, context.namespace);
-    const resolvedRequest = context.debug ? structuredClone(request) : undefined;
 
     let raw = this.requestStage('raw-auction-request', request, context);
     if (raw instanceof Promise) raw = await raw;
@@ -195,6 +199,7 @@ export class AuctionPipeline {
     if (processed instanceof Promise) processed = await processed;
     if ('rejected' in processed) return processed.rejected;
     request = processed.request;
+    const resolvedRequest = context.debug ? resolvedRequestOf(request, context.namespace, this.hostServer) : undefined;
     // The privacy signals of the request as the hooks left it: read once, for every bidder, sync and report.
     const privacy = this.deps.privacy.read(request, context.endpoint, context.account, context.namespace, (warning) => context.warn('general', warning));
     context.privacy = privacy;
@@ -241,7 +246,8 @@ export class AuctionPipeline {
     services.targeting.apply(auction, context);
     seats = auction.seats;
 
-    const debugInfo = httpCalls ? { httpcalls: Object.fromEntries(httpCalls), resolvedrequest: resolvedRequest } : undefined;
+    // `httpcalls` is left out when no bidder made a call, as Prebid Server's `omitempty` map is.
+    const debugInfo = httpCalls ? { ...(httpCalls.size > 0 && { httpcalls: Object.fromEntries(httpCalls) }), resolvedrequest: resolvedRequest } : undefined;
     const response = this.buildResponse(request, seats, context, currency, debugInfo);
     if (!this.hooked(context, 'auction-response')) return { kind: 'completed', response, request, seats };
     let final = this.stage('auction-response', { request, response }, context);
@@ -384,8 +390,10 @@ export class AuctionPipeline {
     if (timing.httpCalls) {
       // Prebid Server's bidder `debug.allow`: the override header shows every bidder's calls; the account's debug
       // only those of bidders that allow it, and says, for each call left out, that the bidder's debug is off.
-      if (entry.debugAllow || context.debugOverride) timing.httpCalls.set(share.bidder, called.httpCalls);
-      else for (let i = 0; i < called.httpCalls.length; i++) context.warn(share.bidder, BIDDER_DEBUG_DISABLED);
+      // A bidder that made no call has no entry (Prebid Server lists only bidders with calls).
+      if (entry.debugAllow || context.debugOverride) {
+        if (called.httpCalls.length > 0) timing.httpCalls.set(share.bidder, called.httpCalls);
+      } else for (let i = 0; i < called.httpCalls.length; i++) context.warn(share.bidder, BIDDER_DEBUG_DISABLED);
     }
     seat.responseTimeMs = Math.round(context.now() - asked.started);
     if (!this.hooked(context, 'raw-bidder-response')) return this.finishSeat(asked, called.bids, called, context, timing);
@@ -497,6 +505,20 @@ function rejectionErrors(context: RequestContext, bidder: string, reported: Bidd
     else delete context.journal.errors![bidder];
   }
   return reported;
+}
+
+/**
+ * The request as debug output shows it (`ext.debug.resolvedrequest`): where Prebid Server's exchange writes it down,
+ * after the processed-auction-request hooks (so with the floors they resolved) and with the host's identity in
+ * `ext.<ns>.server`, before the request is split among the bidders.
+ */
+function resolvedRequestOf(request: BidRequest, namespace: Namespace, server: Record<string, unknown> | undefined): BidRequest {
+  const resolved = structuredClone(request);
+  if (!server) return resolved;
+  const ext = isJsonObject(resolved.ext) ? resolved.ext : (resolved.ext = {});
+  const own = isJsonObject(ext[namespace]) ? (ext[namespace] as Record<string, unknown>) : (ext[namespace] = {});
+  own.server = server;
+  return resolved;
 }
 
 /** What the host adds to every bidder's request: its schain node, and its identity when it declares one. */

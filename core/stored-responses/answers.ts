@@ -27,6 +27,9 @@ export function setAsideStoredImps(shares: BidderRequest[], stored: ReadonlyMap<
   return setAside;
 }
 
+/** The request body debug output shows for a stored bid response, before the imp's id (Prebid Server's `ImpIdReqBody`). */
+const STORED_ANSWER_REQUEST_BODY = 'Stored bid response for impression id: ';
+
 /**
  * Each stored bid response read by the bidder's adapter as its server's answer for that imp (a 200 with the stored
  * document as body), into `result`; the bids' `impid` is the imp's id (set in the document before the adapter reads
@@ -38,6 +41,8 @@ export function readStoredAnswers(entry: BidderEntry, share: BidderRequest, stor
   for (const answer of stored.answers) {
     const first = result.bids.length;
     readAnswer(entry, asAnswered, { method: 'POST', uri: '', body: undefined, impIds: [answer.impId] }, { status: 200, body: answer.body, headers: {} }, options, result);
+    // Debug output shows each as Prebid Server's bidder layer does: a call to no URL whose body names the imp.
+    if (options.recordCalls) result.httpCalls.push({ uri: '', requestbody: `${STORED_ANSWER_REQUEST_BODY}${answer.impId}`, requestheaders: null, responsebody: answer.body, status: 200 });
     if (answer.replaceImpId) for (let i = first; i < result.bids.length; i++) result.bids[i]!.bid.impid = answer.impId;
   }
 }

@@ -73,6 +73,21 @@ describe('stored auction responses and stored bid responses', () => {
     ]);
   });
 
+  it("shows a stored bid response in debug output as Prebid Server's bidder layer does: a call to no URL naming the imp", async () => {
+    const { status, json, text } = await postJson(`${gavel.url}/openrtb2/auction`, { id: 'r', test: 1, site: { page: 'https://p.example' }, imp: [{ id: 'slot-1', banner: { format: [{ w: 300, h: 250 }] }, ext: { prebid: { bidder: { alpha: {} }, storedbidresponse: [{ id: 'alpha-answer', bidder: 'alpha' }] } } }], tmax: 500 });
+    expect(status, text).to.equal(200);
+    const stored = (json.ext.debug.httpcalls.alpha as Array<{ uri: string }>).filter((call) => call.uri === '');
+    expect(stored).to.have.length(1);
+    expect(stored[0]).to.include({ requestbody: 'Stored bid response for impression id: slot-1', requestheaders: null, status: 200 });
+    expect(JSON.parse((stored[0] as unknown as { responsebody: string }).responsebody).seatbid[0].bid[0].id).to.equal('stored-bid');
+  });
+
+  it('writes no httpcalls when no bidder was called (a stored auction response), the resolved request all the same', async () => {
+    const { status, json, text } = await postJson(`${gavel.url}/openrtb2/auction`, { id: 'r', test: 1, site: { page: 'https://p.example' }, imp: [{ id: 'slot-1', banner: { format: [{ w: 300, h: 250 }] }, ext: { prebid: { bidder: { alpha: {} }, storedauctionresponse: { id: 'whole-auction' } } } }], tmax: 500 });
+    expect(status, text).to.equal(200);
+    expect(json.ext.debug).to.have.all.keys('resolvedrequest');
+  });
+
   it('refuses a stored response the backend does not have, naming it', async () => {
     const { status, text } = await auction([imp('slot-1', { storedauctionresponse: { id: 'missing' } })]);
     expect(status).to.equal(400);

@@ -84,3 +84,23 @@ describe('bidder calls: answers the bidder layer keeps from the adapter', () => 
     expect(await reasonOf(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.deep.equal([100]);
   });
 });
+
+describe('bidder calls: the debug record of each call', () => {
+  const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }] } };
+  const entryMaking = (call: RequestData) =>
+    ({ name: 'alpha', adapter: 'alpha', info: {}, enabled: true, ortbVersion: '2.5', debugAllow: true, bidder: { makeRequests: () => ({ requests: [call] }), makeBids: () => ({ bids: [] }) }, endpoint: { allows: () => true, template: 'https://alpha.example/bid' } }) as unknown as BidderEntry;
+  const options: BidderCallOptions = { endpoint: 'auction', recordCalls: true, currency: 'USD', convert: (amount) => amount, convertCurrency: (amount) => amount };
+
+  it("writes Prebid Server's five members always: a GET without headers has body \"\" and headers null", async () => {
+    const transport: BidderTransport = { send: async () => ({ status: 204, body: '', headers: {} }), close: async () => undefined };
+    const result = await callBidder(entryMaking({ method: 'GET', uri: 'https://alpha.example/bid?x=1', impIds: ['imp-1'] }), share, transport, Date.now() + 1000, options);
+    expect(result.httpCalls).to.deep.equal([{ uri: 'https://alpha.example/bid?x=1', requestbody: '', requestheaders: null, responsebody: '', status: 204 }]);
+  });
+
+  it('writes a call that brought no answer with status 0 and an empty response body', async () => {
+    const transport: BidderTransport = { send: async () => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), close: async () => undefined };
+    const call: RequestData = { method: 'POST', uri: 'https://alpha.example/bid', body: '{"id":"r"}', headers: { 'Content-Type': 'application/json' }, impIds: ['imp-1'] };
+    const result = await callBidder(entryMaking(call), share, transport, Date.now() + 1000, options);
+    expect(result.httpCalls).to.deep.equal([{ uri: 'https://alpha.example/bid', requestbody: '{"id":"r"}', requestheaders: { 'Content-Type': ['application/json'] }, responsebody: '', status: 0 }]);
+  });
+});
