@@ -62,6 +62,19 @@ describe('the exchange runner catches a wrong expectation', () => {
     expect(outcome.diffs.join('\n')).to.contain('bidder pubmatic: expected a request, none was sent');
   });
 
+  it("debug output edited to expect a call the mock does not give, or another bidder's, fails; so does a test request's missing debug", async () => {
+    const fixture = load(`${ownFixtures}debug-mock-httpcalls-resolved-server.json`);
+    fixture.response!.ext!.debug.httpcalls.house[1].status = 504;
+    fixture.response!.ext!.debug.httpcalls.appnexus = [{ uri: 'https://appnexus.example' }];
+    const outcome = await runExchangeFixture(fixture, 'debug-edited');
+    expect(outcome.ok).to.equal(false);
+    expect(outcome.diffs).to.include('response.ext.debug.httpcalls.house[1].status: expected 504, got 0');
+    expect(outcome.diffs.join('\n')).to.contain('response.ext.debug.httpcalls.appnexus: missing');
+    const unasked = load(`${ownFixtures}debug-mock-httpcalls-resolved-server.json`);
+    delete unasked.server;
+    expect((await runExchangeFixture(unasked, 'debug-without-server')).diffs.join('\n')).to.contain('response.ext.debug.resolvedrequest.ext.prebid.server: missing');
+  });
+
   it('a switch the runner does not know is reported with the fixture', () => {
     const settings = fixtureSettings({ ...base(), some_new_switch: true }, { adapters: new Set(['appnexus', 'rubicon']), modules: new Set() });
     expect(settings.notes).to.include('switch "some_new_switch" is not mapped by the runner');

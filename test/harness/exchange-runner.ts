@@ -8,7 +8,9 @@
  *     gone); mock bids and expected bids likewise decoded into openrtb2.Bid;
  *   - the answer: `response.bids` as the endpoint fixtures compare a BidResponse (id, cur, seats by `seat`, bids by
  *     `id`, every field the expected bid gives JSON-equal), `ext.errors` / `ext.warnings` by count and message,
- *     every other `ext` member JSON-equal; `response.error` as a refused request whose body contains the message.
+ *     `ext.debug` only for a `test: 1` request, its calls as the mock bidders give them (`mockResponse.httpCalls`,
+ *     withHarnessHttpCalls), every other `ext` member JSON-equal; `response.error` as a refused request whose body
+ *     contains the message.
  *
  * The fixtures start where Prebid Server's exchange starts: after its endpoint merged stored data, read stored
  * responses and validated the request. So the runner serves every stored request or imp a fixture still names as an
@@ -55,7 +57,7 @@ export interface ExchangeFixture {
 
 interface BidderSpec {
   expectRequest?: { ortbRequest: Json; bidAdjustment?: number };
-  mockResponse?: { pbsSeatBids?: MockSeatBid[]; errors?: string[] };
+  mockResponse?: { pbsSeatBids?: MockSeatBid[]; errors?: string[]; httpCalls?: Json[] };
   modifyingVastXmlAllowed?: boolean;
 }
 
@@ -348,6 +350,8 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
         // Prebid Server's exchange harness offers every imp to every bidder named in it: no capability filter.
         capabilities: { site: { mediaTypes: ['banner', 'video', 'audio', 'native'] }, app: { mediaTypes: ['banner', 'video', 'audio', 'native'] }, dooh: { mediaTypes: ['banner', 'video', 'audio', 'native'] } },
         modifyingVastXmlAllowed: vastAllowed.has(name.toLowerCase()) || undefined,
+        // Its mock bidders replace the bidder layer that reads a bidder's `debug.allow`: every seat's calls are shown.
+        debug: { allow: true },
       },
       create: (config) => mockBidder(fixture.outgoingRequests, received, config.endpoint),
     };
@@ -539,8 +543,59 @@ function withoutNonBidGaps(expected: Json, actual: Json | undefined): { expected
   return { expected: { ...expected, seatnonbid: seats }, actual: { ...actual, seatnonbid: got } };
 }
 
+/**
+ * One debug call as Prebid Server writes it: its `ExtHttpCall` struct, whose five members are always written (a
+ * missing one at Go's zero value, headers `null`).
+ */
+function asExtHttpCall(call: Json | null | undefined): Json {
+  return {
+    uri: call?.uri ?? '',
+    requestbody: call?.requestbody ?? '',
+    requestheaders: call?.requestheaders ?? null,
+    responsebody: call?.responsebody ?? '',
+    status: call?.status ?? 0,
+  };
+}
+
+/**
+ * `ext.debug` as Prebid Server's harness can show it. Its mock bidders stand in for the whole bidder layer and make no
+ * HTTP call: the debug calls of a seat are the fixture's `mockResponse.httpCalls`, under the bidder's name, and a
+ * bidder whose mock gives none has no entry (nor is `httpcalls` written when no bidder has one). Gavel's mock
+ * adapters sit below its bidder layer and make one call each to the mock endpoint, which Gavel records where Prebid
+ * Server records the mock's calls: the runner shows the fixture's calls in place of that stand-in call, so which
+ * bidders have calls, under which name, and whether debug is on at all stay Gavel's own.
+ */
+function withHarnessHttpCalls(debug: Json | undefined, specs: Record<string, BidderSpec>): Json | undefined {
+  const recorded = debug?.httpcalls;
+  if (!recorded || typeof recorded !== 'object') return debug;
+  const httpcalls: Json = {};
+  for (const bidder of Object.keys(recorded)) {
+    const spec = specs[bidder] ?? Object.entries(specs).find(([name]) => name.toLowerCase() === bidder.toLowerCase())?.[1];
+    const mocked = spec?.mockResponse?.httpCalls;
+    if (Array.isArray(mocked) && mocked.length > 0) httpcalls[bidder] = mocked.map(asExtHttpCall);
+  }
+  const { httpcalls: _recorded, ...rest } = debug;
+  return Object.keys(httpcalls).length > 0 ? { ...rest, httpcalls } : rest;
+}
+
+/** The expected debug calls written as Prebid Server's harness holds them (`ExtHttpCall` structs). */
+function expectedHttpCalls(expected: unknown): unknown {
+  if (!expected || typeof expected !== 'object') return expected;
+  return Object.fromEntries(Object.entries(expected).map(([bidder, calls]) => [bidder, Array.isArray(calls) ? calls.map(asExtHttpCall) : calls]));
+}
+
+/**
+ * What Prebid Server's harness compares of the response: `ext.debug` only for a request with `test: 1` (a fixture
+ * may state debug output its request does not ask for; the harness leaves it unread), with the debug calls as its
+ * mock bidders give them (withHarnessHttpCalls).
+ */
+interface HarnessView {
+  debugCompared: boolean;
+  specs: Record<string, BidderSpec>;
+}
+
 /** A response `ext`: errors and warnings by message, every other member stated JSON-equal. */
-function compareResponseExt(expected: Json, actual: Json | undefined, where: string): string[] {
+function compareResponseExt(expected: Json, actual: Json | undefined, where: string, view: HarnessView): string[] {
   const diffs: string[] = [];
   for (const [key, value] of Object.entries(expected)) {
     if ((key === 'prebid' || key === 'svc') && value && typeof value === 'object') {
@@ -548,13 +603,17 @@ function compareResponseExt(expected: Json, actual: Json | undefined, where: str
       diffs.push(...diffJson(compared.expected, compared.actual, `${where}.${key}`));
     } else if (key === 'errors' || key === 'warnings') diffs.push(...compareMessages(value as Json, actual?.[key], `${where}.${key}`));
     else if (key === 'debug' && value && typeof value === 'object') {
-      for (const [part, content] of Object.entries(value)) diffs.push(...diffJson(content, actual?.debug?.[part], `${where}.debug.${part}`));
+      if (!view.debugCompared) continue;
+      const debug = withHarnessHttpCalls(actual?.debug, view.specs);
+      for (const [part, content] of Object.entries(value)) {
+        diffs.push(...diffJson(part === 'httpcalls' ? expectedHttpCalls(content) : content, debug?.[part], `${where}.debug.${part}`));
+      }
     } else diffs.push(...diffJson(value, actual?.[key], `${where}.${key}`));
   }
   return diffs;
 }
 
-function compareBidResponse(expected: Json, actual: Json): string[] {
+function compareBidResponse(expected: Json, actual: Json, view: HarnessView): string[] {
   const diffs: string[] = [];
   for (const key of ['id', 'cur', 'bidid', 'nbr'] as const) {
     if (expected[key] !== undefined && actual[key] !== expected[key]) diffs.push(`response.${key}: expected ${JSON.stringify(expected[key])}, got ${JSON.stringify(actual[key])}`);
@@ -580,7 +639,7 @@ function compareBidResponse(expected: Json, actual: Json): string[] {
       else diffs.push(...compareBid(bid, unmatched.splice(at, 1)[0]!, where));
     }
   }
-  if (expected.ext) diffs.push(...compareResponseExt(expected.ext as Json, actual.ext, 'response.ext'));
+  if (expected.ext) diffs.push(...compareResponseExt(expected.ext as Json, actual.ext, 'response.ext', view));
   return diffs;
 }
 
@@ -617,8 +676,9 @@ export function compareExchangeFixture(fixture: ExchangeFixture, received: Recei
   }
   for (const bidder of received.keys()) if (!seen.has(bidder.toLowerCase())) diffs.push(`bidder ${bidder}: was sent a request the fixture does not expect`);
 
-  if (fixture.response?.bids) diffs.push(...compareBidResponse(fixture.response.bids, actual));
-  if (fixture.response?.ext) diffs.push(...compareResponseExt(fixture.response.ext, actual.ext, 'response.ext'));
+  const view: HarnessView = { debugCompared: fixture.incomingRequest.ortbRequest.test === 1, specs: fixture.outgoingRequests };
+  if (fixture.response?.bids) diffs.push(...compareBidResponse(fixture.response.bids, actual, view));
+  if (fixture.response?.ext) diffs.push(...compareResponseExt(fixture.response.ext, actual.ext, 'response.ext', view));
   return diffs;
 }
 

@@ -99,10 +99,6 @@ export const FIXTURE_DEVIATIONS: Readonly<Record<string, FixtureDeviation>> = {
     reason: CODE_3,
     edits: badServerResponseCodes(),
   },
-  'exchange/generate-bid-id-one.json': {
-    reason: 'interface-spec.md section 4.1.5: only when request.test = 1 is ext.debug.resolvedrequest returned; this request has no test flag',
-    edits: [{ path: '/response/ext/debug', was: { $has: 'resolvedrequest' } }],
-  },
   'account-malformed/malformed-acct.json': {
     reason: 'Standards: never a 500; a host-side problem that the publisher cannot fix is a 503 (the message is Prebid Server\'s)',
     edits: [{ path: '/expectedReturnCode', was: 500, value: 503 }],
