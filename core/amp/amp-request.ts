@@ -139,7 +139,8 @@ function enableTargetingAndCache(request: BidRequest, namespace: Namespace): voi
   if (options.targeting === undefined || options.targeting === null) options.targeting = {};
   if (options.cache === undefined || options.cache === null) options.cache = {};
   if (isJsonObject(options.cache) && (options.cache.bids === undefined || options.cache.bids === null)) options.cache.bids = {};
-  if (options.channel === undefined) options.channel = { name: 'amp', version: '' };
+  // A stored `"channel": null` is no channel (Go decodes it to a nil pointer), so the AMP one is filled in too.
+  if (options.channel === undefined || options.channel === null) options.channel = { name: 'amp', version: '' };
 }
 
 /** What the AMP consent parameters write into the request. */

@@ -15,6 +15,8 @@ describe('GET /openrtb2/amp: the answer', () => {
         single: storedAmpRequest(),
         pair: storedAmpRequest({}, { ext: { prebid: { bidder: { alpha: {}, beta: {} } } } }),
         low: storedAmpRequest({ ext: { prebid: { targeting: { pricegranularity: 'low' } } } }),
+        nullChannel: storedAmpRequest({ ext: { prebid: { channel: null } } }),
+        webChannel: storedAmpRequest({ ext: { prebid: { channel: { name: 'web', version: '2' } } } }),
       },
     });
   });
@@ -85,6 +87,13 @@ describe('GET /openrtb2/amp: the answer', () => {
   it('marks the site as AMP for bidders', async () => {
     await server.get('tag_id=single');
     expect(server.lastBidderRequest().site.ext).to.deep.equal({ amp: 1 });
+  });
+
+  it('names the amp channel for bidders, also where the stored request has a null channel; a stored channel stays', async () => {
+    await server.get('tag_id=nullChannel');
+    expect(server.lastBidderRequest().ext.prebid.channel).to.deep.equal({ name: 'amp', version: '' });
+    await server.get('tag_id=webChannel');
+    expect(server.lastBidderRequest().ext.prebid.channel).to.deep.equal({ name: 'web', version: '2' });
   });
 });
 
