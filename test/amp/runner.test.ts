@@ -122,6 +122,29 @@ describe('AMP fixture runner', () => {
     expect((await runAmpFixture(fixture, 'timeout, wrong tmax')).diffs).to.deep.equal(['validated request.tmax: expected 1000, got 700']);
   });
 
+  it("runs with the host's GDPR switch on, as Prebid Server's AMP tests do: a TCF v2 string in the query reaches the bidder", async () => {
+    const consent = 'CPdECS0PdECS0ACABBENAzCv_____3___wAAAQNd_X9cAAAAAAAA';
+    const fixture = ownFixture();
+    fixture.query += `&consent_string=${consent}&consent_type=2&gdpr_applies=true`;
+    Object.assign(fixture.expectedValidatedBidRequest as any, { regs: { gdpr: 1 }, user: { consent } });
+    Object.assign((fixture.expectedMockBidderRequests as any).appnexus, { regs: { ext: { gdpr: 1 } }, user: { ext: { consent } } });
+    // The accounts' GDPR switch stays off (Prebid Server's permissions mock lets every bidder through): the targeting
+    // is the same as without consent.
+    expect((await runAmpFixture(fixture, 'consent through the query')).diffs).to.deep.equal([]);
+  });
+
+  it("serves the fixture's mockAmpStoredResponse as the stored responses its request names", async () => {
+    const fixture = ownFixture();
+    const imp = (fixture.mockBidRequest as any).imp[0];
+    imp.ext.prebid.storedbidresponse = [{ bidder: 'appnexus', id: 'stored-bid-response' }];
+    // The mock bidder reads it as Prebid Server's test adapter reads its server's answer: the stored price wins.
+    fixture.mockAmpStoredResponse = { 'stored-bid-response': { id: 'x', seatbid: [{ bid: [{ id: 'stored-bid', impid: 'other', price: 3.33, crid: 'c' }] }] } };
+    delete fixture.expectedValidatedBidRequest;
+    delete fixture.expectedMockBidderRequests;
+    const outcome = await runAmpFixture(fixture, 'stored auction response');
+    expect(outcome.diffs).to.deep.equal(['targeting.hb_pb: expected "1.80", got "3.30"', 'targeting.hb_pb_appnexus: expected "1.80", got "3.30"']);
+  });
+
   it('checks the status and error text of a fixture that expects a 400', async () => {
     const fixture: AmpFixture = { ...ownFixture(), query: 'w=300&h=250', expectedReturnCode: 400, expectedErrorMessage: 'AMP requests require an AMP tag_id.' };
     delete fixture.expectedAmpResponse;

@@ -37,6 +37,8 @@ export interface AmpFixture {
   expectedValidatedBidRequest?: unknown;
   /** Per adapter, the request the mock bidder should receive: JSON-equal. */
   expectedMockBidderRequests?: Record<string, unknown>;
+  /** Stored responses by id, for the stored request's `storedbidresponse` / `storedauctionresponse`. */
+  mockAmpStoredResponse?: Record<string, unknown>;
 }
 
 interface ExpectedAmpResponse {
@@ -139,16 +141,19 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const seen: SeenAuction = { bidderRequests: new Map() };
   // As the auction runner's (see auction-runner.ts): Prebid Server's endpoint tests let every bidder through GDPR,
   // do not enforce CCPA, keep the request's tids, and send from a forwarded client address with no User-Agent.
+  // Their AMP tests run with the host's GDPR switch on, which is what lets the query's TCF v2 consent into the
+  // request; the accounts' switch off stands for their permissions mock that lets every bidder through.
   const app = await bootGavel(testConfig({
     bidders,
     modules: FLOORS_OFF,
     auction: { autoGenSourceTid: false },
+    accounts: { defaults: { gdpr: { enabled: false } } },
     cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL },
-    privacy: { gdpr: { enabled: false }, ccpa: { enforce: false }, trustProxyHeaders: true },
+    privacy: { gdpr: { enabled: true }, ccpa: { enforce: false }, trustProxyHeaders: true },
   }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
-      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {} }) })(container);
+      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {}, responses: fixture.mockAmpStoredResponse }) })(container);
     },
   });
   // The request the auction ran on, once validated: what Prebid Server hands its exchange.

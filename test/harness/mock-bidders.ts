@@ -23,7 +23,9 @@ const acceptAnything = Object.assign(() => true, { errors: null }) as unknown as
 function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec | undefined): Bidder {
   return {
     makeRequests: (request) => ({ requests: [{ method: 'POST', uri: endpoint, body: request, impIds: request.imp.map((imp) => imp.id) }] }),
-    makeBids(request) {
+    makeBids(request, _sent, response) {
+      const answered = storedAnswerBids(request, response.body);
+      if (answered) return answered;
       if (!spec) return { bids: [] };
       const bids: TypedBid[] = request.imp.map((imp) => {
         const typed: TypedBid = { bid: { id: `${adapterName}-bid`, impid: imp.id, price: spec.price ?? 0 }, type: 'banner' };
@@ -34,6 +36,27 @@ function mockBidder(adapterName: string, endpoint: string, spec: MockBidderSpec 
       return { currency: spec.currency ?? 'USD', bids };
     },
   };
+}
+
+/**
+ * A stored bid response (the only body a mock bidder reads: its transport answers `{}`) holds an OpenRTB answer,
+ * which Prebid Server's test adapter reads as its server's: each bid for an imp of the request, typed banner, in the
+ * answer's currency.
+ */
+function storedAnswerBids(request: { imp: Array<{ id: string }> }, body: string): { currency?: string; bids: TypedBid[] } | undefined {
+  let answer: any;
+  try {
+    answer = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (answer === null || typeof answer !== 'object' || !Array.isArray(answer.seatbid)) return undefined;
+  const impIds = new Set(request.imp.map((imp) => imp.id));
+  const bids: TypedBid[] = [];
+  for (const seatBid of answer.seatbid) {
+    for (const bid of Array.isArray(seatBid?.bid) ? seatBid.bid : []) if (impIds.has(bid?.impid)) bids.push({ bid, type: 'banner' });
+  }
+  return { ...(typeof answer.cur === 'string' && answer.cur !== '' && { currency: answer.cur }), bids };
 }
 
 /** What a fixture's `bidderInfoOverrides` may change of a bidder's info, in Prebid Server's bidder-info words. */
