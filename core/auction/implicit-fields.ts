@@ -64,15 +64,21 @@ function fillTargetingDefaults(options: unknown): void {
   if (targeting.includebidderkeys == null) targeting.includebidderkeys = true;
 }
 
-/** The object form of a granularity, or undefined when validation has something to say about it. */
+/**
+ * The object form of a granularity, or undefined when validation has something to say about it. An object without
+ * ranges (none, or an empty list; `ranges` being optional) is the default granularity whole, its precision included,
+ * and each range starts where the one before ended (its own `min` overwritten), as Prebid Server's defaults write them.
+ */
 function granularityObject(value: unknown): Json | undefined {
   if (value == null) return writtenOut(DEFAULT_PRICE_GRANULARITY);
   if (typeof value === 'string') return Object.hasOwn(LEGACY_PRICE_GRANULARITIES, value) ? writtenOut(LEGACY_PRICE_GRANULARITIES[value]!) : undefined;
-  if (!isJsonObject(value) || !Array.isArray(value.ranges) || value.ranges.length === 0 || !value.ranges.every(isJsonObject)) return undefined;
+  if (!isJsonObject(value)) return undefined;
+  if (value.ranges == null || (Array.isArray(value.ranges) && value.ranges.length === 0)) return writtenOut(DEFAULT_PRICE_GRANULARITY);
+  if (!Array.isArray(value.ranges) || !value.ranges.every(isJsonObject)) return undefined;
   if (value.precision == null) value.precision = 2;
   let previousMax: unknown = 0;
   for (const range of value.ranges as Json[]) {
-    if (range.min == null) range.min = previousMax;
+    range.min = previousMax;
     previousMax = range.max;
   }
   return value;

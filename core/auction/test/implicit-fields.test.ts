@@ -30,15 +30,21 @@ describe('endpoint fill-ins: the targeting defaults (Prebid Server SetDefaults)'
     });
   });
 
-  it('gives a custom granularity its precision and each range its min, keeping a min already given', () => {
-    const { ext } = fill({ ...base, ext: { prebid: { targeting: { pricegranularity: { ranges: [{ max: 5, increment: 0.5 }, { min: 6, max: 10, increment: 1 }] }, mediatypepricegranularity: { video: 'high', banner: null } } } } });
-    expect((ext as any).prebid.targeting.pricegranularity).to.deep.equal({ precision: 2, ranges: [{ min: 0, max: 5, increment: 0.5 }, { min: 6, max: 10, increment: 1 }] });
+  it("gives a custom granularity its precision and each range its min, the previous range's max (a min given is overwritten)", () => {
+    const { ext } = fill({ ...base, ext: { prebid: { targeting: { pricegranularity: { ranges: [{ min: 1, max: 5, increment: 0.5 }, { min: 6, max: 10, increment: 1 }] }, mediatypepricegranularity: { video: 'high', banner: null } } } } });
+    expect((ext as any).prebid.targeting.pricegranularity).to.deep.equal({ precision: 2, ranges: [{ min: 0, max: 5, increment: 0.5 }, { min: 5, max: 10, increment: 1 }] });
     expect((ext as any).prebid.targeting.mediatypepricegranularity).to.deep.equal({ video: { precision: 2, ranges: [{ min: 0, max: 20, increment: 0.01 }] }, banner: null });
+  });
+
+  it('makes a granularity object without ranges (none, or an empty list) the default one, its precision included', () => {
+    const { ext } = fill({ ...base, ext: { prebid: { targeting: { pricegranularity: { precision: 3 }, mediatypepricegranularity: { native: { ranges: [] } } } } } });
+    expect((ext as any).prebid.targeting.pricegranularity).to.deep.equal(MEDIUM);
+    expect((ext as any).prebid.targeting.mediatypepricegranularity).to.deep.equal({ native: MEDIUM });
   });
 
   it('leaves what validation will refuse as it is, and a request without targeting alone', () => {
     expect((fill({ ...base, ext: { prebid: { targeting: { pricegranularity: 'coarse' } } } }).ext as any).prebid.targeting.pricegranularity).to.equal('coarse');
-    expect((fill({ ...base, ext: { prebid: { targeting: { pricegranularity: { ranges: [] } } } } }).ext as any).prebid.targeting.pricegranularity).to.deep.equal({ ranges: [] });
+    expect((fill({ ...base, ext: { prebid: { targeting: { pricegranularity: { ranges: 'many' } } } } }).ext as any).prebid.targeting.pricegranularity).to.deep.equal({ ranges: 'many' });
     expect(fill({ ...base, ext: { prebid: { debug: true } } }).ext).to.deep.equal({ prebid: { debug: true } });
   });
 });
