@@ -1,4 +1,4 @@
-import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, encodeAsOpenrtb2Request, failedToUnmarshal, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type Bid, type Bidder, type BidderConfig, type BidderError, type BidRequest, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
+import { badInput, checkResponseStatus, compileEndpoint, decodeOpenrtb2BidResponse, encodeAsOpenrtb2Request, failedToUnmarshal, goBool, GoDecodeError, goInt, goMap, goString, goStruct, isJsonObject, readJsonBeside, requestOption, unknownError, type Banner, type AdapterDeps, type Bid, type Bidder, type BidderConfig, type BidderError, type BidRequest, type Ext, type Imp, type MakeBidsResult, type MakeRequestsResult, type MediaType, type RequestData, type RequestInfo, type ResponseData, type TypedBid } from '../../core/api/index.js';
 import { readAppnexusParams, type AppnexusParams } from './params.js';
 
 /** AppNexus rejects requests with more imps than this, so larger requests are split. */
@@ -21,8 +21,9 @@ interface RequestExtAppnexus {
   adpod_id?: string;
 }
 
-export function createAppnexusBidder(config: BidderConfig): Bidder {
+export function createAppnexusBidder(config: BidderConfig, deps: Pick<AdapterDeps, 'randomInt63'> = {}): Bidder {
   const platformId = readPlatformId(config.extra.platform_id);
+  const randomInt63 = deps.randomInt63 ?? systemRandomInt63;
   // Prebid Server adds the member to the endpoint's query (`member_id`); a member cannot move the call elsewhere.
   const memberEndpoint = compileEndpoint(`${config.endpoint}${config.endpoint.includes('?') ? '&' : '?'}member_id={{MemberId}}`);
 
@@ -76,7 +77,7 @@ export function createAppnexusBidder(config: BidderConfig): Bidder {
       // On the video endpoint, with ad pod ids asked for, each pod (imp ids `<pod>_<n>`) gets requests of its own,
       // all of them carrying the pod's generated id.
       const appnexusExt = ext.appnexus as RequestExtAppnexus;
-      const groups = info.endpoint === 'video' && generateAdPodId ? groupByPod(imps).map((pod) => ({ imps: pod, podExt: { ...appnexusExt, adpod_id: randomPodId() } })) : [{ imps, podExt: appnexusExt }];
+      const groups = info.endpoint === 'video' && generateAdPodId ? groupByPod(imps).map((pod) => ({ imps: pod, podExt: { ...appnexusExt, adpod_id: randomInt63().toString() } })) : [{ imps, podExt: appnexusExt }];
       const requests = groups.flatMap(({ imps: group, podExt }) =>
         chunk(group, MAX_IMPS_PER_REQUEST).map(
           (chunkImps): RequestData => ({
@@ -219,11 +220,11 @@ function groupByPod(imps: Imp[]): Imp[][] {
   return [...pods.values()];
 }
 
-/** A random non-negative 63-bit integer, as Go's `rand.Int63`, in decimal. */
-function randomPodId(): string {
+/** A random non-negative 63-bit integer, as Go's `rand.Int63` (the pod id's source when the host pins none). */
+function systemRandomInt63(): bigint {
   const high = BigInt(Math.floor(Math.random() * 2 ** 31));
   const low = BigInt(Math.floor(Math.random() * 2 ** 32));
-  return ((high << 32n) | low).toString();
+  return (high << 32n) | low;
 }
 
 /** `extra.platform_id` as Go's `strconv.Atoi` reads it (a number is taken too); 5 when absent or unreadable. */

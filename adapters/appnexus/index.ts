@@ -20,5 +20,5 @@ export default defineAdapter({
     endpointCompression: 'none',
   },
   paramsSchema: readJsonBeside(import.meta.url, './params.schema.json'),
-  create: (config) => createAppnexusBidder(config),
+  create: (config, deps) => createAppnexusBidder(config, deps),
 });

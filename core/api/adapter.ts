@@ -86,6 +86,13 @@ export interface AdapterDeps {
    * system's (`deps.now ?? Date.now`).
    */
   now?(): number;
+  /**
+   * Random non-negative 63-bit integers, as Go's `rand.Int63` draws them (Prebid Server's adapters draw ids through
+   * `randomutil.RandomGenerator`): absent in a host, where an adapter draws its own; in a fixture run, the fixed
+   * number the adapter's `test/host-config.json` pins (`randomInt63`), as Prebid Server's adapter tests swap in a fake
+   * generator. So an adapter reads it as `deps.randomInt63 ?? its own generator`.
+   */
+  randomInt63?(): bigint;
 }
 
 /** One outgoing HTTP call described by an adapter; the core sends it. */

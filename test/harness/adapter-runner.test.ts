@@ -295,6 +295,20 @@ describe('adapter fixture runner', () => {
     }
   });
 
+  it('pins the random draws the test host names (randomInt63), and gives none when it names none', () => {
+    const drawing: AdapterManifest = { ...honest, create: (_config, deps) => ({
+      makeRequests: (req) => ({ requests: [{ method: 'POST', uri: `https://bid.example.com/${deps.randomInt63?.() ?? 'none'}`, body: req, impIds: [req.imp[0]!.id] }], errors: [] }),
+      makeBids: () => ({ bids: [], errors: [] }),
+    }) };
+    const fixture = (drawn: string) => ({
+      mockBidRequest: { id: 'r', imp: [{ id: 'i', banner: {} }] },
+      httpCalls: [{ expectedRequest: { uri: `https://bid.example.com/${drawn}`, body: { id: 'r', imp: [{ id: 'i', banner: {} }] } }, mockResponse: { status: 204 } }],
+    });
+    expect(runAdapterFixture(drawing, fixture('10'), 'f', { randomInt63: 10 }).diffs).to.deep.equal([]);
+    expect(runAdapterFixture(drawing, fixture('9223372036854775807'), 'f', { randomInt63: '9223372036854775807' }).diffs).to.deep.equal([]);
+    expect(runAdapterFixture(drawing, fixture('none'), 'f', {}).diffs).to.deep.equal([]);
+  });
+
   it('runs fixtures below amp/, video/ and videosupplemental/ as auctions of those endpoints, and pins the clock the test host names', () => {
     // One call whose URI names the endpoint the auction came in on and the time the adapter's clock told at create.
     const clocked: AdapterManifest = { ...honest, create: (_config, deps) => ({

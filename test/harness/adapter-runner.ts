@@ -86,6 +86,11 @@ export interface FixtureHost {
   host?: Partial<HostInfo>;
   /** The time the adapter's clock stands at in every fixture (ISO 8601), when its fixtures depend on the clock. */
   clock?: string;
+  /**
+   * The number every random draw gives (`deps.randomInt63`; a decimal string or a safe integer), when the adapter's
+   * fixtures depend on one: Prebid Server's tests give some adapters a fake generator that always returns it.
+   */
+  randomInt63?: string | number;
 }
 
 /** Loads the compiled adapter `dist/adapters/<bidderName>/index.js` and runs every fixture below `dir`. */
@@ -197,7 +202,9 @@ function checkFixture(manifest: AdapterManifest, fixture: JsonObject, diffs: str
   };
   const pinned = host.clock === undefined ? undefined : Date.parse(host.clock);
   const now = pinned === undefined ? Date.now : () => pinned;
-  const bidder = guard('create', () => create(config, { logger: silentLogger, now }), diffs);
+  const pinnedRandom = host.randomInt63 === undefined ? undefined : BigInt(host.randomInt63);
+  const randomInt63 = pinnedRandom === undefined ? undefined : () => pinnedRandom;
+  const bidder = guard('create', () => create(config, { logger: silentLogger, now, randomInt63 }), diffs);
   if (!bidder) return;
 
   const made = guard('makeRequests', () => bidder.makeRequests(request, { bidder: bidderName, endpoint: entryPoint, convertCurrency: requestRates(request) }), diffs);

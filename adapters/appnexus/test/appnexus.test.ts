@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { BidderErrorCode, compileEndpoint, type BidRequest, type Bidder, type RequestData } from '../../../core/api/index.js';
 import { testBidderConfig, testRequestInfo } from '../../../test/harness/adapter-kit.js';
-import { runFixturesWith } from '../../../test/harness/adapter-runner.js';
+import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import appnexus from '../index.js';
 
 const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
+/** Prebid Server's appnexus test host: a fake random generator drawing 10, so ad pod ids are "10". */
+const testHost = readTestHost('appnexus');
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function createBidder(extra: Record<string, unknown> = {}): Bidder {
@@ -15,7 +17,7 @@ function createBidder(extra: Record<string, unknown> = {}): Bidder {
 
 describe('appnexus adapter', () => {
   describe('fixtures', () => {
-    for (const outcome of runFixturesWith(appnexus, fixturesDir)) {
+    for (const outcome of runFixturesWith(appnexus, fixturesDir, testHost)) {
       it(outcome.name, () => expect(outcome.diffs).to.deep.equal([]));
     }
   });
@@ -84,6 +86,14 @@ describe('appnexus adapter', () => {
       expect(second!.adpod_id).to.equal(first!.adpod_id);
       expect(third!.adpod_id).to.be.a('string').and.not.equal(first!.adpod_id);
       expect(first!.hb_source).to.equal(8);
+    });
+
+    it('draws pod ids from the host\'s random generator when it gives one, one draw per pod', () => {
+      let draws = 0n;
+      const pinned = appnexus.create!(testBidderConfig('appnexus', appnexus.info.endpoint!), { logger: silentLogger, randomInt63: () => ++draws * 1000000000000n });
+      const { requests } = pinned.makeRequests({ id: 'r', imp: [podImp('1_0', true), podImp('2_0', true), podImp('1_1', true)] }, testRequestInfo('appnexus', 'video'));
+      expect(requests.map((r) => r.impIds)).to.deep.equal([['1_0', '1_1'], ['2_0']]);
+      expect(appnexusExts(requests).map((ext) => ext.adpod_id)).to.deep.equal(['1000000000000', '2000000000000']);
     });
 
     it('refuses the whole request when imps disagree on pod ids', () => {
