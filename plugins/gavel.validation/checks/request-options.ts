@@ -291,12 +291,15 @@ function describeMultiBid(entry: JsonObject): string {
   return `{Bidder:${bidder}, Bidders:[${bidders}], MaxBids:${maxbids}, TargetBidderCodePrefix:${prefix}}`;
 }
 
-/** The first problem among the granularities by media type. */
+/**
+ * The first problem among the granularities by media type. A member that names no media type is ignored, as Prebid
+ * Server's struct ignores it.
+ */
 function mediaTypeGranularityError(byMediaType: unknown, path: string): string | undefined {
   if (!isPresent(byMediaType)) return undefined;
   if (!isJsonObject(byMediaType)) return `${path} must be an object mapping media types to granularities`;
   for (const mediaType in byMediaType) {
-    if (!Object.hasOwn(byMediaType, mediaType)) continue; // see hasOwnKeys
+    if (!Object.hasOwn(byMediaType, mediaType) || !MEDIA_TYPE_NAMES.has(mediaType)) continue; // see hasOwnKeys
     const error = priceGranularityError(byMediaType[mediaType], `${path}.${mediaType}`);
     if (error !== undefined) return error;
   }

@@ -63,6 +63,8 @@ describe('gavel.validation: targeting', () => {
     expectRejected(withOptions({ targeting: { mediatypepricegranularity: { video: { ranges: [{ max: 5, increment: -1 }] } } } }),
       'Price granularity error: increment must be a nonzero positive number (request.ext.svc.targeting.mediatypepricegranularity.video.ranges[0].increment is -1)');
     expectAccepted(withOptions({ targeting: { mediatypepricegranularity: { video: { ranges: [{ max: 50, increment: 1 }] } } } }));
+    // A member naming no media type is ignored, as Prebid Server's struct has no field for it.
+    expectAccepted(withOptions({ targeting: { mediatypepricegranularity: { foo: 1, video: 'high' } } }));
   });
 
   it('names the namespace the request used', () => {
