@@ -180,7 +180,7 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 /** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
 export function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
   // What the body leaves out (Prebid.js sends no IP or user agent, often no domain) comes from the HTTP request.
-  services.implicitFields.fill(request, input);
+  services.implicitFields.fill(request, input, entered.namespace);
   return services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now())).then((outcome) => {
     if (input.access) noteForAccessLine(input.access, entered.context, outcome);
     const transaction = input.transaction;

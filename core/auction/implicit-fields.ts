@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getDomain } from 'tldts';
-import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, type BidRequest, type PriceGranularity } from '../api/index.js';
+import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
+import { encodeAsPrebidServer } from './request-options-encoding.js';
 
 type Json = Record<string, unknown>;
 
@@ -12,26 +13,34 @@ type Json = Record<string, unknown>;
  * exchange tests start below the endpoint, without these (the exchange runner binds none).
  */
 export interface ImplicitFields {
-  fill(request: BidRequest, facts: HttpFacts): void;
+  /** `namespace`: the one the request speaks (`prebid` or `svc`), its spellings already folded into it. */
+  fill(request: BidRequest, facts: HttpFacts, namespace?: string): void;
 }
 
 export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
 
 /**
- * Prebid Server's fill-ins: the device facts (core/privacy); for a request that is not an app's or a DOOH screen's,
+ * Prebid Server's fill-ins: the request-level bidder params merged into each imp (see mergeBidderParams); the device
+ * facts (core/privacy); for a request that is not an app's or a DOOH screen's,
  * the site, from the Referer or its own page: `site.page`, `site.domain` (the page's host) and
  * `site.publisher.domain` (its registrable domain) when absent, and `site.ext.amp` 0 when unset; `at` 1 (first
- * price) when unset; `imp.secure` 1 when unset; the targeting defaults (see fillTargetingDefaults); with
+ * price) when unset; `imp.secure` 1 when unset; the targeting defaults (see fillTargetingDefaults); an app's channel
+ * (`ext.<ns>.channel` `{name: "app", version: ""}` when it has none, as Prebid Server's validateOrFillChannel fills
+ * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeAsPrebidServer); with
  * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder.
  */
 export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
   return {
-    fill(request, facts) {
+    fill(request, facts, namespace = 'prebid') {
+      if (isJsonObject(request.ext)) mergeBidderParams(request, request.ext[namespace], namespace);
       fillDeviceFacts(request, facts, settings.trustProxyHeaders);
       if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
       if (request.at == null || request.at === 0) request.at = 1;
       if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
-      if (isJsonObject(request.ext)) for (const namespace of NAMESPACES) fillTargetingDefaults(request.ext[namespace]);
+      let rewritten = false;
+      if (isJsonObject(request.ext)) for (const spelling of NAMESPACES) if (fillTargetingDefaults(request.ext[spelling]) && spelling === namespace) rewritten = true;
+      if (request.app != null && fillAppChannel(request, namespace)) rewritten = true;
+      if (rewritten || hasMultibid(request, namespace)) writeOptionsAsPrebidServer(request, namespace);
       if (settings.generateTids) fillTids(request);
     },
   };
@@ -45,43 +54,58 @@ const MEDIA_TYPE_GRANULARITIES = ['video', 'banner', 'native'] as const;
  * hooks, the debug output and the validated request see what the auction applies: the price granularity in its
  * object form (a legacy name's ranges, the default when none is given; `precision` 2 and each range's `min` when
  * left out), each media type's granularity likewise, `includewinners` and `includebidderkeys` true when unset. A
- * value validation will refuse is left as it is for validation to name.
+ * value validation will refuse is left as it is for validation to name. True when Prebid Server counts the targeting
+ * as modified (and so writes `ext.prebid` back through its struct): a legacy name alone, already in its ranges for
+ * Go's decoder, is no change, and then nothing is written.
  */
-function fillTargetingDefaults(options: unknown): void {
-  if (!isJsonObject(options) || !isJsonObject(options.targeting)) return;
+function fillTargetingDefaults(options: unknown): boolean {
+  if (!isJsonObject(options) || !isJsonObject(options.targeting)) return false;
   const targeting = options.targeting;
-  const granularity = granularityObject(targeting.pricegranularity);
-  if (granularity !== undefined) targeting.pricegranularity = granularity;
+  const updates: Array<[holder: Json, key: string, value: Json]> = [];
+  let modified = false;
+  const consider = (holder: Json, key: string): void => {
+    const update = granularityObject(holder[key]);
+    if (update === undefined) return;
+    updates.push([holder, key, update.value]);
+    modified ||= update.modified;
+  };
+  consider(targeting, 'pricegranularity');
   const perType = targeting.mediatypepricegranularity;
-  if (isJsonObject(perType)) {
-    for (const mediaType of MEDIA_TYPE_GRANULARITIES) {
-      if (perType[mediaType] == null) continue;
-      const own = granularityObject(perType[mediaType]);
-      if (own !== undefined) perType[mediaType] = own;
-    }
-  }
+  if (isJsonObject(perType)) for (const mediaType of MEDIA_TYPE_GRANULARITIES) if (perType[mediaType] != null) consider(perType, mediaType);
+  if (targeting.includewinners == null || targeting.includebidderkeys == null) modified = true;
+  if (!modified) return false;
+  for (const [holder, key, value] of updates) holder[key] = value;
   if (targeting.includewinners == null) targeting.includewinners = true;
   if (targeting.includebidderkeys == null) targeting.includebidderkeys = true;
+  return true;
 }
 
 /**
- * The object form of a granularity, or undefined when validation has something to say about it. An object without
- * ranges (none, or an empty list; `ranges` being optional) is the default granularity whole, its precision included,
- * and each range starts where the one before ended (its own `min` overwritten), as Prebid Server's defaults write them.
+ * The object form of a granularity, and whether Prebid Server's defaults changed it; undefined when validation has
+ * something to say about it. An object without ranges (none, or an empty list; `ranges` being optional) is the
+ * default granularity whole, its precision included, and each range starts where the one before ended (its own `min`
+ * overwritten), as Prebid Server's defaults write them.
  */
-function granularityObject(value: unknown): Json | undefined {
-  if (value == null) return writtenOut(DEFAULT_PRICE_GRANULARITY);
-  if (typeof value === 'string') return Object.hasOwn(LEGACY_PRICE_GRANULARITIES, value) ? writtenOut(LEGACY_PRICE_GRANULARITIES[value]!) : undefined;
+function granularityObject(value: unknown): { value: Json; modified: boolean } | undefined {
+  if (value == null) return { value: writtenOut(DEFAULT_PRICE_GRANULARITY), modified: true };
+  if (typeof value === 'string') return Object.hasOwn(LEGACY_PRICE_GRANULARITIES, value) ? { value: writtenOut(LEGACY_PRICE_GRANULARITIES[value]!), modified: false } : undefined;
   if (!isJsonObject(value)) return undefined;
-  if (value.ranges == null || (Array.isArray(value.ranges) && value.ranges.length === 0)) return writtenOut(DEFAULT_PRICE_GRANULARITY);
+  if (value.ranges == null || (Array.isArray(value.ranges) && value.ranges.length === 0)) return { value: writtenOut(DEFAULT_PRICE_GRANULARITY), modified: true };
   if (!Array.isArray(value.ranges) || !value.ranges.every(isJsonObject)) return undefined;
-  if (value.precision == null) value.precision = 2;
+  let modified = value.precision == null;
   let previousMax: unknown = 0;
   for (const range of value.ranges as Json[]) {
+    if ((range.min ?? 0) !== previousMax) modified = true;
+    previousMax = range.max ?? 0;
+  }
+  if (!modified) return { value, modified };
+  const ranges = (value.ranges as Json[]).map((range) => ({ ...range }));
+  previousMax = 0;
+  for (const range of ranges) {
     range.min = previousMax;
     previousMax = range.max;
   }
-  return value;
+  return { value: { ...value, precision: value.precision ?? 2, ranges }, modified };
 }
 
 function writtenOut(granularity: PriceGranularity): Json {
@@ -92,6 +116,74 @@ function writtenOut(granularity: PriceGranularity): Json {
     return range;
   });
   return { precision: granularity.precision, ranges };
+}
+
+/**
+ * `ext.<ns>.bidderparams` (params by bidder, for every imp) merged into each imp's params for that bidder, in both
+ * places an imp names bidders (`imp.ext.<bidder>` and `imp.ext.<ns>.bidder.<bidder>`): a param the imp sets wins, a
+ * bidder the imp does not name gets nothing. As Prebid Server's mergeBidderParams: names matched exactly, a
+ * `bidderparams` that is not an object of objects merges nothing, an imp's `null` params take all of them.
+ */
+function mergeBidderParams(request: BidRequest, options: unknown, namespace: string): void {
+  if (!isJsonObject(options) || !isJsonObject(options.bidderparams) || !Array.isArray(request.imp)) return;
+  const byBidder = options.bidderparams;
+  for (const bidder in byBidder) if (Object.hasOwn(byBidder, bidder) && !isJsonObject(byBidder[bidder])) return;
+  for (const imp of request.imp) {
+    if (!isJsonObject(imp) || !isJsonObject(imp.ext)) continue;
+    const ext = imp.ext;
+    const named = isJsonObject(ext[namespace]) && isJsonObject((ext[namespace] as Json).bidder) ? ((ext[namespace] as Json).bidder as Json) : undefined;
+    for (const bidder in byBidder) {
+      if (!Object.hasOwn(byBidder, bidder)) continue;
+      const params = byBidder[bidder] as Json;
+      if (!RESERVED_IMP_EXT_KEYS.has(bidder) && Object.hasOwn(ext, bidder)) ext[bidder] = withParams(ext[bidder], params);
+      if (named && Object.hasOwn(named, bidder)) named[bidder] = withParams(named[bidder], params);
+    }
+  }
+}
+
+/** The imp's params with the request's added where the imp has none; params that are not an object stay as they are. */
+function withParams(own: unknown, params: Json): unknown {
+  if (own === null) return { ...params };
+  if (!isJsonObject(own)) return own;
+  let merged: Json | undefined;
+  // A copy, not the imp's own object: that may be a stored imp's, shared with other requests.
+  for (const key in params) if (Object.hasOwn(params, key) && !Object.hasOwn(own, key)) (merged ??= { ...own })[key] = params[key];
+  return merged ?? own;
+}
+
+/**
+ * An app request names its channel: `app`, when it names none (a `null` channel is none, as Go decodes it). True when
+ * it was filled.
+ */
+function fillAppChannel(request: BidRequest, namespace: string): boolean {
+  if (request.ext != null && !isJsonObject(request.ext)) return false;
+  const options = request.ext?.[namespace];
+  if (options != null && !isJsonObject(options)) return false;
+  if (options?.channel != null) return false;
+  const ext = (request.ext ??= {}) as Json;
+  const own = (options ?? (ext[namespace] = {})) as Json;
+  own.channel = { name: 'app', version: '' };
+  return true;
+}
+
+/** Prebid Server writes `ext.prebid` back whenever it has a multibid list: its validation replaces the list. */
+function hasMultibid(request: BidRequest, namespace: string): boolean {
+  const options = isJsonObject(request.ext) ? request.ext[namespace] : undefined;
+  return isJsonObject(options) && Array.isArray(options.multibid);
+}
+
+/**
+ * `ext.<ns>` as Prebid Server's struct writes it (see encodeAsPrebidServer), once its endpoint has changed it: left
+ * out when nothing is left of it, and `ext` with it when that was all it held.
+ */
+function writeOptionsAsPrebidServer(request: BidRequest, namespace: string): void {
+  const ext = request.ext as Json;
+  const written = encodeAsPrebidServer(ext[namespace] as Json);
+  if (Object.keys(written).length > 0) ext[namespace] = written;
+  else {
+    delete ext[namespace];
+    if (Object.keys(ext).length === 0) delete request.ext;
+  }
 }
 
 /** A transaction id to make: none given, or the placeholder Prebid.js leaves for the server to fill. */

@@ -1,0 +1,125 @@
+import { isJsonObject } from '../api/index.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * `ext.<ns>` written back as Prebid Server writes its `openrtb_ext.ExtRequestPrebid` struct once its endpoint has
+ * changed it (`RequestExt.SetPrebid`: the targeting defaults, an app's channel, the validated multibid): the members
+ * the struct has, under their own names; `omitempty` members left out when zero or empty (`debug: false`,
+ * `aliases: {}`, `prefix: ""`); members without it written even when absent (`channel.version`,
+ * `currency.usepbsrates`, `data.eidpermissions`, `includebrandcategory.withcategory`); members the struct does not
+ * have dropped. What hooks, the debug output and the validated request then show is what Prebid Server shows.
+ *
+ * A member of the wrong JSON type is kept as it is, for validation to name (Prebid Server refuses it while decoding).
+ * Gavel's own additions to the interface (`cache.winningonly`, `targeting.requireexactduration`,
+ * `includebrandcategory.deduplicate`, an `audio` granularity) are kept: the auction reads them.
+ */
+export function encodeAsPrebidServer(options: Json): Json {
+  return encodeOptions(options) as Json;
+}
+
+/** A member's writer: its encoded value, or undefined when Go leaves it out. */
+type Encode = (value: unknown) => unknown;
+
+const raw: Encode = (value) => value;
+const omitFalse: Encode = (value) => (value === false ? undefined : value);
+const omitEmptyString: Encode = (value) => (value === '' ? undefined : value);
+const omitEmptyArray: Encode = (value) => (Array.isArray(value) && value.length === 0 ? undefined : value);
+const omitEmptyMap: Encode = (value) => (isJsonObject(value) && Object.keys(value).length === 0 ? undefined : value);
+
+/**
+ * A struct's writer from its members' writers. Go's decoder matches member names ignoring case (the last match wins;
+ * `null` sets the zero value), and the struct is written under its own names. A value that is not an object is kept
+ * for validation.
+ */
+function struct(members: Record<string, Encode>, always: Json = {}): Encode {
+  const byLowerName = new Map(Object.entries(members).map(([name, encode]) => [name.toLowerCase(), [name, encode] as const]));
+  return (value) => {
+    if (!isJsonObject(value)) return value;
+    const written: Json = { ...always };
+    for (const key in value) {
+      const member = Object.hasOwn(value, key) ? byLowerName.get(key.toLowerCase()) : undefined;
+      if (member === undefined) continue;
+      const [name, encode] = member;
+      const encoded = value[key] === null ? undefined : encode(value[key]);
+      if (encoded !== undefined) written[name] = encoded;
+      else if (Object.hasOwn(always, name)) written[name] = always[name];
+      else delete written[name];
+    }
+    return written;
+  };
+}
+
+/** A list of structs: left out when empty, each element written by `element`. */
+function list(element: Encode): Encode {
+  return (value) => (!Array.isArray(value) ? value : value.length === 0 ? undefined : value.map((item) => (item === null ? null : element(item))));
+}
+
+/** `*PriceGranularity`: precision and ranges, each range's three members always. */
+const granularity = struct({ precision: raw, ranges: list(struct({ min: raw, max: raw, increment: raw }, { min: 0, max: 0, increment: 0 })) });
+
+const targeting = struct({
+  pricegranularity: granularity,
+  mediatypepricegranularity: struct({ banner: granularity, video: granularity, native: granularity, audio: granularity }),
+  includewinners: raw,
+  includebidderkeys: raw,
+  includebrandcategory: struct(
+    { primaryadserver: (value) => (value === 0 ? undefined : value), publisher: omitEmptyString, withcategory: raw, translatecategories: raw, deduplicate: raw },
+    { withcategory: false },
+  ),
+  includeformat: omitFalse,
+  durationrangesec: omitEmptyArray,
+  preferdeals: omitFalse,
+  appendbiddernames: omitFalse,
+  alwaysincludedeals: omitFalse,
+  prefix: omitEmptyString,
+  requireexactduration: raw,
+});
+
+/** `openrtb2.SupplyChain`: complete, nodes and ver always; each node's asi and sid always. */
+const supplyChain = struct(
+  {
+    complete: raw,
+    nodes: (value) => (Array.isArray(value) ? value.map(struct({ asi: raw, sid: raw, rid: omitEmptyString, name: omitEmptyString, domain: omitEmptyString, hp: raw, ext: raw }, { asi: '', sid: '' })) : value),
+    ver: raw,
+    ext: raw,
+  },
+  { complete: 0, nodes: null, ver: '' },
+);
+
+const encodeOptions: Encode = struct({
+  adservertargeting: list(struct({ key: omitEmptyString, source: omitEmptyString, value: omitEmptyString })),
+  aliases: omitEmptyMap,
+  aliasgvlids: omitEmptyMap,
+  analytics: omitEmptyMap,
+  bidadjustmentfactors: omitEmptyMap,
+  bidadjustments: raw,
+  bidderconfig: list(struct({ bidders: omitEmptyArray, config: struct({ ortb2: struct({ site: raw, app: raw, user: raw, device: raw }) }) })),
+  bidderparams: raw,
+  cache: struct({ bids: struct({ returnCreative: raw }), vastxml: struct({ returnCreative: raw }), winningonly: raw }),
+  channel: struct({ name: raw, version: raw }, { name: '', version: '' }),
+  currency: struct({ rates: raw, usepbsrates: raw }, { rates: null, usepbsrates: null }),
+  data: struct({ eidpermissions: (value) => (Array.isArray(value) ? value.map(struct({ source: raw, bidders: raw }, { source: '', bidders: null })) : value), bidders: omitEmptyArray }, { eidpermissions: null }),
+  debug: omitFalse,
+  events: raw,
+  experiment: struct({ adscert: struct({ enabled: omitFalse }) }),
+  floors: raw,
+  integration: omitEmptyString,
+  multibid: list(struct({ bidder: omitEmptyString, bidders: omitEmptyArray, maxbids: raw, targetbiddercodeprefix: omitEmptyString })),
+  passthrough: raw,
+  schains: list(struct({ bidders: omitEmptyArray, schain: supplyChain }, { schain: { complete: 0, nodes: null, ver: '' } })),
+  sdk: struct({ renderers: list(struct({ name: omitEmptyString, version: omitEmptyString, data: raw })) }),
+  server: struct({ externalurl: raw, gvlid: raw, datacenter: raw }, { externalurl: '', gvlid: 0, datacenter: '' }),
+  storedrequest: struct({ id: raw }, { id: '' }),
+  supportdeals: omitFalse,
+  targeting,
+  alternatebiddercodes: struct(
+    { enabled: raw, bidders: (value) => (isJsonObject(value) ? Object.fromEntries(Object.entries(value).map(([name, codes]) => [name, struct({ enabled: raw, allowedbiddercodes: raw }, { enabled: false, allowedbiddercodes: null })(codes)])) : value) },
+    { enabled: false, bidders: null },
+  ),
+  macros: omitEmptyMap,
+  nosale: omitEmptyArray,
+  returnallbidstatus: omitFalse,
+  trace: omitEmptyString,
+  biddercontrols: (value) => (isJsonObject(value) ? (Object.keys(value).length === 0 ? undefined : Object.fromEntries(Object.entries(value).map(([name, control]) => [name, struct({ prefmtype: raw }, { prefmtype: '' })(control)]))) : value),
+});
