@@ -75,11 +75,8 @@ export function keyCategories(
 
   for (const seat of auction.seats) {
     for (const bid of seat.bids) {
-      const duration = fitDuration(bid.video?.duration ?? bid.bid.dur, options);
-      if ('reason' in duration) {
-        reject(bid, REJECTED, NonBidReason.ResponseRejectedGeneral, rejected(bid, duration.reason), PREBID_REASONS.tooLong);
-        continue;
-      }
+      // The category is checked before the duration, as Prebid Server does: a bid failing both is reported for its
+      // category.
       let category: string | undefined;
       if (options.withCategory) {
         const found = categoryOf(bid, options, mapping);
@@ -90,6 +87,14 @@ export function keyCategories(
           continue;
         }
         category = found.id;
+      }
+      // Outside the video endpoint a bid's duration is the one its adapter reported (`TypedBid.video.duration`), as
+      // Prebid Server reads it from the adapter's BidVideo: the bid's own `dur` is not read. The video endpoint falls
+      // back to `bid.dur` (docs/video.md).
+      const duration = fitDuration(inPrebidWords ? bid.video?.duration : (bid.video?.duration ?? bid.bid.dur), options);
+      if ('reason' in duration) {
+        reject(bid, REJECTED, NonBidReason.ResponseRejectedGeneral, rejected(bid, duration.reason), PREBID_REASONS.tooLong);
+        continue;
       }
       const bucket = bucketOf(bid);
       const key = category === undefined ? `${bucket}_${duration.seconds}s` : `${bucket}_${category}_${duration.seconds}s`;
