@@ -132,10 +132,19 @@ function valueFor(map: Json, bidder: string): unknown {
   return undefined;
 }
 
-/** `{enabled, bidders}` with only this bidder's entry (`bidders: null` when it has none, as Prebid Server writes it). */
+/**
+ * `{enabled, bidders}` with only this bidder's entry (`bidders: null` when it has none), as Prebid Server writes its
+ * structs: the entry is `{enabled, allowedbiddercodes}`, both always written (a list not given is `null`), and nothing
+ * else the request put there.
+ */
 function alternateCodesFor(codes: Json, bidder: string): Json {
   const entry = isJsonObject(codes.bidders) ? valueFor(codes.bidders, bidder) : undefined;
-  return { enabled: codes.enabled === true, bidders: entry === undefined ? null : { [bidder]: entry } };
+  return { enabled: codes.enabled === true, bidders: entry === undefined ? null : { [bidder]: alternateCodesEntry(entry) } };
+}
+
+function alternateCodesEntry(entry: unknown): Json {
+  const own = isJsonObject(entry) ? entry : {};
+  return { enabled: own.enabled === true, allowedbiddercodes: Array.isArray(own.allowedbiddercodes) ? own.allowedbiddercodes : null };
 }
 
 /**

@@ -74,6 +74,12 @@ describe('what each bidder may see: request ext', () => {
     expect(fromAccount.ext.prebid.alternatebiddercodes.bidders).to.have.key('pubmatic');
   });
 
+  it("writes the bidder's alternate codes entry as Prebid Server's struct: enabled and allowedbiddercodes (null when not given), nothing else", () => {
+    const codes = { enabled: true, bidders: { PubMatic: { enabled: true, note: 'dropped' } } };
+    const { byBidder } = shape(base({ prebid: { alternatebiddercodes: codes } }), [['pubmatic']]);
+    expect(byBidder.pubmatic!.ext.prebid.alternatebiddercodes).to.deep.equal({ enabled: true, bidders: { pubmatic: { enabled: true, allowedbiddercodes: null } } });
+  });
+
   it("sends the host's identity as ext.prebid.server in place of the request's own", () => {
     const server = { externalurl: 'https://gavel.example', gvlid: 42, datacenter: 'eu-1' };
     const { byBidder } = shape(base({ prebid: { server: { externalurl: 'spoofed' } } }), [['appnexus']], { server });
