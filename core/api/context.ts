@@ -206,8 +206,9 @@ export interface AuctionContext extends EntrypointContext {
   /**
    * Records that a bid the bidder returned is left out of the answer, and why (`NonBidReason`): it appears in
    * `response.ext.<ns>.seatnonbid` when the request asks for every bid's status (`returnallbidstatus`), and in
-   * analytics. With `error`, the reason is also reported under `response.ext.errors.<bidder>`. The caller removes the
-   * bid itself.
+   * analytics. With `error`, the reason is also reported under `response.ext.errors.<scope>`: the bid's bidder unless
+   * `scope` names another (the bid's seat, for the checks Prebid Server runs on the response's seats). The caller
+   * removes the bid itself.
    */
-  rejectBid(bid: AuctionBid, reason: number, error?: BidderError): void;
+  rejectBid(bid: AuctionBid, reason: number, error?: BidderError, scope?: string): void;
 }

@@ -47,9 +47,9 @@ export function testContext(overrides: Partial<Omit<AuctionContext, 'warn' | 'fa
     now: () => clock,
     warn: (scope, warning) => void (warnings[scope] ??= []).push(warning),
     fail: (bidder, error) => void (errors[bidder] ??= []).push(error),
-    rejectBid: (bid, reason, error) => {
+    rejectBid: (bid, reason, error, scope) => {
       rejected.push(error ? { bid, reason, error } : { bid, reason });
-      if (error) (errors[bid.bidder] ??= []).push(error);
+      if (error) (errors[scope ?? bid.bidder] ??= []).push(error);
     },
   };
 }

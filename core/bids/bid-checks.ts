@@ -157,19 +157,22 @@ function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBi
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral, invalid === null ? undefined : { code: BidderErrorCode.Unknown, message: invalid });
     return REFUSED_FROM_BIDDER;
   }
+  // The checks below are those Prebid Server runs while writing the response's seats: what they report goes under
+  // the bid's seat (an alternate bidder code's own name), not the bidder that returned it.
+  const seat = seatName ?? share.bidder;
   const dsa = dsaError(bid, rules.dsa);
   if (dsa !== undefined) {
-    context.warn(share.bidder, { code: WarningCode.InvalidBidResponseDSA, message: `bid rejected: ${dsa}` });
+    context.warn(seat, { code: WarningCode.InvalidBidResponseDSA, message: `bid rejected: ${dsa}` });
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
     return REJECTED_IN_RESPONSE;
   }
   const { validations } = rules;
   if (auctionBid.type === 'banner' && validations.bannerCreativeMaxSize !== 'skip') {
     const tooLarge = (bid.w ?? 0) > validations.maxCreativeWidth || (bid.h ?? 0) > validations.maxCreativeHeight;
-    if (tooLarge && !reportCreative(auctionBid, validations.bannerCreativeMaxSize, 'size', context)) return REJECTED_IN_RESPONSE;
+    if (tooLarge && !reportCreative(auctionBid, seat, validations.bannerCreativeMaxSize, 'size', context)) return REJECTED_IN_RESPONSE;
   }
   if ((auctionBid.type === 'banner' || auctionBid.type === 'video') && validations.secureMarkup !== 'skip' && rules.imps?.get(bid.impid)?.secure !== 0) {
-    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, validations.secureMarkup, 'secure', context)) return REJECTED_IN_RESPONSE;
+    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, seat, validations.secureMarkup, 'secure', context)) return REJECTED_IN_RESPONSE;
   }
   return KEPT;
 }
@@ -228,14 +231,14 @@ const CREATIVE_MESSAGES = {
   secure: { enforce: 'bidResponse rejected: insecure creative in secure context', warn: 'bidResponse warning: insecure creative in secure context', reason: NonBidReason.ResponseRejectedCreativeNotSecure },
 } as const;
 
-/** Reports a creative that fails a check: an error and, when enforced, the bid dropped (false). */
-function reportCreative(auctionBid: AuctionBid, mode: 'warn' | 'enforce', check: keyof typeof CREATIVE_MESSAGES, context: AuctionContext): boolean {
+/** Reports a creative that fails a check under its seat: an error and, when enforced, the bid dropped (false). */
+function reportCreative(auctionBid: AuctionBid, seat: string, mode: 'warn' | 'enforce', check: keyof typeof CREATIVE_MESSAGES, context: AuctionContext): boolean {
   const messages = CREATIVE_MESSAGES[check];
   const error = { code: BidderErrorCode.BadServerResponse, message: messages[mode] };
   if (mode === 'warn') {
-    context.fail(auctionBid.bidder, error);
+    context.fail(seat, error);
     return true;
   }
-  context.rejectBid(auctionBid, messages.reason, error);
+  context.rejectBid(auctionBid, messages.reason, error, seat);
   return false;
 }

@@ -120,9 +120,9 @@ export class RequestContext implements AuctionContext {
     ((this.journal.errors ??= {})[bidder] ??= []).push(error);
   }
 
-  rejectBid(bid: AuctionBid, reason: number, error?: BidderError): void {
+  rejectBid(bid: AuctionBid, reason: number, error?: BidderError, scope?: string): void {
     (this.journal.rejectedBids ??= []).push(error ? { bid, reason, error } : { bid, reason });
-    if (error) this.fail(bid.bidder, error);
+    if (error) this.fail(scope ?? bid.bidder, error);
   }
 
   /** Records that `seat` made no bid for these imps because its call failed (`reason`, a `NonBidReason`). */
@@ -222,8 +222,8 @@ class ModuleScope implements HookContext {
   convertCurrency(amount: number, from: string, to: string): number | undefined {
     return this.base.convertCurrency(amount, from, to);
   }
-  rejectBid(bid: AuctionBid, reason: number, error?: BidderError): void {
-    this.base.rejectBid(bid, reason, error);
+  rejectBid(bid: AuctionBid, reason: number, error?: BidderError, scope?: string): void {
+    this.base.rejectBid(bid, reason, error, scope);
   }
 }
 

@@ -97,6 +97,16 @@ describe('bid checks (core/bids)', () => {
       expect(context.errors.alpha).to.deep.equal([{ code: 3, message: 'bidResponse creative size warning: size WxH larger than AdUnit sizes' }]);
     });
 
+    it("reports a bid under an alternate bidder code under that seat, as Prebid Server reports its response's seats", () => {
+      const codes = { enabled: true, bidders: { alpha: { enabled: true, allowedbiddercodes: ['*'] } } };
+      const request = baseRequest({ ext: { prebid: { alternatebiddercodes: codes } } });
+      const warned = check([{ w: 728, seat: 'beta' }], { request, settings: settings({ validations: sized('warn') }) });
+      expect(warned.context.errors).to.deep.equal({ beta: [{ code: 3, message: 'bidResponse creative size warning: size WxH larger than AdUnit sizes' }] });
+      const enforced = check([{ w: 728, seat: 'beta' }], { request, settings: settings({ validations: sized('enforce') }) });
+      expect(enforced.kept).to.deep.equal([]);
+      expect(enforced.context.errors).to.deep.equal({ beta: [{ code: 3, message: 'bidResponse rejected: size WxH' }] });
+    });
+
     it("an account's validations replace the host's", () => {
       const account = { id: 'a', validations: { banner_creative_max_size: 'enforce' as const } };
       const host = settings({ validations: { ...SKIP, maxCreativeWidth: 100, maxCreativeHeight: 100 } });
