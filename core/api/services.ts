@@ -37,9 +37,11 @@ export interface TargetingService {
   /**
    * Runs before winners are chosen: keys what targeting needs from the bids themselves (brand categories and
    * durations, `AuctionBid.categoryDuration`) and leaves out, reporting each (`context.rejectBid`), the bids it
-   * cannot key or that lose a deduplication.
+   * cannot key or that lose a deduplication. Returns `{refused}` when the request's own targeting makes the bids
+   * impossible to key (categories to translate for an ad server it does not recognise): the auction then ends, refused
+   * with that message, as Prebid Server fails such an auction once bids came back.
    */
-  prepare?(auction: AuctionResult, context: AuctionContext): void;
+  prepare?(auction: AuctionResult, context: AuctionContext): void | { refused: string };
   /** Runs once winners are marked and bids cached: sets the keys (`AuctionBid.targeting`). */
   apply(auction: AuctionResult, context: AuctionContext): void;
   /** A bid's price bucket (`hb_pb`) under the request's price granularity. */

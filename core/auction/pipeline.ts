@@ -238,7 +238,8 @@ export class AuctionPipeline {
     }
     const auction = { request, seats };
     // What targeting keys from the bids themselves may leave some out: before winners are chosen among them.
-    services.targeting.prepare?.(auction, context);
+    const unkeyable = services.targeting.prepare?.(auction, context);
+    if (unkeyable) return { kind: 'invalid', messages: [unkeyable.refused] };
     // Winners are known before caching and targeting: both read them; targeting keys the cache ids.
     markWinners(request, auction.seats, winnerRules(request, context.account, this.isHostBidder));
     const cached = services['bid-caching'].cache(auction, context);

@@ -56,7 +56,14 @@ export function keyCategories(
   bucketOf: (bid: AuctionBid) => string,
   lookup: CategoryLookup | undefined,
   context: AuctionContext,
-): void {
+): void | { refused: string } {
+  // Categories to translate for an ad server that is neither 1 nor 2 fail the whole auction once bids came back, in
+  // Prebid Server's words (its exchange checks the ad server before any bid). Gavel's request validation refuses such
+  // a request before any bidder is called; this is the exchange's own rule, for a request that reaches it anyway.
+  if (options.withCategory && options.translate && !options.adServer && auction.seats.some((seat) => seat.bids.length > 0)) {
+    const named = typeof options.primaryAdServer === 'number' ? options.primaryAdServer : 0;
+    return { refused: `Error in category mapping : Primary ad server ${named} not recognized` };
+  }
   const mapping = options.withCategory && options.translate && options.adServer ? lookup?.(options.adServer, options.publisher || undefined) : undefined;
   const held = new Map<string, Keyed>();
   const removed = new Set<AuctionBid>();

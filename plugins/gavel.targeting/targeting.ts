@@ -24,11 +24,11 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
   const cache: CacheAddress | undefined = deps.cachePublicUrl ? { host: deps.cachePublicUrl.host, path: deps.cachePublicUrl.path } : undefined;
 
   return {
-    prepare(auction: AuctionResult, context: AuctionContext): void {
+    prepare(auction: AuctionResult, context: AuctionContext): void | { refused: string } {
       const read = readTargetingOptions(auction.request, context);
       if (read === undefined || 'error' in read || !read.options.brandCategory) return;
       const { options } = read;
-      keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => priceBucket(bid.bid.price, granularityFor(options, bid)), deps.categoryMapping?.bind(deps), context);
+      return keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => priceBucket(bid.bid.price, granularityFor(options, bid)), deps.categoryMapping?.bind(deps), context);
     },
 
     apply(auction: AuctionResult, context: AuctionContext): void {

@@ -157,6 +157,15 @@ describe('gavel.targeting: the publisher settings', () => {
       expect(appended.kept[0]!.targeting.hb_pb_cat_dur).to.equal('5.00_sports_15s_v');
     });
 
+    it('refuses the auction when categories are to be translated for an ad server it does not recognise, once bids came back', () => {
+      const unknown = brand({ brand: { primaryadserver: 3 } });
+      expect(service().prepare!(auction(unknown, [{ bidder: 'v', price: 5, bid: { cat: ['IAB17'] } }]), testContext())).to.deep.equal({
+        refused: 'Error in category mapping : Primary ad server 3 not recognized',
+      });
+      expect(service().prepare!(auction(unknown, []), testContext())).to.equal(undefined);
+      expect(service().prepare!(auction(brand({ brand: { primaryadserver: 3, translatecategories: false } }), [{ bidder: 'v', price: 5, bid: { cat: ['IAB17'] } }]), testContext())).to.equal(undefined);
+    });
+
     it("uses a publisher's own mapping, or the IAB category as it is without translation", () => {
       const own = prepared(brand({ brand: { publisher: 'pub-own' } }), [{ bidder: 'v', price: 5, winner: true, bid: { cat: ['IAB17'] } }]);
       expect(own.kept[0]!.categoryDuration).to.equal('5.00_own-sports_15s');
