@@ -172,9 +172,13 @@ function multibidFor(entries: unknown[], bidder: string, codes: Json | undefined
   return own.length > 0 ? own : undefined;
 }
 
+/**
+ * The codes this bidder may bid under, as written: Prebid Server matches a multibid name, lower-cased, against them
+ * exactly, so a code written with capitals never matches.
+ */
 function allowedCodes(codes: Json | undefined, bidder: string): Set<string> {
   const bidders = codes && isJsonObject(codes.bidders) ? codes.bidders : undefined;
   const entry = bidders ? bidders[bidder] : undefined;
   const list = isJsonObject(entry) && Array.isArray(entry.allowedbiddercodes) ? entry.allowedbiddercodes : [];
-  return new Set(list.filter((code): code is string => typeof code === 'string').map((code) => code.toLowerCase()));
+  return new Set(list.filter((code): code is string => typeof code === 'string'));
 }

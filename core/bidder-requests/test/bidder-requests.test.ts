@@ -80,6 +80,13 @@ describe('what each bidder may see: request ext', () => {
     expect(byBidder.pubmatic!.ext.prebid.alternatebiddercodes).to.deep.equal({ enabled: true, bidders: { pubmatic: { enabled: true, allowedbiddercodes: null } } });
   });
 
+  it('gives a bidder the multibid entries of its allowed codes as Prebid Server matches them: the name lower-cased, the code as written', () => {
+    const codes = { enabled: true, bidders: { pubmatic: { enabled: true, allowedbiddercodes: ['GroupM', 'other'] } } };
+    const multibid = [{ bidder: 'GroupM', maxbids: 2 }, { bidders: ['OTHER'], maxbids: 3 }];
+    const { byBidder } = shape(base({ prebid: { alternatebiddercodes: codes, multibid } }), [['pubmatic']]);
+    expect(byBidder.pubmatic!.ext.prebid.multibid).to.deep.equal([{ bidders: ['OTHER'], maxbids: 3 }]);
+  });
+
   it("sends the host's identity as ext.prebid.server in place of the request's own", () => {
     const server = { externalurl: 'https://gavel.example', gvlid: 42, datacenter: 'eu-1' };
     const { byBidder } = shape(base({ prebid: { server: { externalurl: 'spoofed' } } }), [['appnexus']], { server });
