@@ -16,3 +16,4 @@ export * from './openrtb2-encoding.js';
 export * from './go-decoding.js';
 export * from './go-raw-json.js';
 export * from './price-granularity.js';
+export * from './prebid-ext-encoding.js';

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getDomain } from 'tldts';
-import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity } from '../api/index.js';
+import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, encodeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
-import { encodeAsPrebidServer } from './request-options-encoding.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +25,7 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * `site.publisher.domain` (its registrable domain) when absent, and `site.ext.amp` 0 when unset; `at` 1 (first
  * price) when unset; `imp.secure` 1 when unset; the targeting defaults (see fillTargetingDefaults); an app's channel
  * (`ext.<ns>.channel` `{name: "app", version: ""}` when it has none, as Prebid Server's validateOrFillChannel fills
- * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeAsPrebidServer); with
+ * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeRequestOptionsAsPrebidServer); with
  * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder.
  */
 export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
@@ -132,12 +131,19 @@ function mergeBidderParams(request: BidRequest, options: unknown, namespace: str
     if (!isJsonObject(imp) || !isJsonObject(imp.ext)) continue;
     const ext = imp.ext;
     const named = isJsonObject(ext[namespace]) && isJsonObject((ext[namespace] as Json).bidder) ? ((ext[namespace] as Json).bidder as Json) : undefined;
+    let namedMerged = false;
     for (const bidder in byBidder) {
       if (!Object.hasOwn(byBidder, bidder)) continue;
       const params = byBidder[bidder] as Json;
       if (!RESERVED_IMP_EXT_KEYS.has(bidder) && Object.hasOwn(ext, bidder)) ext[bidder] = withParams(ext[bidder], params);
-      if (named && Object.hasOwn(named, bidder)) named[bidder] = withParams(named[bidder], params);
+      if (named && Object.hasOwn(named, bidder)) {
+        const merged = withParams(named[bidder], params);
+        namedMerged ||= merged !== named[bidder];
+        named[bidder] = merged;
+      }
     }
+    // Prebid Server writes `imp.ext.prebid` back through its struct once it has merged params into it.
+    if (namedMerged) ext[namespace] = encodeImpOptionsAsPrebidServer(ext[namespace]);
   }
 }
 
@@ -173,12 +179,12 @@ function hasMultibid(request: BidRequest, namespace: string): boolean {
 }
 
 /**
- * `ext.<ns>` as Prebid Server's struct writes it (see encodeAsPrebidServer), once its endpoint has changed it: left
+ * `ext.<ns>` as Prebid Server's struct writes it (see encodeRequestOptionsAsPrebidServer), once its endpoint has changed it: left
  * out when nothing is left of it, and `ext` with it when that was all it held.
  */
 function writeOptionsAsPrebidServer(request: BidRequest, namespace: string): void {
   const ext = request.ext as Json;
-  const written = encodeAsPrebidServer(ext[namespace] as Json);
+  const written = encodeRequestOptionsAsPrebidServer(ext[namespace] as Json);
   if (Object.keys(written).length > 0) ext[namespace] = written;
   else {
     delete ext[namespace];

@@ -1,4 +1,4 @@
-import { isJsonObject, type BidRequest, type Imp } from '../api/index.js';
+import { encodeImpOptionsAsPrebidServer, isJsonObject, type BidRequest, type Imp } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,7 +76,10 @@ function rewardedUp(imp: Imp, namespace: string): void {
   if (rewarded === undefined || typeof rewarded !== 'number') return;
   if (imp.rwdd === undefined || imp.rwdd === 0) imp.rwdd = rewarded;
   delete options!.is_rewarded_inventory;
-  if (Object.keys(options!).length === 0) delete imp.ext![namespace];
+  // Written back as Prebid Server's struct writes it (ImpExt.SetPrebid): members it does not know are gone.
+  const written = encodeImpOptionsAsPrebidServer(options);
+  if (written === undefined) delete imp.ext![namespace];
+  else imp.ext![namespace] = written;
 }
 
 /**

@@ -7,7 +7,7 @@
  *
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
-import { hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
+import { encodeImpOptionsAsPrebidServer, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
@@ -129,8 +129,9 @@ class ImpBidderCheck {
       const entries = Object.entries(ext);
       const bidder = Object.fromEntries(entries.filter(([key]) => names.includes(key)));
       const rebuilt: JsonObject = Object.fromEntries(entries.filter(([key]) => !names.includes(key)));
+      // Written as Prebid Server writes its struct once it has promoted bidders: members it does not know are gone.
       const options = rebuilt[namespace];
-      rebuilt[namespace] = isJsonObject(options) ? { ...options, bidder } : { bidder };
+      rebuilt[namespace] = encodeImpOptionsAsPrebidServer(isJsonObject(options) ? { ...options, bidder } : { bidder });
       imp!.ext = rebuilt;
     });
   }

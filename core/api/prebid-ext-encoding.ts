@@ -1,4 +1,4 @@
-import { isJsonObject } from '../api/index.js';
+import { isJsonObject } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
  * Gavel's own additions to the interface (`cache.winningonly`, `targeting.requireexactduration`,
  * `includebrandcategory.deduplicate`, an `audio` granularity) are kept: the auction reads them.
  */
-export function encodeAsPrebidServer(options: Json): Json {
+export function encodeRequestOptionsAsPrebidServer(options: Json): Json {
   return encodeOptions(options) as Json;
 }
 
@@ -123,3 +123,35 @@ const encodeOptions: Encode = struct({
   trace: omitEmptyString,
   biddercontrols: (value) => (isJsonObject(value) ? (Object.keys(value).length === 0 ? undefined : Object.fromEntries(Object.entries(value).map(([name, control]) => [name, struct({ prefmtype: raw }, { prefmtype: '' })(control)]))) : value),
 });
+
+const omitZero: Encode = (value) => (value === 0 ? undefined : value);
+/** A struct whose one member is an id written always (`ExtStoredRequest`, `ExtStoredAuctionResponse`). */
+const storedId = struct({ id: raw }, { id: '' });
+
+/** `openrtb_ext.ExtImpPrebid` (openrtb_ext/imp.go). */
+const encodeImpOptions: Encode = struct({
+  storedrequest: storedId,
+  storedauctionresponse: storedId,
+  storedbidresponse: list(struct({ id: raw, bidder: raw, replaceimpid: raw }, { id: '', bidder: '', replaceimpid: null })),
+  is_rewarded_inventory: raw,
+  bidder: omitEmptyMap,
+  options: struct({ echovideoattrs: raw }, { echovideoattrs: false }),
+  adunitcode: omitEmptyString,
+  passthrough: raw,
+  floors: struct({ floorrule: omitEmptyString, floorrulevalue: omitZero, floorvalue: omitZero, floormin: omitZero, floorminCur: omitEmptyString }),
+  imp: omitEmptyMap,
+});
+
+/**
+ * `imp.ext.<ns>` written back as Prebid Server writes its `openrtb_ext.ExtImpPrebid` struct once its endpoint has
+ * changed it (`ImpExt.SetPrebid`: bidders promoted from `imp.ext.<bidder>` or a disabled one removed by validation,
+ * the request's bidder params merged in, `is_rewarded_inventory` moved to `imp.rwdd`): the struct's members only
+ * (`storedrequest`, `storedauctionresponse`, `storedbidresponse`, `is_rewarded_inventory`, `bidder`, `options`,
+ * `adunitcode`, `passthrough`, `floors`, `imp`), `omitempty` ones left out when zero or empty; anything else the
+ * publisher put there is gone. Undefined when nothing is left: Prebid Server then drops the member from `imp.ext`.
+ * A value that is not an object is kept, for validation to name.
+ */
+export function encodeImpOptionsAsPrebidServer(options: unknown): unknown {
+  const written = encodeImpOptions(options);
+  return isJsonObject(written) && Object.keys(written).length === 0 ? undefined : written;
+}
