@@ -1,4 +1,4 @@
-import { isJsonObject, type AccountSettings, type BidRequest, type Namespace } from '../api/index.js';
+import { encodeRequestOptionsAsPrebidServer, isJsonObject, type AccountSettings, type BidRequest, type Namespace } from '../api/index.js';
 import { mergePatch } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
@@ -11,11 +11,15 @@ type Json = Record<string, unknown>;
  * - `bidadjustmentfactors`: factors per bidder under the request's;
  * - `bidadjustments`: adjustment rules under the request's (the request's rule wins for the same media type,
  *   bidder and deal, as Prebid Server merges them).
+ * - `default_integration`: `integration` of a request that names none (or ""), as Prebid Server's
+ *   setIntegrationType writes it; `ext.<ns>` is then written back as its struct writes it (see
+ *   encodeRequestOptionsAsPrebidServer), members it does not know gone.
  * The request wins wherever it says something. A request to an account with none of these is not touched.
  */
 export function applyAccountDefaults(request: BidRequest, namespace: Namespace, account: AccountSettings): void {
   const { price_granularity: granularity, targeting, bidadjustmentfactors: factors, bidadjustments: rules } = account;
-  if (granularity === undefined && targeting === undefined && factors === undefined && rules === undefined) return;
+  const integration = account.default_integration || undefined;
+  if (granularity === undefined && targeting === undefined && factors === undefined && rules === undefined && integration === undefined) return;
   if (request.ext !== undefined && !isJsonObject(request.ext)) return;
   const ext = (request.ext ??= {}) as Json;
   if (ext[namespace] !== undefined && !isJsonObject(ext[namespace])) return;
@@ -28,6 +32,10 @@ export function applyAccountDefaults(request: BidRequest, namespace: Namespace, 
   }
   if (factors) options.bidadjustmentfactors = isJsonObject(options.bidadjustmentfactors) ? { ...factors, ...options.bidadjustmentfactors } : options.bidadjustmentfactors ?? { ...factors };
   if (rules) options.bidadjustments = isJsonObject(options.bidadjustments) ? mergePatch(rules, options.bidadjustments) : options.bidadjustments ?? structuredClone(rules);
-  if (Object.keys(options).length === 0) delete ext[namespace];
+  if (integration !== undefined && (options.integration == null || options.integration === '')) {
+    options.integration = integration;
+    ext[namespace] = encodeRequestOptionsAsPrebidServer(options);
+  }
+  if (Object.keys(ext[namespace] as Json).length === 0) delete ext[namespace];
   if (Object.keys(ext).length === 0) delete request.ext;
 }

@@ -121,7 +121,8 @@ export function compareAuction(fixture: AuctionFixture, status: number, text: st
 /**
  * The stored data the endpoint fixtures name, as Prebid Server's endpoint tests keep it (our own documents for the
  * ids they use): accounts `valid_acct`, `disabled_acct`, `malformed_acct` (a field of the wrong type) and
- * `alternate_bidder_code_acct` (appnexus may bid as `groupm`, as in Prebid Server's endpoint tests), and stored imp
+ * `alternate_bidder_code_acct` (appnexus may bid as `groupm`, as in Prebid Server's endpoint tests),
+ * `default_integration_acct` (a default integration, for the one it writes into requests), and stored imp
  * `7`, whose JSON is malformed.
  */
 const endpointAccounts = new MemoryFetcher({
@@ -129,6 +130,7 @@ const endpointAccounts = new MemoryFetcher({
     valid_acct: { disabled: false },
     disabled_acct: { disabled: true },
     malformed_acct: { disabled: 'invalid type' },
+    default_integration_acct: { default_integration: 'account-integration' },
     alternate_bidder_code_acct: { alternatebiddercodes: { enabled: true, bidders: { appnexus: { enabled: true, allowedbiddercodes: ['groupm'] } } } },
   },
 });
