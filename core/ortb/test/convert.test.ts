@@ -5,10 +5,25 @@ import { convertDownTo25, convertUpTo26 } from '../convert.js';
 const asRequest = (value: Record<string, unknown>) => value as unknown as BidRequest;
 
 describe('OpenRTB versions: up to 2.6 once per request', () => {
+  it('writes imp.ext.prebid back as Prebid Server writes its struct once is_rewarded_inventory left it', () => {
+    const request = asRequest({
+      id: 'r',
+      imp: [
+        { id: 'i1', ext: { prebid: { is_rewarded_inventory: 1, bidder: { appnexus: {} }, custom: 1, adunitcode: '', imp: {} } } },
+        { id: 'i2', ext: { prebid: { is_rewarded_inventory: 0, bidder: {} }, appnexus: {} } },
+      ],
+    });
+    convertUpTo26(request, 'prebid');
+    expect(request.imp).to.deep.equal([
+      { id: 'i1', rwdd: 1, ext: { prebid: { bidder: { appnexus: {} } } } },
+      { id: 'i2', rwdd: 0, ext: { appnexus: {} } },
+    ]);
+  });
+
   it('moves each promoted field out of ext, the 2.6 value winning, and drops emptied exts', () => {
     const request = asRequest({
       id: 'r',
-      imp: [{ id: 'i', ext: { prebid: { is_rewarded_inventory: 1, bidder: {} } } }],
+      imp: [{ id: 'i', ext: { prebid: { is_rewarded_inventory: 1, bidder: { appnexus: {} } } } }],
       regs: { gdpr: 0, ext: { gdpr: 1, us_privacy: '1YNN' } },
       user: { ext: { consent: 'CO', eids: [{ source: 's' }], data: { k: 1 } } },
       ext: { schain: { ver: '1.0', nodes: [] }, prebid: {} },
@@ -16,7 +31,7 @@ describe('OpenRTB versions: up to 2.6 once per request', () => {
     convertUpTo26(request, 'prebid');
     expect(request).to.deep.equal({
       id: 'r',
-      imp: [{ id: 'i', rwdd: 1, ext: { prebid: { bidder: {} } } }],
+      imp: [{ id: 'i', rwdd: 1, ext: { prebid: { bidder: { appnexus: {} } } } }],
       regs: { gdpr: 0, us_privacy: '1YNN' },
       user: { consent: 'CO', eids: [{ source: 's' }], ext: { data: { k: 1 } } },
       source: { schain: { ver: '1.0', nodes: [] } },
