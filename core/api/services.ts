@@ -1,6 +1,6 @@
 import type { AuctionContext } from './context.js';
 import type { AuctionBid, BidderRequest, ModuleDeps, SeatResult } from './hooks.js';
-import type { BidRequest } from './openrtb.js';
+import type { BidRequest, Imp } from './openrtb.js';
 
 /**
  * The five hook points of the auction: services the pipeline calls in a straight line. The core's built-in modules
@@ -14,6 +14,12 @@ export type HookPoint = (typeof HOOK_POINTS)[number];
 /** Checks the merged request. Returns the 400 lines (`Invalid request: <line>`), or undefined when it is valid. */
 export interface RequestValidator {
   validate(request: BidRequest, context: AuctionContext): string[] | undefined;
+  /**
+   * Re-checks one imp after a bidder's first-party data (`imp.ext.<ns>.imp.<bidder>`) was merged into it, `index`
+   * being its place in the request: the 400 line's problem, or undefined when the imp is still valid. A validator
+   * without it leaves merged imps unchecked.
+   */
+  validateImp?(imp: Imp, index: number, context: AuctionContext): string | undefined;
 }
 
 /** Decides which bidder sees which imp: one share per bidder, in the order bidders first appear. */

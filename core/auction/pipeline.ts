@@ -209,7 +209,8 @@ export class AuctionPipeline {
 
     const shares = services['imp-splitting'].split(request, context);
     if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);
-    const refused = this.bidderRequests.shape(request, shares, context);
+    const validator = services['request-validation'];
+    const refused = this.bidderRequests.shape(request, shares, context, validator.validateImp && ((imp, index) => validator.validateImp!(imp, index, context)));
     if (refused) return { kind: 'invalid', messages: refused };
     // What each bidder may receive is decided here, before any bidder-request hook or adapter sees its share.
     this.privacy.enforce(request, shares, privacy, context.namespace, (warning) => context.warn('general', warning));

@@ -6,30 +6,20 @@ type Json = Record<string, unknown>;
 /** The members of `imp.ext.<ns>` a bidder receives (Prebid Server's allowed list); the rest is the auction's. */
 const IMP_OPTIONS_FOR_BIDDERS: ReadonlySet<string> = new Set(['is_rewarded_inventory', 'options']);
 
-const MEDIA_TYPES = ['banner', 'video', 'audio', 'native'] as const;
-
-/**
- * An imp that a bidder's first-party data made invalid: the request's 400 line, once the imp's position in the
- * auction's request is known (Prebid Server's validator names imps by index). Prebid Server prints its validator's
- * error list as Go prints a slice, in brackets.
- */
+/** An imp that a bidder's first-party data made invalid: the request's 400 line. */
 export class InvalidImpFpd {
-  constructor(
-    readonly impId: string,
-    private readonly problemAt: (index: number) => string,
-  ) {}
-
-  message(index: number): string {
-    return `merging bidder imp first party data for imp ${this.impId} results in an invalid imp: [${this.problemAt(index)}]`;
-  }
+  constructor(readonly message: string) {}
 }
+
+/** Re-checks an imp first-party data changed, `index` its place in the request (RequestValidator.validateImp). */
+export type ImpRecheck = (imp: Imp, index: number) => string | undefined;
 
 /**
  * One imp as a bidder receives it: `imp.ext.<ns>` narrowed to what a bidder may see, and the imp's first-party data
  * for this bidder (`imp.ext.<ns>.imp.<bidder>`) merged over it. The same imp object when nothing changes. Returns
  * the 400 line when the merged imp is no longer a valid imp.
  */
-export function impFor(imp: Imp, bidder: string, namespace: string): Imp | InvalidImpFpd {
+export function impFor(imp: Imp, bidder: string, namespace: string, recheck: ImpRecheck | undefined, auctionImps: readonly Imp[]): Imp | InvalidImpFpd {
   const ext = imp.ext;
   const options = isJsonObject(ext) && isJsonObject(ext[namespace]) ? (ext[namespace] as Json) : undefined;
   if (!options) return imp;
@@ -53,8 +43,10 @@ export function impFor(imp: Imp, bidder: string, namespace: string): Imp | Inval
   const merged = mergePatch(imp, fpd) as Json;
   // The bidder's ext is the one built here: first-party data does not reach into it.
   merged.ext = newExt;
-  const problem = impProblem(merged);
-  if (problem) return new InvalidImpFpd(imp.id, problem);
+  if (!recheck) return merged as Imp;
+  // Prebid Server's validator names the imp by its place in the request, and prints its error list as Go prints a slice.
+  const problem = recheck(merged as Imp, auctionImps.findIndex((candidate) => candidate.id === imp.id));
+  if (problem !== undefined) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: [${problem}]`);
   return merged as Imp;
 }
 
@@ -62,27 +54,5 @@ function impFpdFor(byBidder: Json, bidder: string): Json | undefined {
   if (isJsonObject(byBidder[bidder])) return byBidder[bidder] as Json;
   const lower = bidder.toLowerCase();
   for (const key of Object.keys(byBidder)) if (key.toLowerCase() === lower && isJsonObject(byBidder[key])) return byBidder[key] as Json;
-  return undefined;
-}
-
-/**
- * What makes an imp unusable after first-party data changed it, with Prebid Server's validator messages (ValidateImp,
- * its first failing rule; bidder params and native markup are not re-checked); undefined when nothing does.
- */
-function impProblem(imp: Json): ((index: number) => string) | undefined {
-  if (typeof imp.id !== 'string' || imp.id === '') return (i) => `request.imp[${i}] missing required field: "id"`;
-  if (Array.isArray(imp.metric) && imp.metric.length > 0) return (i) => `request.imp[${i}].metric is not yet supported by prebid-server. Support may be added in the future`;
-  if (!MEDIA_TYPES.some((type) => isJsonObject(imp[type]))) return (i) => `request.imp[${i}] must contain at least one of "banner", "video", "audio", or "native"`;
-  const banner = imp.banner;
-  if (isJsonObject(banner)) {
-    for (const field of ['w', 'h'] as const) if (typeof banner[field] === 'number' && (banner[field] as number) < 0) return (i) => `request.imp[${i}].banner.${field} must be a positive number`;
-    if (Array.isArray(banner.format)) {
-      for (let f = 0; f < banner.format.length; f++) {
-        const format = banner.format[f];
-        if (!isJsonObject(format)) continue;
-        for (const field of ['w', 'h'] as const) if (typeof format[field] === 'number' && (format[field] as number) < 0) return (i) => `request.imp[${i}].banner.format[${f}].${field} must be a positive number`;
-      }
-    }
-  }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { AuctionContext, BidderRequest, BidRequest, Imp } from '../api/index.js';
 import { userWithPermittedEids, planEidPermissions } from './eids.js';
 import { applyFirstPartyData, planFirstPartyData } from './first-party-data.js';
-import { impFor, InvalidImpFpd } from './imp-ext.js';
+import { impFor, InvalidImpFpd, type ImpRecheck } from './imp-ext.js';
 import { planRequestExt, requestExtFor } from './request-ext.js';
 import { planSchains, sourceFor } from './schain.js';
 
@@ -32,7 +32,7 @@ export class BidderRequestShaper {
   constructor(private readonly settings: BidderRequestSettings) {}
 
   /** Narrows every share in place. Returns the 400 lines when the request's per-bidder settings contradict. */
-  shape(request: BidRequest, shares: BidderRequest[], context: AuctionContext): string[] | undefined {
+  shape(request: BidRequest, shares: BidderRequest[], context: AuctionContext, recheck?: ImpRecheck): string[] | undefined {
     if (shares.length === 0) return undefined;
     const namespace = context.namespace;
     const ext = planRequestExt(request.ext, namespace, context.account, this.settings.server);
@@ -54,7 +54,7 @@ export class BidderRequestShaper {
       if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
       if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);
       if (fpd) applyFirstPartyData(fpd, share.bidder, own);
-      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, errors);
+      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, recheck, errors);
     }
     return errors.length > 0 ? errors : undefined;
   }
@@ -70,13 +70,13 @@ function resolvesFirstPartyData(request: BidRequest, endpoint: AuctionContext['e
   return request.app !== undefined || request.dooh === undefined;
 }
 
-/** The bidder's imps; the same array when none changes. An invalid imp is named by its index in the auction's request. */
-function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], errors: string[]): Imp[] {
+/** The bidder's imps; the same array when none changes. */
+function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], recheck: ImpRecheck | undefined, errors: string[]): Imp[] {
   let changed: Imp[] | undefined;
   for (let i = 0; i < imps.length; i++) {
-    const imp = impFor(imps[i]!, bidder, namespace);
+    const imp = impFor(imps[i]!, bidder, namespace, recheck, auctionImps);
     if (imp instanceof InvalidImpFpd) {
-      errors.push(imp.message(auctionImps.findIndex((candidate) => candidate.id === imp.impId)));
+      errors.push(imp.message);
       continue;
     }
     if (imp !== imps[i]) (changed ??= imps.slice())[i] = imp;

@@ -6,7 +6,7 @@
 import type { ModuleDeps, RequestValidator } from '../../core/api/index.js';
 import { BidderDirectory } from './checks/bidder-directory.js';
 import { checkEids } from './checks/eids.js';
-import { checkImps } from './checks/imp.js';
+import { checkImps, impProblemAfterFirstPartyData } from './checks/imp.js';
 import { checkDevice, checkDistributionChannel, checkRegs, checkSource, checkUser } from './checks/parties.js';
 import { ValidationReport } from './checks/report.js';
 import {
@@ -22,6 +22,7 @@ type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
 export function createRequestValidator(deps: ValidationDeps): RequestValidator {
   return {
     validate: (request, context) => validateBidRequest(request, context.namespace, deps).settle(request, context),
+    validateImp: (imp, index) => impProblemAfterFirstPartyData(imp as unknown as JsonObject, index),
   };
 }
 

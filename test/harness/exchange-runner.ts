@@ -373,6 +373,8 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
       validator.validate(request, context);
       return undefined;
     },
+    // The exchange itself re-checks imps a bidder's first-party data changed.
+    validateImp: validator.validateImp?.bind(validator),
   } satisfies RequestValidator);
 }
 

@@ -108,26 +108,31 @@ describe('what each bidder may see: imps', () => {
     expect(byBidder.rubicon!.imp[0]).to.deep.equal({ id: 'i1', banner: { format: [{ w: 300, h: 600 }] }, ext: { bidder: { own: 'rubicon' } } });
   });
 
-  it('refuses the request when first-party data leaves an imp invalid', () => {
-    const request = base({}, { imp: [{ id: 'i1', banner: { w: 1, h: 1 }, ext: { prebid: { imp: { appnexus: { banner: { w: -5 } } } } } }] });
-    expect(shape(request, [['appnexus']]).errors).to.deep.equal(['merging bidder imp first party data for imp i1 results in an invalid imp: [request.imp[0].banner.w must be a positive number]']);
-  });
-
-  it("names the invalid imp by its index in the auction's request, with Prebid Server's validator message in brackets", () => {
+  it('re-checks each imp first-party data changed, by its place in the request, and refuses the request with the problem in brackets', () => {
     const imps = [
       { id: 'i1', banner: { w: 1, h: 1 }, ext: {} },
       { id: 'i2', banner: { w: 1, h: 1 }, ext: { prebid: { imp: { rubicon: { banner: null } } } } },
-      { id: 'i3', banner: { format: [{ w: 1, h: 1 }, { w: 2, h: 2 }] }, ext: { prebid: { imp: { rubicon: { banner: { format: [{ w: 1, h: 1 }, { w: -2, h: 2 }] } } } } } },
+      { id: 'i3', banner: { w: 1, h: 1 }, ext: { prebid: { imp: { rubicon: { banner: { w: 2 } } } } } },
     ];
     const request = base({}, { imp: imps });
     const shares = split(request, [['rubicon']]);
     // The bidder's share holds only the imps it bids on: the index is still the auction's.
     shares[0]!.request.imp = shares[0]!.request.imp.slice(1);
-    const errors = new BidderRequestShaper({}).shape(request as BidRequest, shares, testContext({ namespace: 'prebid' }));
-    expect(errors).to.deep.equal([
-      'merging bidder imp first party data for imp i2 results in an invalid imp: [request.imp[1] must contain at least one of "banner", "video", "audio", or "native"]',
-      'merging bidder imp first party data for imp i3 results in an invalid imp: [request.imp[2].banner.format[1].w must be a positive number]',
-    ]);
+    const rechecked: Array<[Json, number]> = [];
+    const recheck = (imp: Json, index: number) => {
+      rechecked.push([imp, index]);
+      return imp.banner ? undefined : `request.imp[${index}] has no banner`;
+    };
+    const errors = new BidderRequestShaper({}).shape(request as BidRequest, shares, testContext({ namespace: 'prebid' }), recheck);
+    expect(rechecked.map(([imp, index]) => [imp.id, imp.banner, index])).to.deep.equal([['i2', undefined, 1], ['i3', { w: 2, h: 1 }, 2]]);
+    expect(errors).to.deep.equal(['merging bidder imp first party data for imp i2 results in an invalid imp: [request.imp[1] has no banner]']);
+  });
+
+  it('leaves merged imps unchecked when the request validator offers no re-check', () => {
+    const request = base({}, { imp: [{ id: 'i1', banner: { w: 1, h: 1 }, ext: { prebid: { imp: { appnexus: { banner: null } } } } }] });
+    const { errors, byBidder } = shape(request, [['appnexus']]);
+    expect(errors).to.equal(undefined);
+    expect(byBidder.appnexus!.imp[0].banner).to.equal(undefined);
   });
 });
 

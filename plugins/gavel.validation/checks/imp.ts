@@ -82,6 +82,23 @@ function checkImpContent(imp: JsonObject, index: number, device: unknown, scope:
   report.addError(pmpError(imp.pmp, index));
 }
 
+/**
+ * One imp as Prebid Server re-checks it after a bidder's first-party data was merged into it (ValidateImp with bidder
+ * params and native markup skipped): the first problem, in its order, or undefined. The imp's bidders were checked
+ * with the request; first-party data cannot add any (the bidder's `imp.ext` is rebuilt after the merge).
+ */
+export function impProblemAfterFirstPartyData(imp: JsonObject, index: number): string | undefined {
+  if (!isNonEmptyString(imp.id)) return `${impPath(index)} missing required field: "id"`;
+  if (Array.isArray(imp.metric) ? imp.metric.length > 0 : isPresent(imp.metric)) {
+    return `${impPath(index)}.metric is not yet supported by prebid-server. Support may be added in the future`;
+  }
+  if (!hasMediaType(imp)) return `${impPath(index)} must contain at least one of "banner", "video", "audio", or "native"`;
+  return (isPresent(imp.banner) ? bannerError(imp.banner, index, imp.instl === 1) : undefined)
+    ?? (isPresent(imp.video) ? playerError(imp.video, index, 'video', VIDEO_COUNTERS) : undefined)
+    ?? (isPresent(imp.audio) ? playerError(imp.audio, index, 'audio', AUDIO_COUNTERS) : undefined)
+    ?? pmpError(imp.pmp, index);
+}
+
 function hasMediaType(imp: JsonObject): boolean {
   for (const type of MEDIA_TYPES) if (isPresent(imp[type])) return true;
   return false;

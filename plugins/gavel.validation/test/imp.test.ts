@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createRequestValidator } from '../request-validator.js';
 import { applyChanges, expectAccepted, expectRejected, validate, withRequest, type Json } from './support.js';
 
 const withImp = (edit: (imp: Json) => void): Json => withRequest((r) => edit(r.imp[0]));
@@ -229,5 +230,25 @@ describe('gavel.validation: interstitial sizes', () => {
   it('rejects an interstitial imp for which no size fits', () => {
     expectRejected(interstitialRequest({}, {}),
       'Unable to set interstitial size list for Imp id=imp-1 (No valid sizes between 0x0 and 0x0)');
+  });
+});
+
+describe('gavel.validation: an imp re-checked after first-party data', () => {
+  const validator = createRequestValidator({ bidders: { get: () => undefined, names: () => [] } as never, validateBidderParams: () => undefined });
+  const recheck = (imp: Json, index = 2) => validator.validateImp!(imp as never, index, undefined as never);
+
+  it("gives Prebid Server's first problem, in its order: id, metric, media types, banner, video, audio, deals", () => {
+    expect(recheck({ banner: { w: 1, h: 1 } })).to.equal('request.imp[2] missing required field: "id"');
+    expect(recheck({ id: 'i', metric: [{ type: 'x' }] })).to.equal('request.imp[2].metric is not yet supported by prebid-server. Support may be added in the future');
+    expect(recheck({ id: 'i', banner: null })).to.equal('request.imp[2] must contain at least one of "banner", "video", "audio", or "native"');
+    expect(recheck({ id: 'i', banner: { format: [{ w: 1, h: 1 }, { w: -2, h: 2 }] }, video: { mimes: [] } })).to.equal('request.imp[2].banner.format[1].w must be a positive number');
+    expect(recheck({ id: 'i', banner: {} })).to.match(/^request\.imp\[2\]\.banner has no sizes/);
+    expect(recheck({ id: 'i', video: { mimes: [] } })).to.equal('request.imp[2].video.mimes must contain at least one supported MIME type');
+    expect(recheck({ id: 'i', audio: { mimes: ['audio/mp4'], sequence: -1 } })).to.equal('request.imp[2].audio.sequence must be a positive number');
+    expect(recheck({ id: 'i', native: { request: '' }, pmp: { deals: [{ id: '' }] } })).to.equal('request.imp[2].pmp.deals[0] missing required field: "id"');
+  });
+
+  it('skips native markup and bidder params, as Prebid Server does for merged imps', () => {
+    expect(recheck({ id: 'i', native: {}, ext: { prebid: { bidder: { appnexus: { placementId: [] } } } } })).to.equal(undefined);
   });
 });
