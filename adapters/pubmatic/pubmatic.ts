@@ -38,8 +38,9 @@ export function createPubmaticBidder(endpoint: string): Bidder {
       // The request ext is replaced by PubMatic's; the first publisher id found becomes the site's or app's.
       // Go re-encodes the request: empty top-level fields are left out.
       const body: BidRequest = encodeAsOpenrtb2Request({ ...request, imp: imps, ext: buildRequestExt(settings, wrapper) });
-      if (request.site) body.site = { ...request.site, publisher: withPublisherId(request.site.publisher, publisherId) };
-      else if (request.app) body.app = { ...request.app, publisher: withPublisherId(request.app.publisher, publisherId) };
+      // Both taken from the encoded body, so that the site's or app's empty fields are left out as Go leaves them.
+      if (body.site) body.site = { ...body.site, publisher: withPublisherId(body.site.publisher, publisherId) };
+      else if (body.app) body.app = { ...body.app, publisher: withPublisherId(body.app.publisher, publisherId) };
 
       const requests = [{ method: 'POST' as const, uri: endpoint, body, headers: { ...HEADERS }, impIds: imps.map((imp) => imp.id) }];
       return { requests, errors };
