@@ -241,11 +241,13 @@ function impMediaType(imp: Imp | undefined): MediaType {
  */
 function bidMeta(ext: unknown): Record<string, unknown> | undefined {
   if (!isJsonObject(ext)) return undefined;
-  const networkId = quotedInt(ext.dsp_id);
-  const brandId = quotedInt(ext.brand_id);
+  // Go decodes the ext into a struct: names matched ignoring case, the last of a name winning.
+  const networkId = quotedInt(fieldIgnoringCase(ext, 'dsp_id'));
+  const brandId = quotedInt(fieldIgnoringCase(ext, 'brand_id'));
   if (networkId === undefined || brandId === undefined) return undefined;
-  if (ext.buyer_id !== undefined && ext.buyer_id !== null && typeof ext.buyer_id !== 'string') return undefined;
-  const advertiserId = typeof ext.buyer_id === 'string' && /^[+-]?\d+$/.test(ext.buyer_id) ? Number(ext.buyer_id) : 0;
+  const buyerId = fieldIgnoringCase(ext, 'buyer_id');
+  if (buyerId !== undefined && buyerId !== null && typeof buyerId !== 'string') return undefined;
+  const advertiserId = typeof buyerId === 'string' && /^[+-]?\d+$/.test(buyerId) ? Number(buyerId) : 0;
   if (advertiserId <= 0 && networkId <= 0 && brandId <= 0) return undefined;
   const meta: Record<string, unknown> = {};
   if (networkId !== 0) meta.networkId = networkId;

@@ -72,6 +72,12 @@ describe('openx adapter', () => {
       expect(metaOf({ other: 1 })).to.equal(undefined);
     });
 
+    it('matches the ids ignoring case, the last of a name winning, as Go decodes them into its struct', () => {
+      expect(metaOf({ DSP_ID: '17', Brand_Id: '300', BUYER_ID: '42' })).to.deep.equal({ networkId: 17, brandId: 300, advertiserId: 42 });
+      expect(metaOf({ dsp_id: '5', Dsp_Id: '6' })).to.deep.equal({ networkId: 6 });
+      expect(metaOf({ dsp_id: '5', Buyer_Id: 9 })).to.equal(undefined);
+    });
+
     it('gives no meta when an id has the wrong JSON type, as Go fails to decode it', () => {
       expect(metaOf({ dsp_id: 17, brand_id: '3' })).to.equal(undefined);
       expect(metaOf({ brand_id: '3', buyer_id: 42 })).to.equal(undefined);
