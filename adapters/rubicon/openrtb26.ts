@@ -4,7 +4,7 @@
  * GDPR and US privacy in `regs`, consent and eids in `user`, the rewarded flag in `imp.rwdd`. A value already in its
  * 2.6 place wins; the 2.5 copy is removed either way, and an ext left empty goes.
  */
-import { GoDecodeError, goMap, goSlice, goString, goStruct, isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
+import { embeddedExtImpBidderError, GoDecodeError, goMap, goSlice, goString, goStruct, isJsonObject, type BidRequest, type Imp, type JsonObject } from '../../core/api/index.js';
 
 export function convertUpTo26(incoming: BidRequest): { converted: BidRequest } | { error: string } {
   // Go decodes a `null` imp as an empty one.
@@ -93,6 +93,9 @@ function invalidExt(request: BidRequest): string | undefined {
     }],
     ...request.imp.map((imp, index): [string, unknown, (ext: JsonObject) => void] => [`imp[${index}].imp.ext`, imp.ext, (ext) => {
       goStructField(ext, 'prebid');
+      // Its typed members too (`openrtb_ext.ExtImpPrebid`): a failure below its top names the inner field, as here.
+      const prebidError = embeddedExtImpBidderError('prebid', ext.prebid);
+      if (prebidError !== undefined) throw new GoDecodeError(prebidError);
       const data = goStructField(ext, 'data');
       goString(data.pbadslot, ['openrtb_ext.ExtImpData.PbAdslot']);
       const adserverLinks = ['openrtb_ext.ExtImpData.AdServer'];
