@@ -1,4 +1,4 @@
-import { goBool, goFloat, goInt, goNumberText, goSlice, goString, goStruct } from '../../core/api/index.js';
+import { fieldIgnoringCase, goBool, goFloat, goInt, goNumberText, goSlice, goString, goStruct, type JsonObject } from '../../core/api/index.js';
 import type { Imp } from '../../core/api/index.js';
 
 /**
@@ -37,35 +37,37 @@ const VIDEO = param('Video');
 const DEBUG = param('Debug');
 
 export function readRubiconImpExt(imp: Imp): RubiconImpExt {
+  // Go decodes into structs: every member is matched to its field ignoring case, the last of a name winning.
   const ext = goStruct(imp.ext, []);
-  goStruct(ext.prebid, ['rubicon.rubiconExtImpBidder.Prebid']);
-  const bidder = goStruct(ext.bidder, BIDDER);
-  const video = goStruct(bidder.video, VIDEO);
-  const debug = goStruct(bidder.debug, DEBUG);
-  goString(video.language, [...VIDEO, 'openrtb_ext.rubiconVideoParams.Language']);
-  goNumberText(video.playerHeight, [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerHeight']);
-  goNumberText(video.playerWidth, [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerWidth']);
+  const of = (object: JsonObject, name: string): unknown => fieldIgnoringCase(object, name);
+  goStruct(of(ext, 'prebid'), ['rubicon.rubiconExtImpBidder.Prebid']);
+  const bidder = goStruct(of(ext, 'bidder'), BIDDER);
+  const video = goStruct(of(bidder, 'video'), VIDEO);
+  const debug = goStruct(of(bidder, 'debug'), DEBUG);
+  goString(of(video, 'language'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.Language']);
+  goNumberText(of(video, 'playerHeight'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerHeight']);
+  goNumberText(of(video, 'playerWidth'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.PlayerWidth']);
   const keywords = param('Keywords');
   return {
     params: {
-      accountId: goNumberText(bidder.accountId, param('AccountId')),
-      siteId: goNumberText(bidder.siteId, param('SiteId')),
-      zoneId: goNumberText(bidder.zoneId, param('ZoneId')),
-      inventory: bidder.inventory,
-      visitor: bidder.visitor,
-      bidOnMultiformat: goBool(bidder.bidonmultiformat, param('BidOnMultiformat')) ?? false,
-      keywords: goSlice(bidder.keywords, keywords, '[]string').map((keyword) => goString(keyword, [...keywords, '[]string'])),
+      accountId: goNumberText(of(bidder, 'accountId'), param('AccountId')),
+      siteId: goNumberText(of(bidder, 'siteId'), param('SiteId')),
+      zoneId: goNumberText(of(bidder, 'zoneId'), param('ZoneId')),
+      inventory: of(bidder, 'inventory'),
+      visitor: of(bidder, 'visitor'),
+      bidOnMultiformat: goBool(of(bidder, 'bidonmultiformat'), param('BidOnMultiformat')) ?? false,
+      keywords: goSlice(of(bidder, 'keywords'), keywords, '[]string').map((keyword) => goString(keyword, [...keywords, '[]string'])),
       video: {
-        sizeId: goInt(video.size_id, [...VIDEO, 'openrtb_ext.rubiconVideoParams.VideoSizeID']),
-        skip: goInt(video.skip, [...VIDEO, 'openrtb_ext.rubiconVideoParams.Skip']),
-        skipDelay: goInt(video.skipdelay, [...VIDEO, 'openrtb_ext.rubiconVideoParams.SkipDelay']),
+        sizeId: goInt(of(video, 'size_id'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.VideoSizeID']),
+        skip: goInt(of(video, 'skip'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.Skip']),
+        skipDelay: goInt(of(video, 'skipdelay'), [...VIDEO, 'openrtb_ext.rubiconVideoParams.SkipDelay']),
       },
-      cpmOverride: goFloat(debug.cpmoverride, [...DEBUG, 'openrtb_ext.impExtRubiconDebug.CpmOverride']),
+      cpmOverride: goFloat(of(debug, 'cpmoverride'), [...DEBUG, 'openrtb_ext.impExtRubiconDebug.CpmOverride']),
     },
-    gpid: goString(ext.gpid, ['rubicon.rubiconExtImpBidder.Gpid']),
-    tid: goString(ext.tid, ['rubicon.rubiconExtImpBidder.Tid']),
-    skadn: ext.skadn,
-    data: ext.data,
+    gpid: goString(of(ext, 'gpid'), ['rubicon.rubiconExtImpBidder.Gpid']),
+    tid: goString(of(ext, 'tid'), ['rubicon.rubiconExtImpBidder.Tid']),
+    skadn: of(ext, 'skadn'),
+    data: of(ext, 'data'),
   };
 }
 
