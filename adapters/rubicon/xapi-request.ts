@@ -126,7 +126,7 @@ function buildBody(request: BidRequest, imp: Imp, impExt: RubiconImpExt, context
   // The supply chain goes back to `source.ext.schain`, the only key `source.ext` keeps.
   if (request.source?.schain !== undefined && request.source.schain !== null) {
     const { schain, ...source } = request.source;
-    body.source = { ...source, ext: { schain } };
+    body.source = { ...source, ext: { schain: goEncoded({ source: { schain } }).source!.schain } };
   }
 
   const regs = request.regs;
@@ -259,9 +259,17 @@ function buildUser(user: User, visitor: unknown): User {
   if (iab.length > 0) target.iab = iab;
 
   const ext: JsonObject = { rp: { target } };
-  if (Array.isArray(user.eids) && user.eids.length > 0) ext.eids = user.eids;
+  if (Array.isArray(user.eids) && user.eids.length > 0) ext.eids = goEncoded({ user: { eids: user.eids } }).user!.eids;
   if (user.consent) ext.consent = user.consent;
   const built: User = { ...user, ext };
   for (const key of ['consent', 'geo', 'yob', 'gender', 'eids'] as const) delete built[key];
   return built;
+}
+
+/**
+ * Members Go moves from their typed place into an ext (`user.eids`, `source.schain`), as its openrtb2 structs write
+ * them there: unknown members and empty `omitempty` fields left out, as everywhere else in the request.
+ */
+function goEncoded(part: Partial<BidRequest>): BidRequest {
+  return encodeAsOpenrtb2Request(part as BidRequest);
 }
