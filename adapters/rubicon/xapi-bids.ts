@@ -2,8 +2,10 @@
 import {
   badServerResponse,
   checkResponseStatus,
+  decodeExtBid,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
+  fieldIgnoringCase,
   isJsonObject,
   requestOption,
   unknownError,
@@ -103,8 +105,11 @@ function withMeta(ext: unknown, buyer: number, seat: string): JsonObject | undef
   if (buyer <= 0 && seat === '') return undefined;
   if (ext !== undefined && ext !== null && !isJsonObject(ext)) return undefined;
   const bidExt = ext ?? {};
-  if (bidExt.prebid !== undefined && bidExt.prebid !== null && !isJsonObject(bidExt.prebid)) return undefined;
-  const prebid = knownKeys(bidExt.prebid ?? {}, PREBID_KEYS);
+  // Go decodes the ext into `{prebid, bidder}` (names matched ignoring case), `prebid` an `openrtb_ext.ExtBidPrebid`
+  // whose every typed member is checked: one of the wrong type, and the ext stays as it was.
+  const prebidMember = fieldIgnoringCase(bidExt, 'prebid');
+  if (prebidMember !== undefined && 'error' in decodeExtBid({ prebid: prebidMember })) return undefined;
+  const prebid = knownKeys((prebidMember as JsonObject | null | undefined) ?? {}, PREBID_KEYS);
   if (prebid.meta !== undefined && !isJsonObject(prebid.meta)) return undefined;
   const meta = knownKeys((prebid.meta as JsonObject | undefined) ?? {}, META_KEYS);
   delete meta.networkId;
@@ -113,7 +118,8 @@ function withMeta(ext: unknown, buyer: number, seat: string): JsonObject | undef
   if (seat !== '') meta.seat = seat;
   if (isJsonObject(prebid.video)) prebid.video = { duration: prebid.video.duration ?? 0, primary_category: prebid.video.primary_category ?? '' };
   const result: JsonObject = { prebid: { ...prebid, meta } };
-  if (bidExt.bidder !== undefined) result.bidder = bidExt.bidder;
+  const bidder = fieldIgnoringCase(bidExt, 'bidder');
+  if (bidder !== undefined) result.bidder = bidder;
   return result;
 }
 
