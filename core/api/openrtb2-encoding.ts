@@ -8,8 +8,9 @@ import type { BidRequest } from './openrtb.js';
  * again. Decoding, a member whose JSON type the field cannot hold fails the request (`cannot unmarshal
  * openrtb2.Site.Publisher: expect { or n, but found 1`). Encoding, a member the struct has no field for is gone, and a
  * field tagged `omitempty` whose value is zero (0, "", false, an empty list, `null`) is left out; a field Go holds as
- * a pointer (`imp.secure`, `video.w`, `device.dnt`) keeps an explicit 0, and a `null` one is left out. `ext` members
- * are raw JSON and go as they are.
+ * a pointer (`imp.secure`, `video.w`, `device.dnt`) keeps an explicit 0, and a `null` one is left out; a field
+ * without `omitempty` (`video.mimes`, `native.request`, `deal.id`) is always written, as its zero when the JSON left it
+ * out or wrote `null`. `ext` members are raw JSON and go as they are.
  */
 
 /** How a field keeps a zero: left out (`omitempty` on a value), kept (a pointer; `null` left out), or always written. */
@@ -38,6 +39,20 @@ type GoStruct = ReadonlyMap<string, GoField>;
 
 /** Each struct's Go type (`openrtb2.Imp`), for the list types that hold it. */
 const STRUCT_NAMES = new Map<GoStruct, string>();
+
+/**
+ * Each struct's fields without `omitempty`, with the zero Go writes for them when the JSON left them out (or `null`):
+ * Go always writes such a field, so a video without `mimes` goes with `"mimes": null` and a native without `request`
+ * with `"request": ""`.
+ */
+const ALWAYS_WRITTEN = new Map<GoStruct, ReadonlyArray<readonly [name: string, zero: unknown]>>();
+
+/** The JSON Go writes for a field of the kind holding its zero value: a nil slice or pointer is `null`. */
+function goZeroOf(kind: Kind): unknown {
+  if (kind === 's') return '';
+  if (kind === 'i' || kind === 'f') return 0;
+  return null;
+}
 
 /** Go's field names where they are not the JSON name with a capital first letter. */
 const GO_NAMES: Readonly<Record<string, string>> = {
@@ -88,6 +103,8 @@ function struct(name: string, fields: string, keepZero = '', nested: Record<stri
     shape.set(field, { zero: field === 'ext' ? Zero.Kept : (zeros.get(field) ?? Zero.Omitted), kind, link: `${name}.${goName}`, sliceType, nested: inner });
   }
   STRUCT_NAMES.set(shape, name);
+  const always = [...shape].filter(([, field]) => field.zero === Zero.Always).map(([field, { kind }]) => [field, goZeroOf(kind)] as const);
+  if (always.length > 0) ALWAYS_WRITTEN.set(shape, always);
   return shape;
 }
 
@@ -211,7 +228,7 @@ export function encodeAsOpenrtb2Request(request: BidRequest): BidRequest {
 
 /** The member as Go writes it: `DROP` when it is left out, else its value (the same one when nothing in it changes). */
 function encodeMember(value: unknown, field: GoField): unknown {
-  if (value === null) return field.zero === Zero.Always ? value : DROP;
+  if (value === null) return field.zero === Zero.Always ? goZeroOf(field.kind) : DROP;
   if (field.kind === 'r' || value === undefined) return value;
   if (field.zero === Zero.Omitted && isGoZero(value)) return DROP;
   const inner = field.nested;
@@ -238,6 +255,11 @@ function encodeStruct(object: JsonObject, shape: GoStruct): JsonObject {
       out = copyUpTo(object, key);
     }
     if (written !== DROP && written !== undefined) out[name] = written;
+  }
+  for (const [name, zero] of ALWAYS_WRITTEN.get(shape) ?? []) {
+    if ((out ?? object)[name] !== undefined) continue;
+    out ??= { ...object };
+    out[name] = zero;
   }
   return out ?? object;
 }

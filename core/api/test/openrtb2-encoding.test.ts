@@ -61,9 +61,41 @@ describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.Bid
     });
   });
 
-  it('drops a null pointer field, keeps null where the field has no omitempty, and keeps any ext but null', () => {
-    const request = { id: 'r', imp: [{ id: '1', secure: null, native: { request: null, ver: null }, ext: null }], ext: {} };
-    expect(encode(request)).to.deep.equal({ id: 'r', imp: [{ id: '1', native: { request: null } }], ext: {} });
+  it('drops a null pointer field, writes the zero where the field has no omitempty, and keeps any ext but null', () => {
+    const request = { id: 'r', imp: [{ id: '1', secure: null, native: { request: null, ver: null }, video: { mimes: null }, ext: null }], ext: {} };
+    expect(encode(request)).to.deep.equal({ id: 'r', imp: [{ id: '1', native: { request: '' }, video: { mimes: null } }], ext: {} });
+  });
+
+  it('writes every field without omitempty that the JSON leaves out, as its Go zero', () => {
+    const request = {
+      id: 'r',
+      imp: [{
+        id: '1',
+        video: { w: 1 },
+        audio: { minduration: 1 },
+        native: { ver: '1.2' },
+        metric: [{ vendor: 'v' }],
+        pmp: { deals: [{ bidfloor: 1 }] },
+      }],
+      device: { sua: { browsers: [{ version: ['1'] }], platform: {} } },
+      source: { schain: { nodes: [{ hp: 1 }] } },
+    };
+    const before = structuredClone(request);
+    expect(encode(request)).to.deep.equal({
+      id: 'r',
+      imp: [{
+        id: '1',
+        video: { mimes: null, w: 1 },
+        audio: { mimes: null, minduration: 1 },
+        native: { request: '', ver: '1.2' },
+        metric: [{ type: '', value: 0, vendor: 'v' }],
+        pmp: { deals: [{ id: '', bidfloor: 1 }] },
+      }],
+      device: { sua: { browsers: [{ brand: '', version: ['1'] }], platform: { brand: '' } } },
+      source: { schain: { complete: 0, nodes: [{ asi: '', sid: '', hp: 1 }], ver: '' } },
+    });
+    expect(request).to.deep.equal(before);
+    expect(encode({})).to.deep.equal({ id: '', imp: null });
   });
 
   it('matches a member to its field ignoring case, and writes the field by its own name', () => {
