@@ -112,7 +112,8 @@ const FORMAT = struct('openrtb2.Format', 'w:i h:i wratio:i hratio:i wmin:i');
 const BANNER = struct(
   'openrtb2.Banner',
   'format:O w:i h:i wmax:i hmax:i wmin:i hmin:i btype:I battr:I pos:i mimes:S topframe:i expdir:I api:I id:s vcm:i',
-  'w h wmax hmax wmin hmin pos',
+  // wmax, hmax, wmin and hmin are plain int64s (Prebid Server's banner validation compares them with 0).
+  'w h pos',
   { format: FORMAT },
 );
 const VIDEO = struct(

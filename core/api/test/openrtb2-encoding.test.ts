@@ -37,7 +37,7 @@ describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.Bid
         tagid: '',
         secure: 0,
         video: { mimes: [], minduration: 0, maxduration: 30, startdelay: 0, w: 0, skip: 0, sequence: 0, protocols: [] },
-        banner: { w: 0, h: 0, pos: 0, topframe: 0, format: [{ w: 0, h: 250 }] },
+        banner: { w: 0, h: 0, wmax: 0, hmax: 0, wmin: 0, hmin: 0, pos: 0, topframe: 0, format: [{ w: 0, h: 250 }] },
       }],
       device: { dnt: 0, lmt: 0, ua: '', h: 0, devicetype: 0, connectiontype: 0, geo: { lat: 0, lon: 0, accuracy: 0, country: '' }, sua: { mobile: 0, model: '' } },
       regs: { coppa: 0, gdpr: 0, us_privacy: '' },
