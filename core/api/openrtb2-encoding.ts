@@ -279,7 +279,8 @@ function encodeList(list: unknown[], inner: GoStruct): unknown[] {
   let out: unknown[] | undefined;
   for (let index = 0; index < list.length; index++) {
     const item = list[index];
-    const written = isJsonObject(item) ? encodeStruct(item, inner) : item;
+    // A `null` element decodes to the zero struct, which Go writes as an object.
+    const written = isJsonObject(item) ? encodeStruct(item, inner) : item === null ? encodeStruct({}, inner) : item;
     if (out === undefined) {
       if (written === item) continue;
       out = list.slice(0, index);

@@ -98,6 +98,11 @@ describe('SDK encodeAsOpenrtb2Request: the request as Go re-encodes openrtb2.Bid
     expect(encode({})).to.deep.equal({ id: '', imp: null });
   });
 
+  it('writes a null element of a list of structs as the zero struct', () => {
+    const request = { id: 'r', imp: [{ id: '1', banner: { format: [null, { w: 300, h: 250 }] }, pmp: { deals: [null] } }] };
+    expect(encode(request)).to.deep.equal({ id: 'r', imp: [{ id: '1', banner: { format: [{}, { w: 300, h: 250 }] }, pmp: { deals: [{ id: '' }] } }] });
+  });
+
   it('matches a member to its field ignoring case, and writes the field by its own name', () => {
     expect(encode({ ID: 'r', imp: [{ id: '1', TagID: 't', Instl: 0 }] })).to.deep.equal({ id: 'r', imp: [{ id: '1', tagid: 't' }] });
   });
