@@ -367,13 +367,15 @@ interface GoFieldSpec {
 
 const field = (goName: string, kind: GoKind, sliceType?: string): GoFieldSpec => (sliceType === undefined ? { goName, kind } : { goName, kind, sliceType });
 
-/** `openrtb2.BidResponse`'s fields but `seatbid`, by JSON name. */
+/** `openrtb2.BidResponse`'s fields by JSON name; `seatbid` is read as a list after them (`listOf`). */
 const RESPONSE_FIELDS: Record<string, GoFieldSpec> = {
-  id: field('ID', 'string'), bidid: field('BidID', 'string'), cur: field('Cur', 'string'), customdata: field('CustomData', 'string'),
-  nbr: field('NBR', 'integer'), ext: field('Ext', 'raw'),
+  id: field('ID', 'string'), seatbid: field('SeatBid', 'raw'), bidid: field('BidID', 'string'), cur: field('Cur', 'string'),
+  customdata: field('CustomData', 'string'), nbr: field('NBR', 'integer'), ext: field('Ext', 'raw'),
 };
-/** `openrtb2.SeatBid`'s fields but `bid`. */
-const SEATBID_FIELDS: Record<string, GoFieldSpec> = { seat: field('Seat', 'string'), group: field('Group', 'integer'), ext: field('Ext', 'raw') };
+/** `openrtb2.SeatBid`'s fields; `bid` is read as a list after them. */
+const SEATBID_FIELDS: Record<string, GoFieldSpec> = {
+  bid: field('Bid', 'raw'), seat: field('Seat', 'string'), group: field('Group', 'integer'), ext: field('Ext', 'raw'),
+};
 /** `openrtb2.Bid`'s fields in its order; all but id, impid and price are `omitempty`; `ext` is raw JSON. */
 const BID_FIELDS: Record<string, GoFieldSpec> = {
   id: field('ID', 'string'), impid: field('ImpID', 'string'), price: field('Price', 'number'), nurl: field('NURL', 'string'),
@@ -407,18 +409,15 @@ export function decodeOpenrtb2BidResponse(text: string): { value: Openrtb2BidRes
   if (parsed === null) return { value: { id: '', cur: '', seatbid: [] } };
   if (!isJsonObject(parsed)) return { error: 'expect { or n, but found n' };
   try {
-    checkFields(parsed, RESPONSE_FIELDS, 'openrtb2.BidResponse');
-    const seatbid = listOf(parsed.seatbid, 'openrtb2.BidResponse.SeatBid').map((entry) => {
-      const object = objectOf(entry, '[]openrtb2.SeatBid');
-      checkFields(object, SEATBID_FIELDS, 'openrtb2.SeatBid');
+    const response = checkFields(parsed, RESPONSE_FIELDS, 'openrtb2.BidResponse');
+    const seatbid = listOf(response.seatbid, 'openrtb2.BidResponse.SeatBid').map((entry) => {
+      const object = checkFields(objectOf(entry, '[]openrtb2.SeatBid'), SEATBID_FIELDS, 'openrtb2.SeatBid');
       const bid = listOf(object.bid, 'openrtb2.SeatBid.Bid').map((raw) => {
-        const bidObject = objectOf(raw, '[]openrtb2.Bid');
-        checkFields(bidObject, BID_FIELDS, 'openrtb2.Bid');
-        return encodeAsOpenrtb2Bid(bidObject);
+        return encodeAsOpenrtb2Bid(checkFields(objectOf(raw, '[]openrtb2.Bid'), BID_FIELDS, 'openrtb2.Bid'));
       });
       return withoutUndefined({ seat: stringOf(object.seat), ext: object.ext ?? undefined, bid }) as unknown as Openrtb2SeatBid;
     });
-    return { value: withoutUndefined({ id: stringOf(parsed.id), cur: stringOf(parsed.cur), ext: parsed.ext ?? undefined, seatbid }) as unknown as Openrtb2BidResponse };
+    return { value: withoutUndefined({ id: stringOf(response.id), cur: stringOf(response.cur), ext: response.ext ?? undefined, seatbid }) as unknown as Openrtb2BidResponse };
   } catch (err) {
     if (err instanceof GoDecodeError) return { error: err.message };
     throw err;
@@ -449,16 +448,40 @@ export function isGoEmpty(value: unknown): boolean {
 /**
  * The object's members in the order they come, matched to the struct's fields ignoring case, as json-iterator decodes
  * them: the first that does not fit its field's kind fails, in the words `jsonutil` cuts from json-iterator's error
- * (the field by its Go name, or a slice's Go type for an element that does not fit).
+ * (the field by its Go name, or a slice's Go type for an element that does not fit). Returns the object with its
+ * fields under their JSON names: the object itself when every key is written so, else a copy in which a key in
+ * other letters fills its field (the last one written winning, but a `null` leaves a number as it was).
  */
-function checkFields(object: JsonObject, fields: Record<string, GoFieldSpec>, type: string): void {
+function checkFields(object: JsonObject, fields: Record<string, GoFieldSpec>, type: string): JsonObject {
+  let renamed = false;
   for (const key in object) {
-    const spec = fields[key.toLowerCase()];
+    const name = key.toLowerCase();
+    const spec = fields[name];
+    if (spec !== undefined && name !== key) renamed = true;
     const value = object[key];
     if (spec === undefined || value === undefined || value === null) continue;
     const misfit = fieldMisfit(value, spec, `${type}.${spec.goName}`);
     if (misfit !== undefined) throw new GoDecodeError(misfit);
   }
+  return renamed ? withFieldNames(object, fields) : object;
+}
+
+/** The object's known fields under their JSON names, filled as Go's decoder fills a struct from keys in any letters. */
+function withFieldNames(object: JsonObject, fields: Record<string, GoFieldSpec>): JsonObject {
+  const named: JsonObject = {};
+  for (const key in object) {
+    const name = key.toLowerCase();
+    const spec = fields[name];
+    const value = object[key];
+    if (spec === undefined) {
+      if (!(key in named)) named[key] = value;
+      continue;
+    }
+    // json-iterator leaves a number as it was on `null`; a text becomes "", a list nil, raw JSON `null`.
+    if (value === null && (spec.kind === 'number' || spec.kind === 'integer') && named[name] !== undefined) continue;
+    named[name] = value;
+  }
+  return named;
 }
 
 function fieldMisfit(value: unknown, spec: GoFieldSpec, link: string): string | undefined {

@@ -196,6 +196,11 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       expect(decoded).to.deep.equal({ value: { id: 'r', cur: 'EUR', seatbid: [{ seat: 's', bid: [{ id: 'b', impid: 'i', price: 1 }] }, { seat: '', bid: [] }] } });
     });
 
+    it('matches members to their fields ignoring case, the last one written winning, as Go decodes them', () => {
+      const body = '{"ID":"r","Cur":"EUR","SeatBid":[{"Seat":"s","Bid":[{"ID":"b","ImpID":"i","Price":2,"price":null,"AdM":"x","adm":null,"W":300,"BidderName":"y"}]}]}';
+      expect(decodeOpenrtb2BidResponse(body)).to.deep.equal({ value: { id: 'r', cur: 'EUR', seatbid: [{ seat: 's', bid: [{ id: 'b', impid: 'i', price: 2, w: 300 }] }] } });
+    });
+
     it('reads null as the empty response and refuses what is not an object', () => {
       expect(decodeOpenrtb2BidResponse(' null')).to.deep.equal({ value: { id: '', cur: '', seatbid: [] } });
       expect(decodeOpenrtb2BidResponse('[]')).to.deep.equal({ error: 'expect { or n, but found [' });
