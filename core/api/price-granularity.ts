@@ -50,6 +50,13 @@ export const LEGACY_PRICE_GRANULARITIES: Readonly<Record<string, PriceGranularit
 /** Used when targeting is requested without a granularity. */
 export const DEFAULT_PRICE_GRANULARITY: PriceGranularity = MEDIUM;
 
+/**
+ * Which way a price between two buckets goes: `down` to the bucket below (the default), `up` to the bucket above,
+ * `nearest` to the nearer one (a price halfway goes up), as an account's `bid_rounding` asks (`true` is `nearest`;
+ * `timesplit` is `down` or `up` drawn per bid by the caller).
+ */
+export type PriceRounding = 'down' | 'up' | 'nearest';
+
 export type GranularityParseResult = { granularity: PriceGranularity } | { error: string };
 
 /**
@@ -108,32 +115,52 @@ function parseCustomGranularity(value: Record<string, unknown>): GranularityPars
  * max, or 0): a bucket never exceeds the price. Printed with `precision` decimals. A cpm that is not a positive
  * number (negative, NaN, missing) is bucket 0.
  * When increments are finer than the precision, the bucket is rounded half up to the precision when printed.
+ * `rounding` other than `down` moves a price between two buckets of its range to the bucket above (`up`), or to the
+ * nearer one (`nearest`), as Prebid Server's getCpmTarget rounds the number of increments; the bucket above may then
+ * exceed the price (and the range's max, as in Prebid Server), prices over the last max still being the last max.
  */
-export function priceBucket(cpm: number, granularity: PriceGranularity): string {
+export function priceBucket(cpm: number, granularity: PriceGranularity, rounding: PriceRounding = 'down'): string {
   const scaled = scaledGranularity(granularity);
   const whole = scaled.whole;
   if (whole && cpm > 0) {
-    const units = wholeUnits(cpm, whole.scale);
-    if (units !== undefined) return wholeBucket(units, whole, granularity.precision);
+    // Rounding up or to the nearest bucket needs the price's digits past the granularity's: the exact path has them.
+    const units = wholeUnits(cpm, whole.scale, rounding !== 'down');
+    if (units !== undefined) return wholeBucket(units, whole, granularity.precision, rounding);
   }
-  return exactPriceBucket(cpm, granularity);
+  return exactPriceBucket(cpm, granularity, rounding);
+}
+
+/** Whether a price past a bucket (by half an increment or more, or less) goes to the bucket above. */
+function roundsUp(rounding: PriceRounding, pastBucket: boolean, halfwayOrMore: boolean): boolean {
+  return pastBucket && (rounding === 'up' || (rounding === 'nearest' && halfwayOrMore));
 }
 
 /** The bucket worked out in BigInt throughout: what `priceBucket` answers, for any price, more slowly. */
-export function exactPriceBucket(cpm: number, granularity: PriceGranularity): string {
+export function exactPriceBucket(cpm: number, granularity: PriceGranularity, rounding: PriceRounding = 'down'): string {
   const scaled = scaledGranularity(granularity);
-  const price = !(cpm > 0) ? 0n : cpm === Infinity ? scaled.lastMax : toUnits(cpm, scaled.decimals);
+  const finite = cpm > 0 && cpm !== Infinity;
+  // Rounding down drops the price's digits past the granularity's; rounding up or to the nearest bucket reads them all.
+  const extra = finite && rounding !== 'down' ? Math.max(0, decimalPlaces(cpm) - scaled.decimals) : 0;
+  const factor = 10n ** BigInt(extra);
+  const decimals = scaled.decimals + extra;
+  const lastMax = scaled.lastMax * factor;
+  const price = finite ? toUnits(cpm, decimals) : cpm > 0 ? lastMax : 0n;
   let previousMax = 0n;
   const ranges = scaled.ranges;
   for (let i = 0; i < ranges.length; i++) {
-    const { min, max, increment } = ranges[i]!;
-    if (price < max || (price === max && ranges[i + 1]?.min !== max)) {
-      const bucket = price < min ? previousMax : min + ((price - min) / increment) * increment;
-      return formatUnits(bucket, scaled.decimals, granularity.precision);
+    const min = ranges[i]!.min * factor;
+    const max = ranges[i]!.max * factor;
+    const increment = ranges[i]!.increment * factor;
+    const nextMin = ranges[i + 1]?.min;
+    if (price < max || (price === max && (nextMin === undefined || nextMin * factor !== max))) {
+      if (price < min) return formatUnits(previousMax, decimals, granularity.precision);
+      const offset = (price - min) % increment;
+      const bucket = price - offset + (roundsUp(rounding, offset > 0n, offset * 2n >= increment) ? increment : 0n);
+      return formatUnits(bucket, decimals, granularity.precision);
     }
     previousMax = max;
   }
-  return formatUnits(scaled.lastMax, scaled.decimals, granularity.precision);
+  return formatUnits(lastMax, decimals, granularity.precision);
 }
 
 /**
@@ -148,26 +175,29 @@ const MAX_WHOLE_UNITS = 1e15;
  * the price stands for that number of units (the noise of binary fractions, as 0.29 * 100 = 28.999999999999996):
  * reading the price to 15 significant digits moves it by at least 5e-16 of itself, more than that noise. Farther than
  * 1e-13 of itself from any whole number, reading it to 15 digits (at most 5e-15 of itself) cannot cross one, so the
- * floor is the floor. Between the two, or past MAX_WHOLE_UNITS, the exact path decides.
+ * floor is the floor. Between the two, or past MAX_WHOLE_UNITS, the exact path decides; it decides too for a price
+ * with digits past the units when `wholeOnly` (the floor would drop them).
  */
-function wholeUnits(cpm: number, scale: number): number | undefined {
+function wholeUnits(cpm: number, scale: number, wholeOnly: boolean): number | undefined {
   const product = cpm * scale;
   if (!(product < MAX_WHOLE_UNITS)) return undefined;
   const nearest = Math.round(product);
   const off = Math.abs(product - nearest);
   if (off <= product * 2.2e-16) return nearest;
-  if (off >= product * 1e-13) return Math.floor(product);
+  if (off >= product * 1e-13 && !wholeOnly) return Math.floor(product);
   return undefined;
 }
 
-function wholeBucket(units: number, whole: WholeGranularity, precision: number): string {
+function wholeBucket(units: number, whole: WholeGranularity, precision: number, rounding: PriceRounding): string {
   let previousMax = 0;
   const ranges = whole.ranges;
   for (let i = 0; i < ranges.length; i++) {
     const { min, max, increment } = ranges[i]!;
     if (units < max || (units === max && ranges[i + 1]?.min !== max)) {
+      if (units < min) return formatWholeUnits(previousMax, whole.divisor, precision);
       // Remainders of whole doubles below 2^53 are exact, where a quotient might round up to the next whole number.
-      const bucket = units < min ? previousMax : units - ((units - min) % increment);
+      const offset = (units - min) % increment;
+      const bucket = units - offset + (roundsUp(rounding, offset > 0, offset * 2 >= increment) ? increment : 0);
       return formatWholeUnits(bucket, whole.divisor, precision);
     }
     previousMax = max;

@@ -1,5 +1,5 @@
-import { priceBucket, type AuctionBid, type AuctionResult } from '../../core/api/index.js';
-import { granularityFor, type TargetingOptions } from './options.js';
+import type { AuctionBid, AuctionResult } from '../../core/api/index.js';
+import { bidPriceBucket, type TargetingOptions } from './options.js';
 
 /** The public cache address, for `hb_cache_host` / `hb_cache_path`. */
 export interface CacheAddress {
@@ -42,7 +42,7 @@ function writeKeys(bid: AuctionBid, options: TargetingOptions, cache: CacheAddre
     if (suffixed) into[suffixed[attribute]] = value;
     if (plain) into[plain[attribute]] = value;
   };
-  set('_pb', priceBucket(bid.bid.price, granularityFor(options, bid)));
+  set('_pb', bidPriceBucket(bid, options, options.rounding));
   set('_bidder', code ?? bid.seat ?? bid.bidder);
   if (isSize(w) && isSize(h)) set('_size', `${w}x${h}`);
   if (bid.cache?.bids) set('_cache_id', bid.cache.bids.cacheId);

@@ -3,12 +3,14 @@ import {
   isJsonObject,
   mediaTypeFromMtype,
   parsePriceGranularity,
+  priceBucket,
   WarningCode,
   type AuctionContext,
   type AuctionBid,
   type BidRequest,
   type MediaType,
   type PriceGranularity,
+  type PriceRounding,
   type Warning,
 } from '../../core/api/index.js';
 
@@ -50,6 +52,8 @@ export interface BrandCategoryOptions {
 /** What `request.ext.<ns>.targeting` asks for, with the defaults filled in. */
 export interface TargetingOptions {
   granularity: PriceGranularity;
+  /** How a price between two buckets is bucketed: the account's `bid_rounding` (`timesplit` drawn per bid). */
+  rounding: BidRounding;
   /** Granularities that replace `granularity` for bids of one media type (`mediatypepricegranularity`). */
   byMediaType: Partial<Record<MediaType, PriceGranularity>>;
   /** Un-suffixed keys on each imp's winning bid. */
@@ -116,6 +120,7 @@ function parseTargetingOptions(request: BidRequest, context: Pick<AuctionContext
   return {
     options: {
       granularity: parsed.granularity,
+      rounding: bidRounding(context.account),
       byMediaType,
       includeWinners: flag(targeting.includewinners, true),
       includeBidderKeys: flag(targeting.includebidderkeys, true),
@@ -193,6 +198,35 @@ export function granularityFor(options: Pick<TargetingOptions, 'granularity' | '
 
 /** The request's granularity when it asks for no usable targeting: the default. */
 export const DEFAULT_GRANULARITIES: Pick<TargetingOptions, 'granularity' | 'byMediaType'> = Object.freeze({ granularity: DEFAULT_PRICE_GRANULARITY, byMediaType: {} });
+
+/** An account's `bid_rounding`: a PriceRounding, or `timesplit`, down or up drawn per bid. */
+export type BidRounding = PriceRounding | 'timesplit';
+
+/**
+ * The account's `bid_rounding` as Prebid Server's getCpmTarget reads it: `up`, `true` (the nearest bucket),
+ * `timesplit`; `down`, absent or any other value rounds down.
+ */
+export function bidRounding(account: AuctionContext['account']): BidRounding {
+  switch (account.bid_rounding) {
+    case 'up':
+      return 'up';
+    case 'true':
+      return 'nearest';
+    case 'timesplit':
+      return 'timesplit';
+    default:
+      return 'down';
+  }
+}
+
+/**
+ * A bid's price bucket (`hb_pb`, and the price of `hb_pb_cat_dur`): its granularity's, rounded as the account says;
+ * `timesplit` rounds each bid down or up at random, half the time each, as Prebid Server draws it.
+ */
+export function bidPriceBucket(bid: AuctionBid, granularities: Pick<TargetingOptions, 'granularity' | 'byMediaType'>, rounding: BidRounding): string {
+  const mode = rounding === 'timesplit' ? (Math.random() < 0.5 ? 'down' : 'up') : rounding;
+  return priceBucket(bid.bid.price, granularityFor(granularities, bid), mode);
+}
 
 export { INVALID_TARGETING_WARNING };
 

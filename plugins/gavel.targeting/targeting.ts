@@ -1,5 +1,4 @@
 import {
-  priceBucket,
   type AuctionBid,
   type AuctionContext,
   type AuctionResult,
@@ -10,7 +9,7 @@ import {
 import { applyAdServerTargeting } from './adserver-targeting.js';
 import { keyCategories } from './categories.js';
 import { setTargetingKeys, type CacheAddress } from './keys.js';
-import { DEFAULT_GRANULARITIES, granularityFor, INVALID_TARGETING_WARNING, MAX_KEY_LENGTH, readTargetingOptions } from './options.js';
+import { bidPriceBucket, bidRounding, DEFAULT_GRANULARITIES, INVALID_TARGETING_WARNING, MAX_KEY_LENGTH, readTargetingOptions } from './options.js';
 
 type TargetingDeps = Pick<ModuleDeps, 'cachePublicUrl' | 'categoryMapping'>;
 
@@ -28,7 +27,7 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
       const read = readTargetingOptions(auction.request, context);
       if (read === undefined || 'error' in read || !read.options.brandCategory) return;
       const { options } = read;
-      return keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => priceBucket(bid.bid.price, granularityFor(options, bid)), deps.categoryMapping?.bind(deps), context);
+      return keyCategories(auction, options.brandCategory!, options.appendBidderNames, (bid) => bidPriceBucket(bid, options, options.rounding), deps.categoryMapping?.bind(deps), context);
     },
 
     apply(auction: AuctionResult, context: AuctionContext): void {
@@ -46,7 +45,7 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
     priceBucket(bid: AuctionBid, request: BidRequest, context: AuctionContext): string {
       const read = readTargetingOptions(request, context);
       const granularities = read !== undefined && 'options' in read ? read.options : DEFAULT_GRANULARITIES;
-      return priceBucket(bid.bid.price, granularityFor(granularities, bid));
+      return bidPriceBucket(bid, granularities, bidRounding(context.account));
     },
   };
 }

@@ -312,4 +312,43 @@ describe('price granularity', () => {
       });
     }
   });
+
+  describe('rounding (an account\'s bid_rounding)', () => {
+    it('rounds up to the bucket above unless the price is on a bucket, as Prebid Server\'s math.Ceil', () => {
+      expect(priceBucket(1.87, med, 'up')).to.equal('1.90');
+      expect(priceBucket(1.8, med, 'up')).to.equal('1.80');
+      expect(priceBucket(0.3, med, 'up')).to.equal('0.30');
+      expect(priceBucket(1.801, med, 'up')).to.equal('1.90');
+      expect(priceBucket(1.800000001, med, 'up')).to.equal('1.90');
+      expect(priceBucket(4.99, low, 'up')).to.equal('5.00');
+      expect(priceBucket(7.2, auto, 'up')).to.equal('7.20');
+      expect(priceBucket(12.1, auto, 'up')).to.equal('12.50');
+      expect(priceBucket(25, med, 'up')).to.equal('20.00');
+      expect(priceBucket(0, med, 'up')).to.equal('0.00');
+    });
+
+    it('rounds to the nearer bucket, a price halfway going up, as Prebid Server\'s math.Round', () => {
+      expect(priceBucket(1.87, med, 'nearest')).to.equal('1.90');
+      expect(priceBucket(1.84, med, 'nearest')).to.equal('1.80');
+      expect(priceBucket(1.85, med, 'nearest')).to.equal('1.90');
+      expect(priceBucket(1.849, med, 'nearest')).to.equal('1.80');
+      expect(priceBucket(1.825, auto, 'nearest')).to.equal('1.85');
+      expect(priceBucket(1.8249, auto, 'nearest')).to.equal('1.80');
+      expect(priceBucket(2.24, low, 'nearest')).to.equal('2.00');
+      expect(priceBucket(2.25, low, 'nearest')).to.equal('2.50');
+    });
+
+    it('answers as the exact path does', () => {
+      for (const rounding of ['down', 'up', 'nearest'] as const) {
+        for (const granularity of [low, med, high, auto, dense]) {
+          for (let cents = 0; cents <= 2100; cents += 7) {
+            const price = cents / 100 + 0.003;
+            expect(priceBucket(price, granularity, rounding), `${price} ${rounding}`).to.equal(exactPriceBucket(price, granularity, rounding));
+            expect(priceBucket(cents / 100, granularity, rounding)).to.equal(exactPriceBucket(cents / 100, granularity, rounding));
+          }
+        }
+      }
+    });
+  });
 });
+

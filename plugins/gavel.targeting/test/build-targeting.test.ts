@@ -222,4 +222,24 @@ describe('gavel.targeting', () => {
     expect(targeting.priceBucket(bid, payload({ pricegranularity: 'low' }, []).request, context())).to.equal('1.50');
     expect(targeting.priceBucket(bid, payload(undefined, []).request, context())).to.equal('1.80');
   });
+
+  it('rounds buckets as the account\'s bid_rounding says, once per bid, as Prebid Server\'s getCpmTarget', () => {
+    const bids = [{ bidder: 'appnexus', price: 1.87, winner: true }];
+    const withRounding = (bid_rounding: string | undefined): Record<string, string> =>
+      targetingOf(run(payload({}, bids), context({ account: { id: 'a', bid_rounding } as never })).output, 'appnexus');
+    expect(withRounding(undefined)).to.include({ hb_pb: '1.80', hb_pb_appnexus: '1.80' });
+    expect(withRounding('down')).to.include({ hb_pb: '1.80', hb_pb_appnexus: '1.80' });
+    expect(withRounding('up')).to.include({ hb_pb: '1.90', hb_pb_appnexus: '1.90' });
+    expect(withRounding('true')).to.include({ hb_pb: '1.90', hb_pb_appnexus: '1.90' });
+    expect(withRounding('other')).to.include({ hb_pb: '1.80', hb_pb_appnexus: '1.80' });
+    const seen = new Set<string>();
+    for (let i = 0; i < 64; i++) {
+      const keys = withRounding('timesplit');
+      expect(keys.hb_pb_appnexus).to.equal(keys.hb_pb);
+      seen.add(keys.hb_pb);
+    }
+    expect([...seen].sort()).to.deep.equal(['1.80', '1.90']);
+    const bid = auctionBid({ bidder: 'appnexus', price: 1.87 });
+    expect(targeting.priceBucket(bid, payload({ pricegranularity: 'low' }, []).request, context({ account: { id: 'a', bid_rounding: 'up' } }))).to.equal('2.00');
+  });
 });
