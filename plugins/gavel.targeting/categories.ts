@@ -22,6 +22,8 @@ interface Keyed {
   dedupeKey: string;
   /** The category as keyed (translated or IAB), for messages. */
   category?: string;
+  /** The bid's price bucket, what deduplication compares first. */
+  bucket: string;
 }
 
 /** Rejected because it cannot be keyed (no or several categories, an unmapped one, a duration that does not fit). */
@@ -45,7 +47,7 @@ const PREBID_REASONS = {
 /**
  * Keys each bid `<pb>_<category>_<duration>s` (or `<pb>_<duration>s` without categories, `_<bidder>` appended with
  * `appendbiddernames`) into `AuctionBid.categoryDuration`, and keeps one bid per category (or per key without
- * categories): the higher price, the earlier bid on a tie. On the video endpoint bids compete within their pod (the
+ * categories): the higher price bucket (outbids), the higher price within one bucket, the earlier bid on a tie. On the video endpoint bids compete within their pod (the
  * imps `<podid>_<i>`), elsewhere across the auction. Bids that cannot be keyed, and the losers of deduplication, are
  * removed from their seats and reported (`context.rejectBid`, with the reason under `response.ext.errors.<bidder>`).
  */
@@ -108,12 +110,13 @@ export function keyCategories(
       const group = context.endpoint === 'video' ? podOf(bid.bid.impid) : '';
       const dedupeKey = `${group}\u0000${category ?? key}`;
       const holder = options.deduplicate ? held.get(dedupeKey) : undefined;
-      if (holder && holder.bid.bid.price >= bid.bid.price) {
+      const keyed: Keyed = { bid, dedupeKey, category, bucket };
+      if (holder && !outbids(keyed, holder)) {
         reject(bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(bid, holder, category ?? key, group), PREBID_REASONS.deduplicated);
         continue;
       }
-      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, { bid, dedupeKey, category }, category ?? key, group), PREBID_REASONS.deduplicated);
-      held.set(dedupeKey, { bid, dedupeKey, category });
+      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, keyed, category ?? key, group), PREBID_REASONS.deduplicated);
+      held.set(dedupeKey, keyed);
       bid.categoryDuration = appendBidderNames ? `${key}_${bid.seat ?? bid.bidder}` : key;
     }
   }
@@ -122,6 +125,18 @@ export function keyCategories(
     if (seat.bids.some((bid) => removed.has(bid))) seat.bids = seat.bids.filter((bid) => !removed.has(bid));
   }
   for (const bid of removed) bid.categoryDuration = undefined;
+}
+
+/**
+ * Whether a bid takes its category from the bid holding it. Prebid Server compares the two price buckets (read as
+ * numbers), so with a granularity per media type a bid of a higher price can lose to one of a higher bucket; on equal
+ * buckets it draws at random, where Gavel decides by price, the holder keeping its place on a tie (one of the draws).
+ */
+function outbids(challenger: Keyed, holder: Keyed): boolean {
+  const challengerBucket = Number(challenger.bucket);
+  const holderBucket = Number(holder.bucket);
+  if (challengerBucket !== holderBucket) return challengerBucket > holderBucket;
+  return challenger.bid.bid.price > holder.bid.bid.price;
 }
 
 function deduplication(loser: AuctionBid, winner: Keyed, key: string, group: string): string {
