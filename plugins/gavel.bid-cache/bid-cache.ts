@@ -36,7 +36,6 @@ interface CacheOptions {
   kinds: readonly CacheKind[];
   includeWinners: boolean;
   includeBidderKeys: boolean;
-  alwaysIncludeDeals: boolean;
   /** Only each imp's winner is cached (`cache.winningonly`). */
   winningOnly: boolean;
   /** The response keeps the bids' markup (`cache.bids.returnCreative`, `cache.vastxml.returnCreative`). */
@@ -140,7 +139,6 @@ function readCacheOptions(request: BidRequest, namespace: string): CacheOptions 
     kinds,
     includeWinners: (targeting.includewinners ?? targeting.includeWinners) !== false,
     includeBidderKeys: (targeting.includebidderkeys ?? targeting.includeBidderKeys) !== false,
-    alwaysIncludeDeals: targeting.alwaysincludedeals === true,
     winningOnly: cache.winningonly === true,
     returnCreative: returnCreative !== false,
   };
@@ -155,8 +153,8 @@ function requestedKinds(cache: Record<string, unknown>): readonly CacheKind[] | 
 
 /**
  * The bids to cache, as Prebid Server picks them: each imp's winner (with `includewinners`) and, with bidder keys on
- * (unless `winningonly`), every bid of every bidder, not only those targeting keys; with bidder keys off, the deal
- * bids that still get keys (`alwaysincludedeals`). And with `vastxml` asked (unless `winningonly`), the VAST of every
+ * (unless `winningonly`), every bid of every bidder, not only those targeting keys; with bidder keys off, not the deal
+ * bids that still get keys (`alwaysincludedeals`), as Prebid Server's doCache reads only the two includes. And with `vastxml` asked (unless `winningonly`), the VAST of every
  * video bid, as Prebid Server Java caches it: Prebid.js takes every bid of the answer (its default request has
  * bidder keys off) and drops an instream video bid that has no cached VAST to give it a `vastUrl`.
  */
@@ -166,9 +164,7 @@ function findTargetedBids(auction: AuctionResult, options: CacheOptions): Target
   for (const seat of auction.seats) {
     for (const auctionBid of seat.bids) {
       const winner = auctionBid.winner && options.includeWinners;
-      const hasDeal = typeof auctionBid.bid.dealid === 'string' && auctionBid.bid.dealid !== '';
-      const keyedDeal = options.alwaysIncludeDeals && hasDeal && (auctionBid.bidderBest || auctionBid.targetBidderCode !== undefined);
-      const bidderBid = !options.winningOnly && (options.includeBidderKeys || keyedDeal);
+      const bidderBid = !options.winningOnly && options.includeBidderKeys;
       if (winner || bidderBid) targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined, vastOnly: false });
       else if (everyVideoVast && auctionBid.type === 'video') targeted.push({ auctionBid, bidsPut: undefined, vastPut: undefined, vastOnly: true });
     }

@@ -209,7 +209,7 @@ describe('gavel.bid-cache: the bid-caching service', () => {
     });
   }
 
-  it('with alwaysincludedeals, also caches the deal bids of bidders when bidder keys are off', async () => {
+  it('with bidder keys off, caches no deal bid but the winner, alwaysincludedeals or not, as Prebid Server\'s doCache', async () => {
     const cache = recordingCache();
     const input = payload(withCache({ bids: {} }, { includebidderkeys: false, alwaysincludedeals: true }), [
       { bidder: 'appnexus', price: 2, winner: true },
@@ -217,7 +217,9 @@ describe('gavel.bid-cache: the bid-caching service', () => {
       { bidder: 'openx', price: 1.5 },
     ]);
     const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(idsOf(output, 'rubicon')).to.deep.equal({ bids: 'u1' });
+    expect(cache.calls[0]!.values).to.have.length(1);
+    expect(idsOf(output, 'appnexus')).to.deep.equal({ bids: 'u0' });
+    expect(idsOf(output, 'rubicon')).to.deep.equal({});
     expect(idsOf(output, 'openx')).to.deep.equal({});
   });
 
@@ -267,17 +269,7 @@ describe('gavel.bid-cache: the bid-caching service', () => {
     expect(idsOf(only.output, 'rubicon')).to.deep.equal({});
   });
 
-  it('with bidder keys off, a non-winning deal bid that gets no keys (not its bidder’s best) stays uncached', async () => {
-    const cache = recordingCache();
-    const input = payload(withCache({ bids: {} }, { includebidderkeys: false, alwaysincludedeals: true }), [
-      { bidder: 'appnexus', price: 2, winner: true },
-      { bidder: 'rubicon', price: 1.2, bid: { dealid: 'deal-1' } },
-      { bidder: 'rubicon', price: 1, bidderBest: false, bid: { dealid: 'deal-2' } },
-    ]);
-    const { output } = await run(input, { cachePut: cache.cachePut });
-    expect(cache.calls[0]!.values).to.have.length(2);
-    expect(idsOf(output, 'rubicon', 1)).to.deep.equal({});
-  });
+
 
   it('caches each imp winner on its own', async () => {
     const cache = recordingCache();
