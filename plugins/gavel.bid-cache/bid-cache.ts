@@ -1,4 +1,5 @@
 import {
+  BidderErrorCode,
   isJsonObject,
   vastWrapper,
   type AuctionBid,
@@ -25,6 +26,12 @@ export const DEFAULT_BID_CACHE_CONFIG: BidCacheConfig = {
 type CacheDeps = Pick<ModuleDeps, 'cachePut' | 'cachePublicUrl'>;
 type CachePutValue = Parameters<ModuleDeps['cachePut']>[0][number];
 type CacheKind = 'bids' | 'vastXml';
+
+/**
+ * Prebid Server's words for a bid keyed by brand category and duration whose JSON is cached: its cache key would be
+ * the `hb_pb_cat_dur` value (competitive exclusion), which only VAST entries may have, so the bid is cached normally.
+ */
+const NO_CUSTOM_KEY_FOR_BIDS = 'cannot use custom cache key for non-vast bids';
 
 /** The kind lists a request can ask for, shared by all requests: always in this order, bids before VAST. */
 const BIDS_ONLY: readonly CacheKind[] = Object.freeze(['bids'] as const);
@@ -183,6 +190,9 @@ function planPuts(targeted: TargetedBid[], kinds: readonly CacheKind[], request:
       if (kind === 'bids' && target.vastOnly) continue;
       const value = kind === 'bids' ? bidValue(target.auctionBid) : vastValue(target.auctionBid);
       if (!value) continue;
+      if (kind === 'bids' && target.auctionBid.categoryDuration) {
+        context.fail(context.namespace, { code: BidderErrorCode.Unknown, message: NO_CUSTOM_KEY_FOR_BIDS });
+      }
       if (kind === 'bids') target.bidsPut = values.length;
       else target.vastPut = values.length;
       if (ttlseconds !== undefined) value.ttlseconds = ttlseconds;
