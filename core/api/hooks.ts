@@ -71,6 +71,11 @@ export interface AuctionBid extends TypedBid {
   targetBidderCode?: string;
   /** `<pb>_<category>_<duration>s` (`hb_pb_cat_dur`), when the request asks for brand categories or durations. */
   categoryDuration?: string;
+  /**
+   * The bid's deal priority reached its bidder's deal tier for the imp (`ext.<ns>.supportdeals`), shown as
+   * `ext.<ns>.dealtiersatisfied`; its `hb_pb_cat_dur` then starts with the tier instead of the price bucket.
+   */
+  dealTierSatisfied?: boolean;
   /** An id the host made for this bid (`auction.generateBidId`), shown as `ext.<ns>.bidid` and used by events. */
   generatedBidId?: string;
   /** Win and impression event URLs (`ext.<ns>.events`), when the account or the request turns events on. */

@@ -556,6 +556,7 @@ function responseBid(auctionBid: AuctionBid, ns: Namespace): AuctionBid['bid'] {
   if (auctionBid.events) own.events = auctionBid.events;
   if (auctionBid.targetBidderCode !== undefined) own.targetbiddercode = auctionBid.targetBidderCode;
   if (auctionBid.dealPriority !== undefined && auctionBid.dealPriority > 0) own.dealpriority = auctionBid.dealPriority;
+  if (auctionBid.dealTierSatisfied) own.dealtiersatisfied = true;
   bidExt[ns] = own;
   bidExt.origbidcpm = auctionBid.originalPrice;
   bidExt.origbidcur = auctionBid.originalCurrency;

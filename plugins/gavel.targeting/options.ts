@@ -75,6 +75,8 @@ export interface TargetingOptions {
   /** `hb_env` value: `amp` on the AMP endpoint, `mobile-app` for app requests, absent otherwise. */
   environment?: string;
   brandCategory?: BrandCategoryOptions;
+  /** Deal tiers apply (`ext.<ns>.supportdeals`, beside `targeting`): deal-tiers.ts. */
+  supportDeals: boolean;
 }
 
 export type TargetingRead = { options: TargetingOptions; warnings: Warning[] } | { error: string };
@@ -132,6 +134,7 @@ function parseTargetingOptions(request: BidRequest, context: Pick<AuctionContext
       keyLength,
       environment: context.endpoint === 'amp' ? 'amp' : request.app ? 'mobile-app' : undefined,
       brandCategory: brandCategoryOptions(targeting),
+      supportDeals: isJsonObject(serviceExt) && serviceExt.supportdeals === true,
     },
     warnings,
   };

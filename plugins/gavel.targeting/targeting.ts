@@ -8,6 +8,7 @@ import {
 } from '../../core/api/index.js';
 import { applyAdServerTargeting } from './adserver-targeting.js';
 import { keyCategories } from './categories.js';
+import { applyDealTiers } from './deal-tiers.js';
 import { setTargetingKeys, type CacheAddress } from './keys.js';
 import { bidPriceBucket, bidRounding, DEFAULT_GRANULARITIES, INVALID_TARGETING_WARNING, MAX_KEY_LENGTH, readTargetingOptions } from './options.js';
 
@@ -36,6 +37,7 @@ export function createTargeting(deps: TargetingDeps): TargetingService {
       if (read !== undefined && 'error' in read) context.warn('general', { code: INVALID_TARGETING_WARNING, message: read.error });
       else if (read !== undefined) {
         for (const warning of read.warnings) context.warn('general', warning);
+        if (read.options.supportDeals) applyDealTiers(auction, context);
         setTargetingKeys(auction, read.options, cache);
         keyLength = read.options.keyLength;
       }

@@ -63,7 +63,8 @@ interface BidderSpec {
 
 interface MockSeatBid {
   seat?: string;
-  pbsBids?: Array<{ ortbBid: Bid; bidType: MediaType; bidMeta?: Json; bidVideo?: { duration?: number; PrimaryCategory?: string } }>;
+  /** `dealPriority`: the priority an adapter gives a deal bid (PbsOrtbBid.DealPriority), for Gavel's own fixtures. */
+  pbsBids?: Array<{ ortbBid: Bid; bidType: MediaType; bidMeta?: Json; bidVideo?: { duration?: number; PrimaryCategory?: string }; dealPriority?: number }>;
   /** What the adapter returned beside its bids (Prebid Server's `FledgeAuctionConfig`: `bidder` is the adapter's own name). */
   fledgeAuctionConfigs?: Array<{ impid: string; bidder?: string; config: unknown }>;
 }
@@ -298,6 +299,7 @@ function typedBids(spec: BidderSpec | undefined): { bids: TypedBid[]; errors: Bi
       if (seat.seat) typed.seat = seat.seat;
       if (mock.bidMeta && Object.keys(mock.bidMeta).length > 0) typed.meta = structuredClone(mock.bidMeta);
       if (mock.bidVideo) typed.video = { duration: mock.bidVideo.duration, primaryCategory: mock.bidVideo.PrimaryCategory };
+      if (mock.dealPriority !== undefined) typed.dealPriority = mock.dealPriority;
       bids.push(typed);
     }
   }
