@@ -5,7 +5,7 @@
  * `hb_pb_cat_dur` starts with `<prefix><priority>_` instead of the price bucket, and the response says
  * `ext.<ns>.dealtiersatisfied: true`.
  */
-import { BidderErrorCode, isJsonObject, type AuctionBid, type AuctionContext, type AuctionResult, type Imp } from '../../core/api/index.js';
+import { BidderErrorCode, fieldIgnoringCase, isJsonObject, type AuctionBid, type AuctionContext, type AuctionResult, type Imp } from '../../core/api/index.js';
 
 interface DealTier {
   prefix: string;
@@ -46,26 +46,20 @@ function satisfyTier(bid: AuctionBid, tierPart: string): void {
 
 /**
  * The usable tier the imp gives the bidder: `imp.ext.prebid.bidder.<name>.dealTier`, members in any letter case as
- * Go's decoder reads them, the bidder matched in any letter case; undefined when there is none or it is unusable.
+ * Go's decoder reads them (fieldIgnoringCase), the bidder matched in any letter case; undefined when there is none or
+ * it is unusable.
  */
 function dealTierOf(imp: Imp | undefined, bidder: string): DealTier | undefined {
-  const prebid = isJsonObject(imp?.ext) ? member(imp.ext, 'prebid') : undefined;
-  const bidders = isJsonObject(prebid) ? member(prebid, 'bidder') : undefined;
+  const prebid = isJsonObject(imp?.ext) ? fieldIgnoringCase(imp.ext, 'prebid') : undefined;
+  const bidders = isJsonObject(prebid) ? fieldIgnoringCase(prebid, 'bidder') : undefined;
   if (!isJsonObject(bidders)) return undefined;
   const wanted = bidder.toLowerCase();
   const name = Object.hasOwn(bidders, bidder) ? bidder : Object.keys(bidders).find((key) => key.toLowerCase() === wanted);
   const params = name === undefined ? undefined : bidders[name];
-  const tier = isJsonObject(params) ? member(params, 'dealtier') : undefined;
+  const tier = isJsonObject(params) ? fieldIgnoringCase(params, 'dealTier') : undefined;
   if (!isJsonObject(tier)) return undefined;
-  const prefix = member(tier, 'prefix');
-  const minDealTier = member(tier, 'mindealtier');
+  const prefix = fieldIgnoringCase(tier, 'prefix');
+  const minDealTier = fieldIgnoringCase(tier, 'minDealTier');
   if (typeof prefix !== 'string' || prefix === '' || typeof minDealTier !== 'number' || !Number.isInteger(minDealTier) || minDealTier < 1) return undefined;
   return { prefix, minDealTier };
-}
-
-/** A member by its lower-case name, written in any letter case (the exact lower-case spelling first). */
-function member(object: Record<string, unknown>, lowerName: string): unknown {
-  if (Object.hasOwn(object, lowerName)) return object[lowerName];
-  for (const key of Object.keys(object)) if (key.toLowerCase() === lowerName) return object[key];
-  return undefined;
 }
