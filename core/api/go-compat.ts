@@ -601,3 +601,15 @@ export function goCurrencyCodeError(code: string): string | undefined {
 export function asGenericErrors(errors: BidderError[] | undefined): BidderError[] | undefined {
   return errors?.map((error) => unknownError(error.message));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// URLs
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Go's `url.QueryEscape` (what `url.Values.Encode` writes): letters, digits and `-_.~` as they are, a space as `+`,
+ * every other UTF-8 byte as `%XX` in capitals.
+ */
+export function goQueryEscape(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+}

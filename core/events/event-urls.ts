@@ -2,6 +2,7 @@
  * Event URLs (`GET /event`) as Prebid Server writes them, and the impression tracker it inserts into VAST: the
  * endpoint parses exactly what these produce.
  */
+import { goQueryEscape } from '../api/index.js';
 
 export type EventType = 'win' | 'imp' | 'vast';
 /** `f`: `b` answers 204 (blank), `i` a 1x1 image. */
@@ -29,13 +30,14 @@ export interface EventRequest {
 
 /**
  * `<externalUrl>/event?t=<type>&b=<bid id>&a=<account>` then the optional parameters in Prebid Server's (sorted)
- * order: `bidder`, `f`, `int`, `ts`, `x`.
+ * order: `bidder`, `f`, `int`, `ts`, `x`. As Prebid Server writes it (`EventRequestToUrl`): the bid id and account
+ * are printed as they are, the optional parameters escaped as `url.Values` escapes them (goQueryEscape).
  */
 export function eventUrl(externalUrl: string, event: EventRequest): string {
-  let url = `${externalUrl.replace(/\/+$/, '')}/event?t=${event.type}&b=${encodeURIComponent(event.bidId)}&a=${encodeURIComponent(event.accountId)}`;
-  if (event.bidder) url += `&bidder=${encodeURIComponent(event.bidder)}`;
+  let url = `${externalUrl.replace(/\/+$/, '')}/event?t=${event.type}&b=${event.bidId}&a=${event.accountId}`;
+  if (event.bidder) url += `&bidder=${goQueryEscape(event.bidder)}`;
   if (event.format) url += `&f=${event.format}`;
-  if (event.integration) url += `&int=${encodeURIComponent(event.integration)}`;
+  if (event.integration) url += `&int=${goQueryEscape(event.integration)}`;
   if (event.timestamp !== undefined && event.timestamp > 0) url += `&ts=${event.timestamp}`;
   if (event.analytics !== undefined) url += `&x=${event.analytics ? 1 : 0}`;
   return url;

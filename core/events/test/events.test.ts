@@ -9,8 +9,13 @@ const get = (query: Record<string, string>): EndpointRequest => ({ method: 'GET'
 describe('events (core/events)', () => {
   describe('event URLs', () => {
     it("are Prebid Server's: t, b, a, then bidder, f, int, ts, x in that order", () => {
-      expect(eventUrl('https://gavel.example/', { type: 'win', bidId: 'b 1', accountId: 'acct', bidder: 'alpha', format: 'i', integration: 'web', timestamp: 42, analytics: false }))
-        .to.equal('https://gavel.example/event?t=win&b=b%201&a=acct&bidder=alpha&f=i&int=web&ts=42&x=0');
+      expect(eventUrl('https://gavel.example/', { type: 'win', bidId: 'b1', accountId: 'acct', bidder: 'alpha', format: 'i', integration: 'web', timestamp: 42, analytics: false }))
+        .to.equal('https://gavel.example/event?t=win&b=b1&a=acct&bidder=alpha&f=i&int=web&ts=42&x=0');
+    });
+
+    it('print the bid id and account as they are and escape the optional parameters as Go\'s url.Values does, as Prebid Server\'s EventRequestToUrl', () => {
+      expect(eventUrl('http://localhost', { type: 'win', bidId: 'bid:1/a', accountId: 'pub 1', bidder: 'my bidder', integration: "web(1)!*'~" }))
+        .to.equal("http://localhost/event?t=win&b=bid:1/a&a=pub 1&bidder=my+bidder&int=web%281%29%21%2A%27~");
       expect(eventUrl('http://localhost', { type: 'imp', bidId: 'b', accountId: 'a' })).to.equal('http://localhost/event?t=imp&b=b&a=a');
     });
   });
