@@ -152,11 +152,12 @@ function podOf(impId: string): string {
 
 /**
  * The duration slot a bid of `duration` seconds fills: the nearest allowed value at or above it, or with exact
- * durations only an equal one; with no allowed durations, its own. A bid that reports none counts as 0 s.
+ * durations only an equal one; with no allowed durations, its own. A bid that reports none counts as 0 s, and a
+ * negative duration is fitted like any other (the shortest allowed one), as Prebid Server's findDurationRange fits it.
  */
 export function fitDuration(duration: number | undefined, options: Pick<BrandCategoryOptions, 'durations' | 'requireExactDuration'>): { seconds: number } | { reason: string } {
   const seconds = duration ?? 0;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return { reason: `its duration ${String(duration)} is not a number of seconds` };
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return { reason: `its duration ${String(duration)} is not a number of seconds` };
   const allowed = options.durations;
   if (allowed.length === 0) return { seconds };
   if (options.requireExactDuration) {

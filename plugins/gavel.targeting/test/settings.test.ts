@@ -280,8 +280,10 @@ describe('gavel.targeting: the publisher settings', () => {
       expect(fit(undefined, true)).to.have.property('reason');
     });
 
-    it('rejects negative and non-finite durations; with no allowed durations keeps the bid own', () => {
-      expect(fit(-5, false)).to.have.property('reason');
+    it('fits a negative duration to the shortest allowed one, as Prebid Server\'s findDurationRange; rejects non-finite durations; with no allowed durations keeps the bid own', () => {
+      expect(fit(-5, false)).to.deep.equal({ seconds: 15 });
+      expect(fit(-5, true)).to.have.property('reason');
+      expect(fitDuration(-5, { durations: [], requireExactDuration: false })).to.deep.equal({ seconds: -5 });
       expect(fit(Number.NaN, false)).to.have.property('reason');
       expect(fitDuration(7, { durations: [], requireExactDuration: false })).to.deep.equal({ seconds: 7 });
     });
