@@ -9,15 +9,13 @@ import {
   fieldIgnoringCase,
   decodeGoFields,
   GO_STRING_FIELD,
-  goBool,
   GoDecodeError,
-  goMap,
-  goSlice,
   goString,
   goStruct,
   isJsonObject,
   MEDIA_TYPES,
   readBidderParams,
+  reencodeExtRequestPrebid,
   unknownError,
   type Bid,
   type Bidder,
@@ -131,7 +129,8 @@ const PARAM_FIELDS: Readonly<Record<string, GoField>> = {
 /**
  * The request `ext` with Adform's price type (`pt`). Prebid Server decodes the ext into its `adfRequestExt`
  * (`openrtb_ext.ExtRequest` embedded, plus `pt`) and encodes that again: `prebid` (always written) with only the
- * members `ExtRequestPrebid` has, empty ones left out, `schain`, and `pt`; other keys are not sent. Returns the
+ * members `ExtRequestPrebid` has, written as its struct writes them (nested structs too: `channel.version` always),
+ * empty ones left out, `schain`, and `pt`; other keys are not sent. Returns the
  * decoder's text for an `ext` it cannot read (the first member of the wrong JSON type, in order); the request then
  * goes with its `ext` as it was.
  */
@@ -145,7 +144,7 @@ function withPriceType(ext: unknown, priceType: string): JsonObject | string {
       const value = object[key];
       switch (key.toLowerCase()) {
         case 'prebid':
-          prebid = reencodedRequestPrebid(value);
+          prebid = reencodeExtRequestPrebid(value, [...EMBEDDED_EXT_REQUEST, 'Prebid']);
           break;
         case 'schain':
           schain = value === null ? undefined : goStruct(value, [...EMBEDDED_EXT_REQUEST, 'SChain']);
@@ -168,74 +167,6 @@ function withPriceType(ext: unknown, priceType: string): JsonObject | string {
 /** Adform's request ext type, and the chain json-iterator reports for a field of the `ExtRequest` embedded in it. */
 const REQUEST_EXT_TYPE = 'adf.adfRequestExt';
 const EMBEDDED_EXT_REQUEST = [`${REQUEST_EXT_TYPE}.ExtRequest`];
-
-/** How a member of `ExtRequestPrebid` is read: a struct pointer, a map, a list (its Go type), a bool, a string, raw JSON. */
-type PrebidMemberKind = 'struct' | 'map' | `[]${string}` | 'bool' | 'string' | 'raw';
-
-/** `openrtb_ext.ExtRequestPrebid`'s members (every one `omitempty`) by JSON name: Go field name and kind. */
-const EXT_REQUEST_PREBID: Readonly<Record<string, readonly [string, PrebidMemberKind]>> = {
-  adservertargeting: ['AdServerTargeting', '[]openrtb_ext.AdServerTarget'],
-  aliases: ['Aliases', 'map'],
-  aliasgvlids: ['AliasGVLIDs', 'map'],
-  analytics: ['Analytics', 'map'],
-  bidadjustmentfactors: ['BidAdjustmentFactors', 'map'],
-  bidadjustments: ['BidAdjustments', 'struct'],
-  bidderconfig: ['BidderConfigs', '[]openrtb_ext.BidderConfig'],
-  bidderparams: ['BidderParams', 'raw'],
-  cache: ['Cache', 'struct'],
-  channel: ['Channel', 'struct'],
-  currency: ['CurrencyConversions', 'struct'],
-  data: ['Data', 'struct'],
-  debug: ['Debug', 'bool'],
-  events: ['Events', 'raw'],
-  experiment: ['Experiment', 'struct'],
-  floors: ['Floors', 'struct'],
-  integration: ['Integration', 'string'],
-  multibid: ['MultiBid', '[]*openrtb_ext.ExtMultiBid'],
-  passthrough: ['Passthrough', 'raw'],
-  schains: ['SChains', '[]*openrtb_ext.ExtRequestPrebidSChain'],
-  sdk: ['Sdk', 'struct'],
-  server: ['Server', 'struct'],
-  storedrequest: ['StoredRequest', 'struct'],
-  supportdeals: ['SupportDeals', 'bool'],
-  targeting: ['Targeting', 'struct'],
-  alternatebiddercodes: ['AlternateBidderCodes', 'struct'],
-  macros: ['Macros', 'map'],
-  nosale: ['NoSale', '[]string'],
-  returnallbidstatus: ['ReturnAllBidStatus', 'bool'],
-  trace: ['Trace', 'string'],
-  biddercontrols: ['BidderControls', 'map'],
-};
-
-/**
- * `ext.prebid` as Go re-encodes `ExtRequestPrebid`: members it has no field for dropped, empty ones (null, false,
- * "", an empty list or map) left out, each member's JSON type checked at its top; what is inside a member goes as it
- * is.
- */
-function reencodedRequestPrebid(value: unknown): JsonObject {
-  const prebidLinks = [...EMBEDDED_EXT_REQUEST, 'Prebid'];
-  const prebid = goStruct(value, prebidLinks);
-  const encoded: JsonObject = {};
-  for (const key in prebid) {
-    const name = key.toLowerCase();
-    const member = EXT_REQUEST_PREBID[name];
-    if (member === undefined) continue;
-    const [goName, kind] = member;
-    const links = [...prebidLinks, `openrtb_ext.ExtRequestPrebid.${goName}`];
-    const memberValue = prebid[key];
-    delete encoded[name];
-    if (memberValue === null) continue;
-    let empty: boolean;
-    if (kind === 'struct') empty = (goStruct(memberValue, links), false);
-    else if (kind === 'map') empty = Object.keys(goMap(memberValue, links)).length === 0;
-    else if (kind === 'bool') empty = goBool(memberValue, links) !== true;
-    else if (kind === 'string') empty = goString(memberValue, links) === '';
-    else if (kind === 'raw') empty = false;
-    else empty = goSlice(memberValue, links, kind).length === 0;
-    if (!empty) encoded[name] = memberValue;
-  }
-  return encoded;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Response side

@@ -1,3 +1,4 @@
+import { goBool, goMap, goSlice, goString, goStruct } from './go-decoding.js';
 import { isJsonObject } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -16,6 +17,69 @@ type Json = Record<string, unknown>;
  */
 export function encodeRequestOptionsAsPrebidServer(options: Json): Json {
   return encodeOptions(options) as Json;
+}
+
+/** How Go's decoder reads a member of `ExtRequestPrebid` at its top: a struct pointer, a map, a list (its Go type), a bool, a string, raw JSON. */
+type PrebidMemberKind = 'struct' | 'map' | `[]${string}` | 'bool' | 'string' | 'raw';
+
+/** `openrtb_ext.ExtRequestPrebid`'s members by lower-cased JSON name: Go field name (named in decoder errors) and kind. */
+const EXT_REQUEST_PREBID_MEMBERS: Readonly<Record<string, readonly [string, PrebidMemberKind]>> = {
+  adservertargeting: ['AdServerTargeting', '[]openrtb_ext.AdServerTarget'],
+  aliases: ['Aliases', 'map'],
+  aliasgvlids: ['AliasGVLIDs', 'map'],
+  analytics: ['Analytics', 'map'],
+  bidadjustmentfactors: ['BidAdjustmentFactors', 'map'],
+  bidadjustments: ['BidAdjustments', 'struct'],
+  bidderconfig: ['BidderConfigs', '[]openrtb_ext.BidderConfig'],
+  bidderparams: ['BidderParams', 'raw'],
+  cache: ['Cache', 'struct'],
+  channel: ['Channel', 'struct'],
+  currency: ['CurrencyConversions', 'struct'],
+  data: ['Data', 'struct'],
+  debug: ['Debug', 'bool'],
+  events: ['Events', 'raw'],
+  experiment: ['Experiment', 'struct'],
+  floors: ['Floors', 'struct'],
+  integration: ['Integration', 'string'],
+  multibid: ['MultiBid', '[]*openrtb_ext.ExtMultiBid'],
+  passthrough: ['Passthrough', 'raw'],
+  schains: ['SChains', '[]*openrtb_ext.ExtRequestPrebidSChain'],
+  sdk: ['Sdk', 'struct'],
+  server: ['Server', 'struct'],
+  storedrequest: ['StoredRequest', 'struct'],
+  supportdeals: ['SupportDeals', 'bool'],
+  targeting: ['Targeting', 'struct'],
+  alternatebiddercodes: ['AlternateBidderCodes', 'struct'],
+  macros: ['Macros', 'map'],
+  nosale: ['NoSale', '[]string'],
+  returnallbidstatus: ['ReturnAllBidStatus', 'bool'],
+  trace: ['Trace', 'string'],
+  biddercontrols: ['BidderControls', 'map'],
+};
+
+/**
+ * `ext.prebid` as a Go adapter forwards it after decoding the request ext into a struct holding
+ * `openrtb_ext.ExtRequestPrebid` and encoding it again (adf, ix): each member's JSON type is checked at its top, in
+ * the order written, and the first that does not fit throws a `GoDecodeError` with json-iterator's text (`links`
+ * is the chain to the field holding the struct); then the struct is written as `encodeRequestOptionsAsPrebidServer`
+ * writes it, nested structs included (`channel.version` always there, empty members left out, unknown ones gone).
+ * A `null` is the zero value: an empty object.
+ */
+export function reencodeExtRequestPrebid(value: unknown, links: readonly string[]): Json {
+  const prebid = goStruct(value, links);
+  for (const key in prebid) {
+    const member = Object.hasOwn(prebid, key) ? EXT_REQUEST_PREBID_MEMBERS[key.toLowerCase()] : undefined;
+    const memberValue = prebid[key];
+    if (member === undefined || memberValue === null) continue;
+    const [goName, kind] = member;
+    const memberLinks = [...links, `openrtb_ext.ExtRequestPrebid.${goName}`];
+    if (kind === 'struct') goStruct(memberValue, memberLinks);
+    else if (kind === 'map') goMap(memberValue, memberLinks);
+    else if (kind === 'bool') goBool(memberValue, memberLinks);
+    else if (kind === 'string') goString(memberValue, memberLinks);
+    else if (kind !== 'raw') goSlice(memberValue, memberLinks, kind);
+  }
+  return encodeRequestOptionsAsPrebidServer(prebid);
 }
 
 /** A member's writer: its encoded value, or undefined when Go leaves it out. */
