@@ -13,6 +13,7 @@ import {
   isJsonObject,
   mediaTypeFromMtype,
   readBidderParams,
+  reencodeExtRequestPrebid,
   encodeAsOpenrtb2Request,
   unknownError,
   type App,
@@ -207,7 +208,7 @@ function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings)
     if (value === undefined || value === null) continue;
     if (key === 'prebid' || key === 'svc') {
       channel ??= channelOf(value, [`ix.ExtRequest.Prebid`]);
-      requestExt[key] = asExtRequestPrebid(value as JsonObject);
+      requestExt[key] = reencodeExtRequestPrebid(value, ['ix.ExtRequest.Prebid']);
     } else {
       if (key === 'schain') goStruct(value, ['ix.ExtRequest.SChain']);
       requestExt[key] = value;
@@ -223,38 +224,6 @@ function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings)
 
   requestExt.ixdiag = ixdiag;
   return requestExt;
-}
-
-/**
- * The members of `openrtb_ext.ExtRequestPrebid`, by what Go's `omitempty` leaves out of its re-encoding: maps and
- * lists when empty, flags when false, strings when empty, pointers when `null`; raw JSON members stay as they are.
- */
-const EXT_REQUEST_PREBID_MEMBERS: Readonly<Record<string, 'map' | 'list' | 'bool' | 'string' | 'pointer' | 'raw'>> = {
-  adservertargeting: 'list', aliases: 'map', aliasgvlids: 'map', analytics: 'map', bidadjustmentfactors: 'map',
-  bidadjustments: 'pointer', bidderconfig: 'list', bidderparams: 'raw', cache: 'pointer', channel: 'pointer',
-  currency: 'pointer', data: 'pointer', debug: 'bool', events: 'raw', experiment: 'pointer', floors: 'pointer',
-  integration: 'string', multibid: 'list', passthrough: 'raw', schains: 'list', sdk: 'pointer', server: 'pointer',
-  storedrequest: 'pointer', supportdeals: 'bool', targeting: 'pointer', alternatebiddercodes: 'pointer', macros: 'map',
-  nosale: 'list', returnallbidstatus: 'bool', trace: 'string', biddercontrols: 'map',
-};
-
-/** `ext.prebid` after Go's round trip through `openrtb_ext.ExtRequestPrebid`: unknown members gone, empty ones left out. */
-function asExtRequestPrebid(prebid: JsonObject): JsonObject {
-  const encoded: JsonObject = {};
-  for (const key in prebid) {
-    const kind = EXT_REQUEST_PREBID_MEMBERS[key];
-    const value = prebid[key];
-    if (kind === undefined || value === undefined) continue;
-    const empty =
-      kind === 'raw' ? false
-      : kind === 'map' ? value === null || (isJsonObject(value) && Object.keys(value).length === 0)
-      : kind === 'list' ? value === null || (Array.isArray(value) && value.length === 0)
-      : kind === 'bool' ? value === null || value === false
-      : kind === 'string' ? value === null || value === ''
-      : value === null;
-    if (!empty) encoded[key] = value;
-  }
-  return encoded;
 }
 
 function channelOf(prebidExt: unknown, links: readonly string[]): JsonObject | undefined {
