@@ -20,6 +20,7 @@ import {
   isJsonObject,
   parseJsonText,
   encodeAsOpenrtb2Request,
+  encodeImpOptionsAsPrebidServer,
   type Bid,
   type Bidder,
   type BidderConfig,
@@ -125,8 +126,8 @@ function firstCharOf(value: unknown): string {
 
 /**
  * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid` (setImpExtData, grid.go). Its ext is
- * then rewritten as Prebid Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, bidder, data with
- * pbadslot and adserver name/adslot, gpid, skadn, context), matched in any case and written in lower case, empty ones
+ * then rewritten as Prebid Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, as its
+ * `ExtImpPrebid` struct writes it; bidder; data with pbadslot and adserver name/adslot; gpid, skadn, context), matched in any case and written in lower case, empty ones
  * left out; an ext of another shape is left alone.
  */
 function withGpid(imp: Imp): Imp {
@@ -145,7 +146,8 @@ function withGpid(imp: Imp): Imp {
   if ('error' in decodeExtImpBidder({ prebid: prebid ?? null })) return imp;
 
   const rewritten: JsonObject = {};
-  if (isJsonObject(prebid)) rewritten.prebid = reencodedPrebid(prebid);
+  // A non-nil `*ExtImpPrebid` is written even when all its members are empty.
+  if (isJsonObject(prebid)) rewritten.prebid = encodeImpOptionsAsPrebidServer(prebid) ?? {};
   rewritten.bidder = field(ext, 'bidder') ?? null;
   rewritten.data = { ...(pbadslot ? { pbadslot } : {}), adserver: { name: name ?? '', adslot } };
   rewritten.gpid = adslot;
@@ -154,38 +156,6 @@ function withGpid(imp: Imp): Imp {
     if (value !== undefined) rewritten[key] = value;
   }
   return { ...imp, ext: rewritten };
-}
-
-/** `ExtImpPrebid`'s members, all `omitempty`: how each one's empty value looks in JSON. */
-const PREBID_MEMBERS: Readonly<Record<string, 'object' | 'list' | 'map' | 'string' | 'raw'>> = {
-  storedrequest: 'object',
-  storedauctionresponse: 'object',
-  storedbidresponse: 'list',
-  is_rewarded_inventory: 'object',
-  bidder: 'map',
-  options: 'object',
-  adunitcode: 'string',
-  passthrough: 'raw',
-  floors: 'object',
-  imp: 'map',
-};
-
-/**
- * `imp.ext.prebid` as Go re-encodes `openrtb_ext.ExtImpPrebid`, at its top level: unknown members dropped, empty
- * ones (null, "", an empty list or map) left out. The members' own contents go as they are.
- */
-function reencodedPrebid(prebid: JsonObject): JsonObject {
-  const encoded: JsonObject = {};
-  for (const member of Object.keys(PREBID_MEMBERS)) {
-    const value = fieldIgnoringCase(prebid, member);
-    if (value === undefined || value === null) continue;
-    const kind = PREBID_MEMBERS[member];
-    if (kind === 'string' && value === '') continue;
-    if (kind === 'list' && Array.isArray(value) && value.length === 0) continue;
-    if (kind === 'map' && isJsonObject(value) && Object.keys(value).length === 0) continue;
-    encoded[member] = value;
-  }
-  return encoded;
 }
 
 function isOptional(value: unknown, type: 'string'): boolean {
