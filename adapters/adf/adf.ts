@@ -5,6 +5,7 @@ import {
   checkResponseStatus,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Request,
+  encodeAsOpenrtb2SupplyChain,
   failedToUnmarshal,
   fieldIgnoringCase,
   decodeGoFields,
@@ -147,7 +148,7 @@ function withPriceType(ext: unknown, priceType: string): JsonObject | string {
           prebid = reencodeExtRequestPrebid(value, [...EMBEDDED_EXT_REQUEST, 'Prebid']);
           break;
         case 'schain':
-          schain = value === null ? undefined : goStruct(value, [...EMBEDDED_EXT_REQUEST, 'SChain']);
+          schain = value === null ? undefined : encodeAsOpenrtb2SupplyChain(goStruct(value, [...EMBEDDED_EXT_REQUEST, 'SChain']));
           break;
         case 'pt':
           goString(value, [`${REQUEST_EXT_TYPE}.PriceType`]);

@@ -15,6 +15,7 @@ import {
   readBidderParams,
   reencodeExtRequestPrebid,
   encodeAsOpenrtb2Request,
+  encodeAsOpenrtb2SupplyChain,
   unknownError,
   type App,
   type Banner,
@@ -210,8 +211,7 @@ function withIxDiag(ext: unknown, sortedSiteIds: string[], settings: IxSettings)
       channel ??= channelOf(value, [`ix.ExtRequest.Prebid`]);
       requestExt[key] = reencodeExtRequestPrebid(value, ['ix.ExtRequest.Prebid']);
     } else {
-      if (key === 'schain') goStruct(value, ['ix.ExtRequest.SChain']);
-      requestExt[key] = value;
+      requestExt[key] = key === 'schain' ? encodeAsOpenrtb2SupplyChain(goStruct(value, ['ix.ExtRequest.SChain'])) : value;
     }
   }
   const ixdiag: JsonObject = { ...goMap(incoming.ixdiag ?? null, []) };

@@ -227,6 +227,15 @@ export function encodeAsOpenrtb2Request(request: BidRequest): BidRequest {
   return (encoded === object ? { ...object } : encoded) as unknown as BidRequest;
 }
 
+/**
+ * A supply chain as Go writes `openrtb2.SupplyChain`, for an adapter that forwards one it decoded into that struct
+ * outside the request's own fields (a request `ext.schain`): `complete`, `nodes` and `ver` always, each node's `asi`
+ * and `sid` always, unknown members dropped. The object itself when nothing changes.
+ */
+export function encodeAsOpenrtb2SupplyChain(schain: JsonObject): JsonObject {
+  return encodeStruct(schain, SCHAIN);
+}
+
 /** The member as Go writes it: `DROP` when it is left out, else its value (the same one when nothing in it changes). */
 function encodeMember(value: unknown, field: GoField): unknown {
   if (value === null) return field.zero === Zero.Always ? goZeroOf(field.kind) : DROP;
