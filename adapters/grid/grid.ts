@@ -127,8 +127,8 @@ function firstCharOf(value: unknown): string {
 /**
  * An imp whose `ext.data.adserver.adslot` names a slot gets it as `ext.gpid` (setImpExtData, grid.go). Its ext is
  * then rewritten as Prebid Server re-encodes its `ExtImp` struct: only the keys Grid reads (prebid, as its
- * `ExtImpPrebid` struct writes it; bidder; data with pbadslot and adserver name/adslot; gpid, skadn, context), matched in any case and written in lower case, empty ones
- * left out; an ext of another shape is left alone.
+ * `ExtImpPrebid` struct writes it; bidder; data with pbadslot and adserver name/adslot; gpid, skadn, context),
+ * matched in any case and written in lower case, empty ones left out; an ext of another shape is left alone.
  */
 function withGpid(imp: Imp): Imp {
   const ext = imp.ext as JsonObject;
