@@ -10,6 +10,7 @@ import {
   goInt,
   goString,
   goStruct,
+  goQueryEscape,
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
@@ -133,7 +134,7 @@ function withVersionQuery(endpoint: string): string {
   values.set('v', [...(values.get('v') ?? []), ADAPTER_VERSION]);
   const query = [...values.keys()]
     .sort()
-    .flatMap((key) => values.get(key)!.map((value) => `${queryEscape(key)}=${queryEscape(value)}`))
+    .flatMap((key) => values.get(key)!.map((value) => `${goQueryEscape(key)}=${goQueryEscape(value)}`))
     .join('&');
   return `${queryAt === -1 ? base : base.slice(0, queryAt)}?${query}${fragment}`;
 }
@@ -146,12 +147,6 @@ function queryUnescape(text: string): string {
   }
 }
 
-/** Go's `url.QueryEscape`: everything but letters, digits and `-_.~` is escaped, a space becomes `+`. */
-function queryEscape(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replaceAll('%20', '+');
-}
 
 interface AmxParams {
   tagId?: string;

@@ -10,6 +10,7 @@ import {
   mediaTypeFromMtype,
   encodeAsOpenrtb2Request,
   unknownError,
+  goQueryEscape,
   type Bidder,
   type BidderConfig,
   type BidderError,
@@ -72,14 +73,8 @@ export function endpointWithSource(endpoint: string, source: string): string {
   }
   url.search = [...values.keys()]
     .sort()
-    .flatMap((key) => values.get(key)!.map((value) => `${queryEscape(key)}=${queryEscape(value)}`))
+    .flatMap((key) => values.get(key)!.map((value) => `${goQueryEscape(key)}=${goQueryEscape(value)}`))
     .join('&');
   return url.href;
 }
 
-/** Go's `url.QueryEscape`: only letters, digits and `-_.~` stay as they are, and a space becomes `+`. */
-function queryEscape(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
-}

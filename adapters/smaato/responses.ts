@@ -14,6 +14,7 @@ import {
   fieldIgnoringCase,
   goCompactJson,
   goFieldNameMatches,
+  goQueryEscape,
   isJsonObject,
   parseJsonText,
   unexpectedStatusText,
@@ -92,7 +93,7 @@ function readBidExt(ext: unknown): SmaatoBidExt | undefined {
 export function bannerMarkup(adm: string, clickTrackers: string[]): string {
   if (clickTrackers.length === 0) return adm;
   const clicks = clickTrackers
-    .map((url) => `fetch(decodeURIComponent('${queryEscape(url)}'.replace(/\\+/g, ' ')), {cache: 'no-cache'});`)
+    .map((url) => `fetch(decodeURIComponent('${goQueryEscape(url)}'.replace(/\\+/g, ' ')), {cache: 'no-cache'});`)
     .join('');
   return `<div style="cursor:pointer" onclick="${clicks}">${adm}</div>`;
 }
@@ -131,9 +132,3 @@ function header(response: ResponseData, name: string): string | undefined {
   return key === undefined ? undefined : response.headers[key];
 }
 
-/** Go's `url.QueryEscape`: only letters, digits and `-_.~` stay as they are, and a space becomes `+`. */
-function queryEscape(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
-}
