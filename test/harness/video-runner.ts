@@ -19,8 +19,9 @@ import { isJsonObject } from '../../core/api/index.js';
  * stored request that adds a publisher id to the sample's site or app (the specification requires one; hosted
  * deployments keep it in stored configuration). It never adds site/app or pods, so a sample's validity is its own.
  *
- * Expectations: a sample's own `expectedReturnCode` / `expectedErrorMessage` when it states them, else by file name:
- * `*invalid*` must be a 400 naming a missing field (`request missing required field: <Field>`), any other a 200 with
+ * Expectations: a sample's own `expectedReturnCode` / `expectedErrorMessage` when it states them, else by file name
+ * (its first `valid` or `invalid`): an invalid one must be a 400 naming the faulty field (`request missing required
+ * field: <Field>`, `request.tmax must be nonnegative. Got -2`), any other a 200 with
  * one `adPods` entry per pod, in order, each either targeted (every entry's `hb_cache_id` fetching the bid's VAST
  * from `GET /cache`) or explaining under `errors.general` why it was dropped.
  */
@@ -81,15 +82,27 @@ function hostConfig(bidder: MockBidder, durationSec: number) {
   return testConfig({ bidders, modules: FLOORS_OFF, video: { categoryMappings: { freewheel: exampleMapping('freewheel'), dfp: exampleMapping('dfp') } } });
 }
 
+/**
+ * A sample's verdict is the first `valid` or `invalid` in its file name: Prebid Server names its samples
+ * `video_valid_sample_<variant>` and `video_invalid_sample_<variant>`, and a variant may say `invalid` itself
+ * (`..._valid_sample_ccpa_invalid`: a valid request carrying an invalid US privacy string).
+ */
 function expectedStatus(sample: VideoSample, file: string): number {
-  return sample.expectedReturnCode ?? (/invalid/i.test(basename(file)) ? 400 : 200);
+  return sample.expectedReturnCode ?? (/(in)?valid/i.exec(basename(file))?.[1] ? 400 : 200);
 }
+
+/**
+ * Without a stated message, a line must name what is wrong with the request, in one of Prebid Server's wordings for
+ * a video request: a missing field (`request missing required field: PodConfig.Pods`), a bad request field
+ * (`request.tmax must be nonnegative. Got -2`), or bad durations (`duration array cannot contain ...`).
+ */
+const NAMES_THE_FAULT = /^Invalid request: (?:request missing required field: [A-Za-z.]+|request\.[a-z]+\S* |duration array )/m;
 
 function checkInvalid(sample: VideoSample, text: string): string[] {
   if (sample.expectedErrorMessage !== undefined) {
     return text.includes(sample.expectedErrorMessage) ? [] : [`body: expected to contain ${JSON.stringify(sample.expectedErrorMessage)}, got ${JSON.stringify(text.slice(0, 300))}`];
   }
-  return /^Invalid request: request missing required field: [A-Za-z.]+/m.test(text) ? [] : [`body: expected a line naming the missing field, got ${JSON.stringify(text.slice(0, 300))}`];
+  return NAMES_THE_FAULT.test(text) ? [] : [`body: expected a line naming the faulty field, got ${JSON.stringify(text.slice(0, 300))}`];
 }
 
 async function checkAdPods(sample: VideoSample, text: string, base: string): Promise<string[]> {
