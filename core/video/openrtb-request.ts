@@ -171,7 +171,7 @@ function openRtbRegs(regs: Json | undefined, user: Json | undefined): Json | und
 /**
  * `ext.<ns>`: targeting with bidder keys (every bidder's best bid per imp gets keys), the pods' durations and brand
  * categories (`hb_pb_cat_dur`, deduplicated per pod, `_<bidder>` appended with the request's `appendbiddernames`),
- * and the VAST cache.
+ * the VAST cache, and the request's `supportdeals` (deal tiers replace a deal bid's price bucket in `hb_pb_cat_dur`).
  */
 function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoRequest): Json {
   const base: Json = isJsonObject(ext) ? ext : {};
@@ -188,5 +188,6 @@ function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoReques
   if (video.appendbiddernames === true) targeting.appendbiddernames = true;
   if (options.priceGranularity !== undefined) targeting.pricegranularity = options.priceGranularity;
   const cache: Json = { ...(isJsonObject(own.cache) ? own.cache : {}), vastxml: {} };
-  return { ...base, [options.namespace]: { ...own, targeting, cache } };
+  const deals: Json = video.supportdeals === true ? { supportdeals: true } : {};
+  return { ...base, [options.namespace]: { ...own, targeting, cache, ...deals } };
 }

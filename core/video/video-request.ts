@@ -39,6 +39,8 @@ export interface VideoRequest {
   includebrandcategory?: IncludeBrandCategory;
   /** `hb_pb_cat_dur` ends in `_<bidder>`, as the auction endpoint's `targeting.appendbiddernames`. */
   appendbiddernames?: boolean;
+  /** Deal tiers apply (the auction's `ext.<ns>.supportdeals`): the stored imps' `dealTier` per bidder. */
+  supportdeals?: boolean;
   content?: Json;
   user?: Json;
   device?: Json;
@@ -126,6 +128,7 @@ export const videoRequestSchema = {
       },
     },
     appendbiddernames: { type: 'boolean' },
+    supportdeals: { type: 'boolean' },
     content: {
       type: 'object',
       properties: { episode: integer, title: string, season: string, series: string, len: integer, livestream: { enum: [0, 1] } },
@@ -186,7 +189,7 @@ const DISPLAY_NAMES: Record<string, string> = {
   includebrandcategory: 'IncludeBrandCategory', primaryadserver: 'PrimaryAdServer', pricegranularity: 'PriceGranularity',
   cacheconfig: 'CacheConfig', storeurl: 'StoreUrl', livestream: 'LiveStream', devicetype: 'DeviceType',
   consentrequired: 'ConsentRequired', consentstring: 'ConsentString', buyeruids: 'BuyerUids',
-  appendbiddernames: 'AppendBidderNames', translatecategories: 'TranslateCategories',
+  appendbiddernames: 'AppendBidderNames', translatecategories: 'TranslateCategories', supportdeals: 'SupportDeals',
 };
 
 /** `/podconfig/pods/0/configid` -> `PodConfig.Pods.ConfigId`: array positions are left out, the pod index is told apart. */
