@@ -23,7 +23,7 @@ import { isJsonObject } from '../../core/api/index.js';
  * (its first `valid` or `invalid`): an invalid one must be a 400 naming the faulty field (`request missing required
  * field: <Field>`, `request.tmax must be nonnegative. Got -2`), any other a 200 with
  * one `adPods` entry per pod, in order, each either targeted (every entry's `hb_cache_id` fetching the bid's VAST
- * from `GET /cache`) or explaining under `errors.general` why it was dropped.
+ * from `GET /cache`) or explaining why not: under `errors.general` when it was dropped, else under its bidders.
  */
 export interface VideoSample {
   description?: string;
@@ -122,7 +122,7 @@ async function checkAdPods(sample: VideoSample, text: string, base: string): Pro
     const requested = isJsonObject(pods[i]) ? pods[i].podid : undefined;
     if (adPod.podid !== requested) diffs.push(`${where}.podid: expected ${requested}, got ${adPod.podid}`);
     const targeting: Json[] = Array.isArray(adPod.targeting) ? adPod.targeting : [];
-    if (targeting.length === 0 && !(adPod.errors?.general?.length > 0)) diffs.push(`${where}: no targeting and no errors.general saying why`);
+    if (targeting.length === 0 && !explained(adPod)) diffs.push(`${where}: no targeting and no errors saying why`);
     for (const [j, entry] of targeting.entries()) {
       const at = `${where}.targeting[${j}]`;
       for (const key of ['hb_pb', 'hb_pb_cat_dur', 'hb_cache_id']) if (typeof entry[key] !== 'string') diffs.push(`${at}.${key}: missing`);
@@ -134,6 +134,14 @@ async function checkAdPods(sample: VideoSample, text: string, base: string): Pro
     }
   }
   return diffs;
+}
+
+/**
+ * An empty pod must say why: under `errors.general` when the pod itself was dropped, or under its bidders when they
+ * could not bid (a tmax too short to call them, say).
+ */
+function explained(adPod: Json): boolean {
+  return isJsonObject(adPod.errors) && Object.values(adPod.errors).some((errors) => Array.isArray(errors) && errors.length > 0);
 }
 
 /** Runs one sample against an in-process Gavel whose bidders are `ortb` bidders on the shared mock bidder. */

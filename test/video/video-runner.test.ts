@@ -13,6 +13,7 @@ describe('video fixture runner (conformance-cli video)', () => {
       'invalid_site_and_app.json',
       'valid_app_two_pods.json',
       'valid_one_pod_dropped.json',
+      'valid_tmax_too_short.json',
       'valid_us_privacy_invalid.json',
       'video_invalid_no_pods.json',
     ]);
