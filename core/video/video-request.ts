@@ -151,15 +151,13 @@ export const videoRequestSchema = {
         didsha1: string, didmd5: string, dpidsha1: string, dpidmd5: string, macsha1: string, macmd5: string,
       },
     },
-    // A legacy name is checked with the custom object by parsePriceGranularity, as on the auction endpoint.
+    // Only the types here: the values are checked by prebidGranularityError, in Prebid Server's words; a legacy name
+    // is read by parsePriceGranularity, as on the auction endpoint.
     pricegranularity: {
       type: ['object', 'string'],
       properties: {
-        precision: { type: 'integer', minimum: 0 },
-        ranges: {
-          type: 'array',
-          items: { type: 'object', required: ['max', 'increment'], properties: { max: { type: 'number' }, increment: { type: 'number', exclusiveMinimum: 0 } } },
-        },
+        precision: integer,
+        ranges: { type: 'array', items: { type: 'object', properties: { max: { type: 'number' }, increment: { type: 'number' } } } },
       },
     },
     regs: { type: 'object', properties: { ext: { type: 'object', properties: { gdpr: integer, us_privacy: string } } } },
@@ -293,6 +291,32 @@ function withoutEmptyMimes(video: unknown): string | undefined {
   return undefined;
 }
 
+/** Prebid Server's most decimals a granularity may ask for (openrtb_ext.MaxDecimalFigures). */
+const MAX_DECIMAL_FIGURES = 15;
+
+/**
+ * A custom granularity's values, checked as Prebid Server's validatePriceGranularity checks the targeting the video
+ * endpoint builds from it, in its words: a precision within 0 to 15, and ranges of increasing `max` (a missing one
+ * counts as 0) with positive increments. An absent precision is the default 2, as Prebid Server decodes it.
+ */
+function prebidGranularityError(granularity: unknown): string | undefined {
+  if (!isObject(granularity)) return undefined;
+  const { precision } = granularity;
+  if (typeof precision === 'number' && precision < 0) return 'Price granularity error: precision must be non-negative';
+  if (typeof precision === 'number' && precision > MAX_DECIMAL_FIGURES) {
+    return `Price granularity error: precision of more than ${MAX_DECIMAL_FIGURES} significant figures is not supported`;
+  }
+  let previousMax = 0;
+  for (const range of Array.isArray(granularity.ranges) ? granularity.ranges : []) {
+    const max = isObject(range) && typeof range.max === 'number' ? range.max : 0;
+    const increment = isObject(range) && typeof range.increment === 'number' ? range.increment : 0;
+    if (max <= previousMax) return 'Price granularity error: range list must be ordered with increasing "max"';
+    if (increment <= 0) return 'Price granularity error: increment must be a nonzero positive number';
+    previousMax = max;
+  }
+  return undefined;
+}
+
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -320,6 +344,9 @@ export function checkVideoRequest(body: Record<string, unknown>): VideoRequestCh
     // A stable sort: messages about one field keep the schema's order.
     return { kind: 'invalid', messages: [...new Set(requestMessages.sort((a, b) => a.order - b.order).map(({ message }) => message))] };
   }
+  // Prebid Server checks the granularity on the OpenRTB request it builds, once the video request passed its checks.
+  const granularityMessage = prebidGranularityError(body.pricegranularity);
+  if (granularityMessage) return { kind: 'invalid', messages: [granularityMessage] };
 
   const request = body as VideoRequest;
   const seenPodIds = new Set<number>();

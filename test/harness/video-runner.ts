@@ -94,9 +94,10 @@ function expectedStatus(sample: VideoSample, file: string): number {
 /**
  * Without a stated message, a line must name what is wrong with the request, in one of Prebid Server's wordings for
  * a video request: a missing field (`request missing required field: PodConfig.Pods`), a bad request field
- * (`request.tmax must be nonnegative. Got -2`), or bad durations (`duration array cannot contain ...`).
+ * (`request.tmax must be nonnegative. Got -2`), bad durations (`duration array cannot contain ...`) or a bad price
+ * granularity (`Price granularity error: ...`).
  */
-const NAMES_THE_FAULT = /^Invalid request: (?:request missing required field: [A-Za-z.]+|request\.[a-z]+\S* |duration array )/m;
+const NAMES_THE_FAULT = /^Invalid request: (?:request missing required field: [A-Za-z.]+|request\.[a-z]+\S* |duration array |Price granularity error: )/m;
 
 function checkInvalid(sample: VideoSample, text: string): string[] {
   if (sample.expectedErrorMessage !== undefined) {

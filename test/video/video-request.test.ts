@@ -141,7 +141,27 @@ describe('video request validation', () => {
     expectInvalid((r) => { r.podconfig.requireexactduration = 'yes'; }, 'request field PodConfig.RequireExactDuration must be a boolean');
     expectInvalid((r) => { r.includebrandcategory = { primaryadserver: 3 }; }, 'request field IncludeBrandCategory.PrimaryAdServer must be 1 (FreeWheel) or 2 (Google Ad Manager)');
     expectInvalid((r) => { r.includebrandcategory = {}; }, 'request missing required field: IncludeBrandCategory.PrimaryAdServer');
-    expectInvalid((r) => { r.pricegranularity = { ranges: [{ max: 20 }] }; }, 'request missing required field: PriceGranularity.Ranges.Increment');
+    expectInvalid((r) => { r.pricegranularity = { ranges: [{ max: '20', increment: 1 }] }; }, 'request field PriceGranularity.Ranges.Max must be a number');
+  });
+
+  it("refuses a custom price granularity's values in Prebid Server's words (validatePriceGranularity)", () => {
+    const ranges = [{ max: 5, increment: 0.5 }];
+    expectInvalid((r) => { r.pricegranularity = { precision: -1, ranges }; }, 'Price granularity error: precision must be non-negative');
+    expectInvalid((r) => { r.pricegranularity = { precision: 16, ranges }; }, 'Price granularity error: precision of more than 15 significant figures is not supported');
+    expectInvalid((r) => { r.pricegranularity = { ranges: [{ max: 5, increment: 0.5 }, { max: 5, increment: 1 }] }; }, 'Price granularity error: range list must be ordered with increasing "max"');
+    expectInvalid((r) => { r.pricegranularity = { ranges: [{ increment: 1 }] }; }, 'Price granularity error: range list must be ordered with increasing "max"');
+    expectInvalid((r) => { r.pricegranularity = { precision: 2, ranges: [{ max: 20 }] }; }, 'Price granularity error: increment must be a nonzero positive number');
+    expectInvalid((r) => { r.pricegranularity = { precision: 2, ranges: [{ max: 20, increment: -0.1 }] }; }, 'Price granularity error: increment must be a nonzero positive number');
+    const request = validRequest();
+    request.pricegranularity = { ranges: [{ max: 5, increment: 0.05 }, { max: 20, increment: 0.5 }] };
+    expect(checkVideoRequest(request).kind).to.equal('valid');
+  });
+
+  it('checks the granularity only once the rest of the request passed, as Prebid Server does', () => {
+    const request = validRequest();
+    request.pricegranularity = { precision: -1, ranges: [{ max: 5, increment: 0.5 }] };
+    delete request.video.mimes;
+    expect(checkVideoRequest(request)).to.deep.equal({ kind: 'invalid', messages: ['request missing required field: Video.Mimes'] });
   });
 
   describe('pods', () => {
