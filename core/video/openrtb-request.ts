@@ -186,7 +186,9 @@ function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoReques
     requireexactduration: video.podconfig.requireexactduration === true,
   };
   if (video.appendbiddernames === true) targeting.appendbiddernames = true;
+  // The granularity the endpoint settled on (the request's, else its stored options'); none is the default one.
   if (options.priceGranularity !== undefined) targeting.pricegranularity = options.priceGranularity;
+  else delete targeting.pricegranularity;
   const cache: Json = { ...(isJsonObject(own.cache) ? own.cache : {}), vastxml: {} };
   const deals: Json = video.supportdeals === true ? { supportdeals: true } : {};
   return { ...base, [options.namespace]: { ...own, targeting, cache, ...deals } };

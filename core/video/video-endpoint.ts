@@ -132,7 +132,7 @@ async function fetchStored(what: string, fetch: () => Promise<Map<string, unknow
 function podRules(video: VideoRequest, namespace: Namespace, categories: CategoryMappings): { granularitySource: unknown; brandCategories?: BrandCategories } | { errors: string[] } {
   const errors: string[] = [];
   // A legacy name ("high") is read as on the auction endpoint.
-  const granularitySource = video.pricegranularity ?? targetingOptionsOf(video, namespace).pricegranularity;
+  const granularitySource = withDefaultRanges(video.pricegranularity ?? targetingOptionsOf(video, namespace).pricegranularity);
   const parsed = parsePriceGranularity(granularitySource);
   if ('error' in parsed) errors.push(`request field PriceGranularity: ${parsed.error}`);
 
@@ -153,6 +153,15 @@ function podRules(video: VideoRequest, namespace: Namespace, categories: Categor
   }
   if (errors.length > 0) return { errors };
   return { granularitySource, brandCategories };
+}
+
+/**
+ * A custom granularity without ranges (absent or empty) is the default one, whatever precision it names, as Prebid
+ * Server's SetDefaults puts it in place: the ranges are optional (specification 2.1).
+ */
+function withDefaultRanges(granularity: unknown): unknown {
+  if (!isJsonObject(granularity)) return granularity;
+  return Array.isArray(granularity.ranges) && granularity.ranges.length > 0 ? granularity : undefined;
 }
 
 /** `ext.<ns>.targeting` of a (stored) video request that carries OpenRTB options. */

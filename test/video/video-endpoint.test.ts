@@ -292,6 +292,14 @@ describe('POST /openrtb2/video end to end', () => {
       expect(json.adPods[0].targeting.map((entry: Json) => [entry.hb_pb, entry.hb_pb_cat_dur])).to.deep.equal([['9.00', '9.00_15s'], ['6.00', '6.00_15s']]);
     });
 
+    it('takes a granularity without ranges for the default one, whatever its precision, as Prebid Server SetDefaults does', async () => {
+      for (const pricegranularity of [{ precision: 3 }, { precision: 1, ranges: [] }]) {
+        const { status, json } = await post(videoRequest([[1, 15, 'sports']], { pricegranularity }));
+        expect(status, JSON.stringify(json)).to.equal(200);
+        expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['9.50', '6.20']);
+      }
+    });
+
     it('takes a legacy price granularity name, as the auction endpoint does', async () => {
       const { status, json } = await post(videoRequest([[1, 15, 'sports']], { pricegranularity: 'low' }));
       expect(status).to.equal(200);
