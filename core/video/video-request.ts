@@ -206,6 +206,10 @@ function describe(error: ErrorObject): string {
   const custom = (error.parentSchema as Record<string, Record<string, string> | undefined> | undefined)?.[MESSAGES]?.[error.keyword];
   if (custom) return custom;
   const segments = pathSegments(error.instancePath);
+  // A site with neither page nor id: Prebid Server's words (it takes an id alone; the specification requires the page).
+  if (error.keyword === 'required' && error.instancePath === '/site' && (error.params as { missingProperty: string }).missingProperty === 'page' && !hasSiteId(error.data)) {
+    return 'request.site missing required field: id or page';
+  }
   switch (error.keyword) {
     case 'required':
       return `request missing required field: ${fieldName([...segments, (error.params as { missingProperty: string }).missingProperty])}`;
@@ -220,6 +224,10 @@ function describe(error: ErrorObject): string {
     default:
       return `request field ${fieldName(segments)} ${error.message ?? 'is invalid'}`;
   }
+}
+
+function hasSiteId(site: unknown): boolean {
+  return isObject(site) && typeof site.id === 'string' && site.id !== '';
 }
 
 function articleFor(type: string): string {

@@ -71,7 +71,8 @@ describe('video request validation', () => {
   });
 
   it('requires the site page and publisher id, and the app domain and publisher id', () => {
-    expectInvalid((r) => { delete r.site.page; }, 'request missing required field: Site.Page');
+    expectInvalid((r) => { delete r.site.page; r.site.id = 'site-1'; }, 'request missing required field: Site.Page');
+    expectInvalid((r) => { delete r.site.page; }, 'request.site missing required field: id or page');
     expectInvalid((r) => { delete r.site.publisher.id; }, 'request missing required field: Site.Publisher.Id');
     expectInvalid((r) => { delete r.site; r.app = { publisher: { id: 'p' } }; }, 'request missing required field: App.Domain');
     expectInvalid((r) => { delete r.site; r.app = { domain: 'app.example' }; }, 'request missing required field: App.Publisher');
