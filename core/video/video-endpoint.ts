@@ -74,6 +74,9 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
 
   // A debug request is a test request for the bidders too (Prebid Server sets `test: 1`).
   if (context.debugOverride) expanded.request.test = 1;
+  // The bidders always learn the time they have: without a tmax (or with 0) the request gets the effective one, as
+  // Prebid Server's video endpoint always writes its tmax (the host default here, specification reference 8).
+  if (expanded.request.tmax === undefined || expanded.request.tmax === 0) expanded.request.tmax = context.tmax;
   withHeaderUserAgent(expanded.request, input.headers['user-agent']);
   const outcome = await runAuction(input, entered, services, expanded.request);
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);

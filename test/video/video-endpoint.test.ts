@@ -235,6 +235,15 @@ describe('POST /openrtb2/video end to end', () => {
       expect(sent.tmax).to.be.a('number').and.at.most(900);
     });
 
+    it('tells the bidders the effective tmax when the request gives none, as Prebid Server always writes one', async () => {
+      mock.received.length = 0;
+      expect((await post(videoRequest([[1, 15, 'dur15']]))).status).to.equal(200);
+      expect((callsOf('dur15')[0]!.body as Json).tmax).to.equal(1000);
+      mock.received.length = 0;
+      expect((await post(videoRequest([[1, 15, 'dur15']], { tmax: 0 }))).status).to.equal(200);
+      expect((callsOf('dur15')[0]!.body as Json).tmax).to.equal(1000);
+    });
+
     it('with exact durations, shares the imps among the durations in the order given (min = max)', async () => {
       mock.received.length = 0;
       await post(videoRequest([[3, 60, 'dur15']], { podconfig: { durationrangesec: [30, 15], requireexactduration: true, pods: [{ podid: 3, adpoddurationsec: 60, configid: 'dur15' }] } }));
