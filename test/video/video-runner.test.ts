@@ -12,6 +12,7 @@ describe('video fixture runner (conformance-cli video)', () => {
       'invalid_protocols.json',
       'invalid_site_and_app.json',
       'valid_app_two_pods.json',
+      'valid_gdpr_without_consent.json',
       'valid_one_pod_dropped.json',
       'valid_tmax_too_short.json',
       'valid_us_privacy_invalid.json',
