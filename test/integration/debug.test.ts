@@ -97,6 +97,16 @@ describe('debug output', () => {
     expect(log.text).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<Log><Request>\{"podconfig"/);
     expect(log.text).to.contain('"x-test-header":"seen"').and.to.contain('<Response>{"responsetimemillis"');
   });
+
+  it("keeps the video debug log of a refused request with its errors, as Prebid Server's debug log lists them", async () => {
+    const request = { podconfig: { durationrangesec: [15] }, site: { page: 'https://video.example/1', publisher: { id: 'no-debug' } } };
+    const answer = await postJson(`${gavel.url}/openrtb2/video?debug=true`, request);
+    expect(answer.status).to.equal(400);
+    const id = /\[Debug cache ID: ([^\]]+)\]\n$/.exec(answer.text)?.[1];
+    expect(id, answer.text).to.be.a('string');
+    const log = await getJson(`${gavel.url}/cache?uuid=${id}`);
+    expect(log.text).to.contain('<Response>\nErrors:\nrequest missing required field: PodConfig.Pods\nrequest missing required field: Video</Response></Log>');
+  });
 });
 
 describe('debug output without secrets', () => {
