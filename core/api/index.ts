@@ -17,3 +17,4 @@ export * from './go-decoding.js';
 export * from './go-raw-json.js';
 export * from './price-granularity.js';
 export * from './prebid-ext-encoding.js';
+export * from './bid-adjustments.js';

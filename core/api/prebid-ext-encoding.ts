@@ -82,6 +82,23 @@ export function reencodeExtRequestPrebid(value: unknown, links: readonly string[
   return encodeRequestOptionsAsPrebidServer(prebid);
 }
 
+/**
+ * Writes a request's `ext.<namespace>` back as Prebid Server writes its struct once its endpoint has changed it (see
+ * encodeRequestOptionsAsPrebidServer): left out when nothing is left of it, and `ext` with it when that was all it
+ * held (Prebid Server drops an empty `prebid`, and an `ext` with no member). A request whose `ext.<namespace>` is not
+ * an object is left for validation to name.
+ */
+export function writeRequestOptionsAsPrebidServer(request: { ext?: unknown }, namespace: string): void {
+  const ext = request.ext;
+  if (!isJsonObject(ext) || !isJsonObject(ext[namespace])) return;
+  const written = encodeRequestOptionsAsPrebidServer(ext[namespace]);
+  if (Object.keys(written).length > 0) ext[namespace] = written;
+  else {
+    delete ext[namespace];
+    if (Object.keys(ext).length === 0) delete request.ext;
+  }
+}
+
 /** A member's writer: its encoded value, or undefined when Go leaves it out. */
 type Encode = (value: unknown) => unknown;
 

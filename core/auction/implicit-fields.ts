@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { getDomain } from 'tldts';
-import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, encodeRequestOptionsAsPrebidServer } from '../api/index.js';
+import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, writeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
 
 type Json = Record<string, unknown>;
@@ -39,7 +39,7 @@ export function implicitFields(settings: { trustProxyHeaders: boolean; generateT
       let rewritten = false;
       if (isJsonObject(request.ext)) for (const spelling of NAMESPACES) if (fillTargetingDefaults(request.ext[spelling]) && spelling === namespace) rewritten = true;
       if (request.app != null && fillAppChannel(request, namespace)) rewritten = true;
-      if (rewritten || hasMultibid(request, namespace)) writeOptionsAsPrebidServer(request, namespace);
+      if (rewritten || hasMultibid(request, namespace)) writeRequestOptionsAsPrebidServer(request, namespace);
       if (settings.generateTids) fillTids(request);
     },
   };
@@ -178,19 +178,6 @@ function hasMultibid(request: BidRequest, namespace: string): boolean {
   return isJsonObject(options) && Array.isArray(options.multibid);
 }
 
-/**
- * `ext.<ns>` as Prebid Server's struct writes it (see encodeRequestOptionsAsPrebidServer), once its endpoint has changed it: left
- * out when nothing is left of it, and `ext` with it when that was all it held.
- */
-function writeOptionsAsPrebidServer(request: BidRequest, namespace: string): void {
-  const ext = request.ext as Json;
-  const written = encodeRequestOptionsAsPrebidServer(ext[namespace] as Json);
-  if (Object.keys(written).length > 0) ext[namespace] = written;
-  else {
-    delete ext[namespace];
-    if (Object.keys(ext).length === 0) delete request.ext;
-  }
-}
 
 /** A transaction id to make: none given, or the placeholder Prebid.js leaves for the server to fill. */
 function lacksTid(tid: unknown): boolean {

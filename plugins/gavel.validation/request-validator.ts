@@ -10,7 +10,7 @@ import { checkImps, impProblemAfterFirstPartyData } from './checks/imp.js';
 import { checkDevice, checkDistributionChannel, checkRegs, checkSource, checkUser } from './checks/parties.js';
 import { ValidationReport } from './checks/report.js';
 import {
-  checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid,
+  checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidAdjustments, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid,
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
@@ -56,6 +56,7 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkEidPermissions(options, scope);
   checkTargeting(options, scope);
   checkMultiBid(options, scope);
+  checkBidAdjustments(options, scope);
   checkBidderControls(options, scope);
   checkCache(options, scope);
   checkCurrencyRates(options, scope);

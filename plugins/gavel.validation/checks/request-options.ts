@@ -1,7 +1,7 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { isJsonObject, SAFE_NAME, WarningCode } from '../../../core/api/index.js';
+import { bidAdjustmentsAreValid, isJsonObject, SAFE_NAME, WarningCode, writeRequestOptionsAsPrebidServer } from '../../../core/api/index.js';
 import { fieldKindError, isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 /**
@@ -279,6 +279,23 @@ export function checkMultiBid(options: JsonObject, scope: ValidationScope): void
   scope.report.addChange(({ request }) => {
     const own = request.ext?.[namespace];
     if (isJsonObject(own)) own.multibid = kept;
+  });
+}
+
+/**
+ * `bidadjustments` as Prebid Server's endpoint validates it (`bidadjustment.Validate`): an object with any unusable
+ * entry is dropped whole, with its warning (10008), and `ext.<ns>` is written back as its struct writes it (the
+ * validated request and every bidder then see it without the adjustments). A usable one is left as it is.
+ */
+export function checkBidAdjustments(options: JsonObject, scope: ValidationScope): void {
+  if (bidAdjustmentsAreValid(options.bidadjustments)) return;
+  scope.report.addWarning(WarningCode.BidAdjustment, 'bid adjustment from request was invalid');
+  const namespace = scope.declaredNamespace ?? scope.namespace;
+  scope.report.addChange(({ request }) => {
+    const own = request.ext?.[namespace];
+    if (!isJsonObject(own)) return;
+    delete own.bidadjustments;
+    writeRequestOptionsAsPrebidServer(request, namespace);
   });
 }
 
