@@ -1,5 +1,4 @@
 import { encodeRequestOptionsAsPrebidServer, isJsonObject, type AccountSettings, type BidRequest, type Namespace } from '../api/index.js';
-import { mergePatch } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -9,17 +8,17 @@ type Json = Record<string, unknown>;
  * - `price_granularity`: the granularity of a request that asks for targeting without one;
  * - `targeting`: targeting options under the request's own (`includewinners`...), when it asks for targeting;
  * - `bidadjustmentfactors`: factors per bidder under the request's;
- * - `bidadjustments`: adjustment rules under the request's (the request's rule wins for the same media type,
- *   bidder and deal, as Prebid Server merges them).
  * - `default_integration`: `integration` of a request that names none (or ""), as Prebid Server's
  *   setIntegrationType writes it; `ext.<ns>` is then written back as its struct writes it (see
  *   encodeRequestOptionsAsPrebidServer), members it does not know gone.
- * The request wins wherever it says something. A request to an account with none of these is not touched.
+ * The request wins wherever it says something. A request to an account with none of these is not touched. The
+ * account's `bidadjustments` rules are not written in: Prebid Server merges them under the request's in its
+ * exchange, and judges the merged rules there (the bid-adjustment service reads them from `context.account`).
  */
 export function applyAccountDefaults(request: BidRequest, namespace: Namespace, account: AccountSettings): void {
-  const { price_granularity: granularity, targeting, bidadjustmentfactors: factors, bidadjustments: rules } = account;
+  const { price_granularity: granularity, targeting, bidadjustmentfactors: factors } = account;
   const integration = account.default_integration || undefined;
-  if (granularity === undefined && targeting === undefined && factors === undefined && rules === undefined && integration === undefined) return;
+  if (granularity === undefined && targeting === undefined && factors === undefined && integration === undefined) return;
   if (request.ext !== undefined && !isJsonObject(request.ext)) return;
   const ext = (request.ext ??= {}) as Json;
   if (ext[namespace] !== undefined && !isJsonObject(ext[namespace])) return;
@@ -31,7 +30,6 @@ export function applyAccountDefaults(request: BidRequest, namespace: Namespace, 
     if (granularity !== undefined && asked.pricegranularity === undefined) asked.pricegranularity = granularity;
   }
   if (factors) options.bidadjustmentfactors = isJsonObject(options.bidadjustmentfactors) ? { ...factors, ...options.bidadjustmentfactors } : options.bidadjustmentfactors ?? { ...factors };
-  if (rules) options.bidadjustments = isJsonObject(options.bidadjustments) ? mergePatch(rules, options.bidadjustments) : options.bidadjustments ?? structuredClone(rules);
   if (integration !== undefined && (options.integration == null || options.integration === '')) {
     options.integration = integration;
     ext[namespace] = encodeRequestOptionsAsPrebidServer(options);

@@ -1,4 +1,4 @@
-import { isJsonObject as isObject, WarningCode, type AuctionContext, type BidAdjuster, type BidRequest, type MediaType } from '../../core/api/index.js';
+import { isJsonObject as isObject, type AuctionContext, type BidAdjuster, type BidRequest, type MediaType } from '../../core/api/index.js';
 import { adjustPrice, buildRules, ruleMediaType, type AdjustmentRules } from './rules.js';
 
 type Factors = Record<string, unknown>;
@@ -51,7 +51,7 @@ export function createBidAdjuster(): BidAdjuster {
 function readAdjustments(request: BidRequest, context: AuctionContext): RequestAdjustments {
   const serviceExt = request.ext?.[context.namespace];
   const options = isObject(serviceExt) ? serviceExt : undefined;
-  const rules = buildRules(request, context, (message) => context.warn('general', { code: WarningCode.BidAdjustment, message }));
+  const rules = buildRules(request, context);
   const allFactors = isObject(options?.bidadjustmentfactors) ? options.bidadjustmentfactors : undefined;
   if (!allFactors && !rules) return NOTHING;
   const { mediatypes, ...factors } = allFactors ?? {};

@@ -3,7 +3,7 @@
  * and deal id, a list of adjustments (`multiplier`, `cpm` in a currency, `static` price), the request's rules over the
  * account's (`bidadjustments` in the account). The most specific rule that matches a bid applies.
  */
-import { isJsonObject, type AuctionContext, type BidRequest, type Imp, type MediaType } from '../../core/api/index.js';
+import { BID_ADJUSTMENT_MEDIA_TYPES, bidAdjustmentsAreValid, isJsonObject, WarningCode, type AuctionContext, type BidRequest, type Imp, type MediaType } from '../../core/api/index.js';
 
 export interface Adjustment {
   adjtype: 'multiplier' | 'cpm' | 'static';
@@ -14,8 +14,6 @@ export interface Adjustment {
 /** `<media type>|<bidder>|<deal id>` (each may be `*`) -> its adjustments. */
 export type AdjustmentRules = ReadonlyMap<string, readonly Adjustment[]>;
 
-/** The media types rules are given for; video splits into in-stream and out-stream by the imp's placement. */
-const RULE_MEDIA_TYPES = ['banner', 'video-instream', 'video-outstream', 'audio', 'native', '*'] as const;
 const WILDCARD = '*';
 /** Prices after adjustment are rounded to 4 decimals. */
 const PRICE_PRECISION = 10_000;
@@ -24,71 +22,93 @@ const MIN_BID = 0.1;
 /** OpenRTB 2.6 `video.plcmt` 4: accompanying content, which Prebid Server adjusts as out-stream. */
 const PLCMT_ACCOMPANYING_CONTENT = 4;
 
-/** Whether an adjustments object is usable as a whole (Prebid Server drops the whole object when any entry is not). */
-export function validAdjustments(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
-  if (!isJsonObject(value)) return false;
-  const byMediaType = value.mediatype;
-  if (byMediaType === undefined || byMediaType === null) return true;
-  if (!isJsonObject(byMediaType)) return false;
-  for (const mediaType in byMediaType) {
-    const byBidder = byMediaType[mediaType];
-    if (!isJsonObject(byBidder)) return false;
-    for (const bidder in byBidder) {
-      const byDeal = byBidder[bidder];
-      if (!isJsonObject(byDeal)) return false;
-      for (const deal in byDeal) {
-        const list = byDeal[deal];
-        if (!Array.isArray(list) || !list.every(validAdjustment)) return false;
-      }
-    }
+const REQUEST_INVALID = 'bid adjustment from request was invalid';
+const ACCOUNT_INVALID = 'bid adjustment on account was invalid';
+
+/**
+ * The rules of a request, as Prebid Server's exchange merges them (`bidadjustment.Merge`): the request's, with the
+ * account's added where the request has no rule for the same media type, bidder and deal. The merged whole must be
+ * usable: one account entry that is not (and that the request does not replace) leaves the auction with no rules at
+ * all, the request's included, and Prebid Server's warning under the exchange's own scope (`ext.warnings.<ns>`). An
+ * invalid request object is dropped by validation before the auction; read without it, it is dropped here as there.
+ */
+export function buildRules(request: BidRequest, context: AuctionContext): AdjustmentRules | undefined {
+  const own = request.ext?.[context.namespace];
+  let fromRequest = isJsonObject(own) ? own.bidadjustments : undefined;
+  if (!bidAdjustmentsAreValid(fromRequest)) {
+    context.warn('general', { code: WarningCode.BidAdjustment, message: REQUEST_INVALID });
+    fromRequest = undefined;
   }
-  return true;
+  const fromAccount = context.account.bidadjustments;
+  // A usable request object is an object with an object `mediatype`, or has none.
+  const requestRules = mediaTypesOf(fromRequest) || undefined;
+  if (fromAccount === undefined || fromAccount === null) return requestRules && rulesOf(requestRules);
+  const accountRules = mediaTypesOf(fromAccount);
+  const merged = accountRules === false ? undefined : mergeUnder(requestRules ?? {}, accountRules ?? {});
+  if (merged === undefined) {
+    context.warn(context.namespace, { code: WarningCode.BidAdjustment, message: ACCOUNT_INVALID });
+    return undefined;
+  }
+  return rulesOf(merged);
 }
 
-function validAdjustment(adjustment: unknown): boolean {
-  if (!isJsonObject(adjustment) || typeof adjustment.value !== 'number' || !Number.isFinite(adjustment.value) || adjustment.value < 0) return false;
-  const hasCurrency = typeof adjustment.currency === 'string' && adjustment.currency !== '';
-  switch (adjustment.adjtype) {
-    case 'multiplier':
-      return adjustment.value < 100;
-    case 'cpm':
-    case 'static':
-      return hasCurrency;
-    default:
-      return false;
-  }
+/** `<media type> -> <bidder> -> <deal> -> adjustments`, as read from a usable object. */
+type RulesByMediaType = Record<string, Record<string, Record<string, Adjustment[]>>>;
+
+/** The media types of an adjustments object: undefined when it has none, false when it is not an object. */
+function mediaTypesOf(adjustments: unknown): RulesByMediaType | undefined | false {
+  if (adjustments === undefined || adjustments === null) return undefined;
+  if (!isJsonObject(adjustments)) return false;
+  const byMediaType = adjustments.mediatype;
+  if (byMediaType === undefined || byMediaType === null) return undefined;
+  return isJsonObject(byMediaType) ? (byMediaType as RulesByMediaType) : false;
 }
 
 /**
- * The rules of a request: its own merged over the account's, each media type, bidder and deal of the request winning
- * over the account's. An invalid object (any entry that is not a usable adjustment) is left out whole, with Prebid
- * Server's warning.
+ * The request's rules with the account's under them, or undefined when the merged whole is not usable. Only what the
+ * request does not already say is taken from the account, so an unusable account entry the request replaces is
+ * never looked at (Prebid Server validates the merged object).
  */
-export function buildRules(request: BidRequest, context: AuctionContext, warn: (message: string) => void): AdjustmentRules | undefined {
-  const own = request.ext?.[context.namespace];
-  let fromRequest = isJsonObject(own) ? own.bidadjustments : undefined;
-  if (fromRequest !== undefined && !validAdjustments(fromRequest)) {
-    warn('bid adjustment from request was invalid');
-    fromRequest = undefined;
-  }
-  let fromAccount = context.account.bidadjustments;
-  if (fromRequest === undefined && fromAccount === undefined) return undefined;
-  if (fromAccount !== undefined && !validAdjustments(fromAccount)) {
-    warn('bid adjustment on account was invalid');
-    fromAccount = undefined;
-  }
-  const rules = new Map<string, readonly Adjustment[]>();
-  // Account first, so the request's entries replace them.
-  for (const source of [fromAccount, fromRequest]) {
-    if (!isJsonObject(source) || !isJsonObject(source.mediatype)) continue;
-    for (const mediaType of RULE_MEDIA_TYPES) {
-      const byBidder = source.mediatype[mediaType];
-      if (!isJsonObject(byBidder)) continue;
-      for (const bidder in byBidder) {
-        const byDeal = byBidder[bidder] as Record<string, Adjustment[]>;
-        for (const deal in byDeal) rules.set(ruleKey(mediaType, bidder, deal), byDeal[deal]!);
+function mergeUnder(fromRequest: RulesByMediaType, fromAccount: RulesByMediaType): RulesByMediaType | undefined {
+  const merged: RulesByMediaType = {};
+  for (const mediaType of BID_ADJUSTMENT_MEDIA_TYPES) {
+    const requestBidders = isJsonObject(fromRequest[mediaType]) ? fromRequest[mediaType] : undefined;
+    const accountBidders: unknown = fromAccount[mediaType];
+    const bidders = { ...requestBidders };
+    if (accountBidders !== undefined && accountBidders !== null) {
+      if (!isJsonObject(accountBidders)) return undefined;
+      for (const bidder in accountBidders) {
+        const accountDeals: unknown = accountBidders[bidder];
+        const requestDeals = requestBidders && Object.hasOwn(requestBidders, bidder) ? requestBidders[bidder] : undefined;
+        if (!isJsonObject(accountDeals)) {
+          // A bidder the request has keeps the request's deals; one only the account has must map deals to lists.
+          if (requestDeals === undefined) return undefined;
+          continue;
+        }
+        const deals = { ...requestDeals };
+        for (const deal in accountDeals) {
+          if (requestDeals && Object.hasOwn(requestDeals, deal)) continue;
+          const list = accountDeals[deal];
+          if (!bidAdjustmentsAreValid({ mediatype: { [mediaType]: { [bidder]: { [deal]: list } } } })) return undefined;
+          deals[deal] = list as Adjustment[];
+        }
+        bidders[bidder] = deals;
       }
+    }
+    if (Object.keys(bidders).length > 0) merged[mediaType] = bidders;
+  }
+  return merged;
+}
+
+/** One entry per media type, bidder and deal; undefined when there is none. */
+function rulesOf(byMediaType: RulesByMediaType): AdjustmentRules | undefined {
+  const rules = new Map<string, readonly Adjustment[]>();
+  for (const mediaType of BID_ADJUSTMENT_MEDIA_TYPES) {
+    const byBidder = byMediaType[mediaType];
+    if (!isJsonObject(byBidder)) continue;
+    for (const bidder in byBidder) {
+      const byDeal = byBidder[bidder]!;
+      for (const deal in byDeal) rules.set(ruleKey(mediaType, bidder, deal), byDeal[deal]!);
     }
   }
   return rules.size > 0 ? rules : undefined;
@@ -118,10 +138,12 @@ function rulesFor(rules: AdjustmentRules, mediaType: string, bidder: string, dea
 }
 
 /**
- * The price of a bid (in the auction currency) after the rule that matches it: a multiplier multiplies, a cpm is
- * converted to the auction currency and subtracted, a static price replaces it (converted from its currency); the
- * result is rounded to 4 decimals. A `cpm` whose currency cannot be converted leaves the price as it was. A bid with a
- * deal goes no lower than 0, one without no lower than 0.10 (Prebid Server's floor for adjusted bids).
+ * The price of a bid (in the auction currency) under the request's rules: the most specific matching rule's
+ * adjustments run in order (a multiplier multiplies, a cpm is converted to the auction currency and subtracted, a
+ * static price replaces it, converted from its currency), and the result is rounded to 4 decimals; a `cpm` whose
+ * currency cannot be converted leaves the price as it was. Then, whether a rule matched or not (Prebid Server's
+ * `bidadjustment.Apply` once a request has rules): a bid with a deal goes no lower than 0, one without is priced
+ * 0.10 when it would come to 0 or less.
  */
 export function adjustPrice(
   price: number,
@@ -132,6 +154,12 @@ export function adjustPrice(
   // Bidder names match as written, as Prebid Server's rule keys do (only bidadjustmentfactors ignore case).
   const adjustments = rulesFor(rules, match.mediaType, match.bidder, match.deal);
   if (!adjustments || adjustments.length === 0) return price;
+  const adjusted = applyAdjustments(price, adjustments, context);
+  if (match.deal) return adjusted < 0 ? 0 : adjusted;
+  return adjusted <= 0 ? MIN_BID : adjusted;
+}
+
+function applyAdjustments(price: number, adjustments: readonly Adjustment[], context: Pick<AuctionContext, 'currency' | 'convertCurrency'>): number {
   let adjusted = price;
   for (const adjustment of adjustments) {
     if (adjustment.adjtype === 'multiplier') adjusted *= adjustment.value;
@@ -141,7 +169,5 @@ export function adjustPrice(
       adjusted = adjustment.adjtype === 'cpm' ? adjusted - converted : converted;
     }
   }
-  adjusted = Math.round(adjusted * PRICE_PRECISION) / PRICE_PRECISION;
-  if (match.deal) return adjusted < 0 ? 0 : adjusted;
-  return adjusted <= 0 ? MIN_BID : adjusted;
+  return Math.round(adjusted * PRICE_PRECISION) / PRICE_PRECISION;
 }

@@ -185,7 +185,7 @@ describe("an account's request defaults", () => {
     expect(request).to.deep.equal({ id: 'r', imp: [] });
   });
 
-  it("merges default bid adjustment factors and rules under the request's", () => {
+  it("merges default bid adjustment factors under the request's, and leaves the account's rules out of the request", () => {
     const request = {
       id: 'r',
       imp: [],
@@ -198,7 +198,7 @@ describe("an account's request defaults", () => {
     });
     expect(request.ext!.svc).to.deep.equal({
       bidadjustmentfactors: { alpha: 0.9, beta: 0.8 },
-      bidadjustments: { mediatype: { banner: { alpha: { '*': [{ adjtype: 'multiplier', value: 2 }] }, beta: { '*': [{ adjtype: 'multiplier', value: 3 }] } } } },
+      bidadjustments: { mediatype: { banner: { alpha: { '*': [{ adjtype: 'multiplier', value: 2 }] } } } },
     });
   });
 

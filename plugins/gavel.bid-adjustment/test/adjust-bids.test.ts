@@ -124,3 +124,51 @@ describe('gavel.bid-adjustment: ext.<ns>.bidadjustments rules', () => {
     expect(rulePrices('appnexus', { APPNEXUS: triple })).to.deep.equal([1]);
   });
 });
+
+describe("gavel.bid-adjustment: the account's bidadjustments merged under the request's (Prebid Server's bidadjustment.Merge)", () => {
+  const triple = [{ adjtype: 'multiplier', value: 3 }];
+  const half = [{ adjtype: 'multiplier', value: 0.5 }];
+  const unusable = [{ adjtype: 'multiplier', value: 500 }];
+
+  function run(fromRequest: unknown, fromAccount: unknown, bid: { bidder?: string; price?: number; dealid?: string } = {}): { price: number; ctx: TestContext } {
+    const bidder = bid.bidder ?? 'alpha';
+    const request: BidRequest = {
+      id: 'req',
+      imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }],
+      ext: fromRequest === undefined ? {} : { prebid: { bidadjustments: fromRequest } },
+    };
+    const auction = auctionBid(bidder, bid.price ?? 1);
+    if (bid.dealid) auction.bid.dealid = bid.dealid;
+    const ctx = testContext({ account: { id: 'acct', ...(fromAccount !== undefined && { bidadjustments: fromAccount as never }) } });
+    const { prices } = adjustedPrices({ bidder, request, bids: [auction] }, ctx);
+    return { price: prices[0]!, ctx };
+  }
+  const banner = (byBidder: unknown) => ({ mediatype: { banner: byBidder } });
+
+  it("applies the account's rules where the request has none for that media type, bidder and deal", () => {
+    expect(run(undefined, banner({ alpha: { '*': triple } })).price).to.equal(3);
+    expect(run(banner({ beta: { '*': half } }), banner({ alpha: { '*': triple } })).price).to.equal(3);
+    expect(run(banner({ alpha: { 'deal-1': half } }), banner({ alpha: { '*': triple } })).price).to.equal(3);
+    expect(run(banner({ alpha: { '*': half } }), banner({ alpha: { '*': triple } })).price).to.equal(0.5);
+  });
+
+  it('ignores an unusable account rule that the request replaces', () => {
+    const { price, ctx } = run(banner({ alpha: { '*': half } }), banner({ alpha: { '*': unusable } }));
+    expect(price).to.equal(0.5);
+    expect(ctx.warnings).to.deep.equal({});
+  });
+
+  it("drops every rule, the request's too, when an account rule the request does not replace is unusable, warning under the exchange's scope", () => {
+    const { price, ctx } = run(banner({ alpha: { '*': half } }), banner({ beta: { '*': unusable } }));
+    expect(price).to.equal(1);
+    expect(ctx.warnings).to.deep.equal({ prebid: [{ code: 10008, message: 'bid adjustment on account was invalid' }] });
+    expect(run(banner({ alpha: { '*': half } }), banner({ beta: null })).price).to.equal(1);
+    expect(run(banner({ alpha: { '*': half } }), banner({ alpha: null })).price).to.equal(0.5);
+  });
+
+  it('warns for an unusable request object read without validation, under general, and still applies the account', () => {
+    const { price, ctx } = run(banner({ alpha: { '*': unusable } }), banner({ alpha: { '*': triple } }));
+    expect(price).to.equal(3);
+    expect(ctx.warnings).to.deep.equal({ general: [{ code: 10008, message: 'bid adjustment from request was invalid' }] });
+  });
+});
