@@ -153,8 +153,7 @@ export function adjustPrice(
 ): number {
   // Bidder names match as written, as Prebid Server's rule keys do (only bidadjustmentfactors ignore case).
   const adjustments = rulesFor(rules, match.mediaType, match.bidder, match.deal);
-  if (!adjustments || adjustments.length === 0) return price;
-  const adjusted = applyAdjustments(price, adjustments, context);
+  const adjusted = adjustments && adjustments.length > 0 ? applyAdjustments(price, adjustments, context) : price;
   if (match.deal) return adjusted < 0 ? 0 : adjusted;
   return adjusted <= 0 ? MIN_BID : adjusted;
 }

@@ -172,3 +172,24 @@ describe("gavel.bid-adjustment: the account's bidadjustments merged under the re
     expect(ctx.warnings).to.deep.equal({ general: [{ code: 10008, message: 'bid adjustment from request was invalid' }] });
   });
 });
+
+describe('gavel.bid-adjustment: the floor of an adjusted price', () => {
+  function priceUnderRules(price: number, dealid?: string): number {
+    const request: BidRequest = {
+      id: 'req',
+      imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }],
+      ext: { prebid: { bidadjustments: { mediatype: { banner: { other: { '*': [{ adjtype: 'multiplier', value: 2 }] } } } } } },
+    };
+    const bid = auctionBid('alpha', price);
+    if (dealid) bid.bid.dealid = dealid;
+    return adjustedPrices({ bidder: 'alpha', request, bids: [bid] }).prices[0]!;
+  }
+
+  it('applies once the request has rules, even when none matches the bid (Prebid Server: 0.1 without a deal, 0 with one)', () => {
+    expect(priceUnderRules(0)).to.equal(0.1);
+    expect(priceUnderRules(-1)).to.equal(0.1);
+    expect(priceUnderRules(-1, 'deal-1')).to.equal(0);
+    expect(priceUnderRules(0, 'deal-1')).to.equal(0);
+    expect(priceUnderRules(1.5)).to.equal(1.5);
+  });
+});
