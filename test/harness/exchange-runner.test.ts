@@ -54,6 +54,16 @@ describe('the exchange runner catches a wrong expectation', () => {
     expect(outcome.diffs).to.include('request[appnexus].imp[0].tagid: missing (expected "not-sent")');
   });
 
+  it('bid adjustment factors edited to expect another value, or stated for a request without factors, fail', async () => {
+    const fixture = load(`${ownFixtures}bid-adjustments-not-applied-by-harness.json`);
+    fixture.outgoingRequests.appnexus!.expectRequest!.bidAdjustments = { appnexus: 0.6 };
+    const outcome = await runExchangeFixture(fixture, 'wrong-factors');
+    expect(outcome.diffs).to.include('bidAdjustments[appnexus].appnexus: expected 0.6, got 0.5');
+    const without = base();
+    without.outgoingRequests.appnexus!.expectRequest!.bidAdjustments = { appnexus: 1 };
+    expect((await runExchangeFixture(without, 'no-factors')).ok).to.equal(false);
+  });
+
   it('a bidder the fixture expects but the auction never called fails', async () => {
     const fixture = base();
     fixture.outgoingRequests.pubmatic = { expectRequest: { ortbRequest: { id: 'req-own-params' } } };

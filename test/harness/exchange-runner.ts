@@ -5,7 +5,9 @@
  *   - what each bidder received: the request its adapter was handed, JSON-equal to `expectRequest.ortbRequest`
  *     (key order ignored; a field the fixture leaves out must be absent), both as Prebid Server's harness holds
  *     them, decoded into openrtb2 structs (`encodeAsOpenrtb2Request`: unknown members and zero omitempty fields
- *     gone); mock bids and expected bids likewise decoded into openrtb2.Bid;
+ *     gone); mock bids and expected bids likewise decoded into openrtb2.Bid; and, when stated, the bid adjustment
+ *     factors its bidder layer is handed (`expectRequest.bidAdjustments`). The mocks stand in for Prebid Server's
+ *     whole bidder layer, which converts prices and applies bid adjustments: the mock prices come out as they are;
  *   - the answer: `response.bids` as the endpoint fixtures compare a BidResponse (id, cur, seats by `seat`, bids by
  *     `id`, every field the expected bid gives JSON-equal), `ext.errors` / `ext.warnings` by count and message,
  *     `ext.debug` only for a `test: 1` request, its calls as the mock bidders give them (`mockResponse.httpCalls`,
@@ -29,7 +31,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
-import { encodeAsOpenrtb2Bid, encodeAsOpenrtb2Request, HookPointTokens, type AdapterManifest, type Bid, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
+import { encodeAsOpenrtb2Bid, encodeAsOpenrtb2Request, HookPointTokens, type AdapterManifest, type Bid, type BidAdjuster, type Bidder, type BidderError, type FledgeAuctionConfig, type MediaType, type RequestValidator, type TypedBid } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
 import { NO_IMPLICIT_FIELDS } from '../../core/auction/implicit-fields.js';
@@ -56,7 +58,13 @@ export interface ExchangeFixture {
 }
 
 interface BidderSpec {
-  expectRequest?: { ortbRequest: Json; bidAdjustment?: number };
+  /**
+   * `bidAdjustments`: the factors the bidder layer is handed (Prebid Server's `bidRequestOptions.bidAdjustments`, the
+   * request's `bidadjustmentfactors` with lower-cased names), compared when stated. `bidAdjustment` (one number) is
+   * what the harness read before those factors became a map: Go's decoder no longer has a field for it, so it is
+   * left unread (most fixtures do not state it, which the old harness would have read as a factor of 0).
+   */
+  expectRequest?: { ortbRequest: Json; bidAdjustments?: Record<string, number> | null; bidAdjustment?: number };
   mockResponse?: { pbsSeatBids?: MockSeatBid[]; errors?: string[]; httpCalls?: Json[] };
   modifyingVastXmlAllowed?: boolean;
 }
@@ -317,10 +325,13 @@ function mockBidder(specs: Record<string, BidderSpec>, received: Received, endpo
       received.set(info.bidder, [...(received.get(info.bidder) ?? []), JSON.parse(JSON.stringify(request)) as Json]);
       return { requests: [{ method: 'POST', uri: `${endpoint}?bidder=${encodeURIComponent(info.bidder)}`, body: request, impIds: request.imp.map((imp) => imp.id) }] };
     },
-    makeBids(_request, sent) {
+    makeBids(request, sent) {
       const bidder = new URL(sent.uri).searchParams.get('bidder') ?? '';
       const { bids, errors, fledgeAuctionConfigs } = typedBids(specFor(bidder));
-      return { bids, errors, currency: 'USD', ...(fledgeAuctionConfigs && { fledgeAuctionConfigs }) };
+      // Prebid Server's mock seat bids skip the bidder layer that converts prices: the mock answers in the auction's
+      // currency, so no conversion happens here either.
+      const currency = typeof request.cur?.[0] === 'string' ? request.cur[0] : 'USD';
+      return { bids, errors, currency, ...(fledgeAuctionConfigs && { fledgeAuctionConfigs }) };
     },
   };
 }
@@ -368,6 +379,7 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
   const accounts = container.get<AccountLoader>(Tokens.Accounts);
   container.rebind(Tokens.Accounts).toConstantValue({ load: (id, options) => accounts.load(id === '' ? FIXTURE_ACCOUNT_ID : id, options) } satisfies AccountLoader);
   replaceBidChecks(container, fixture);
+  container.rebind(HookPointTokens['bid-adjustment']).toConstantValue(HARNESS_ADJUSTER);
   // Resolved only now: the validator's dependencies (the bidder catalog) must see the mock adapters.
   const validator = container.get<RequestValidator>(HookPointTokens['request-validation']);
   container.rebind(HookPointTokens['request-validation']).toConstantValue({
@@ -378,6 +390,26 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
     // The exchange itself re-checks imps a bidder's first-party data changed.
     validateImp: validator.validateImp?.bind(validator),
   } satisfies RequestValidator);
+}
+
+/**
+ * Prebid Server's exchange harness replaces its whole bidder layer (`AdaptedBidder.requestBid`) with mocks, and that
+ * layer is where bid adjustment factors and rules are applied to prices: its answers carry the mock prices as they
+ * are, and what the layer is handed is checked instead (see handedFactors). So the runner's bid-adjustment service
+ * changes no price.
+ */
+const HARNESS_ADJUSTER: BidAdjuster = { adjust: () => undefined };
+
+/**
+ * The factors Prebid Server's exchange hands every bidder layer (`bidRequestOptions.bidAdjustments`, from
+ * getExtBidAdjustmentFactors): the request's `ext.prebid.bidadjustmentfactors` with lower-cased names, null without.
+ */
+function handedFactors(request: Json): Record<string, number> | null {
+  const given = request.ext?.prebid?.bidadjustmentfactors;
+  if (!given || typeof given !== 'object') return null;
+  const lowerCased: Record<string, number> = {};
+  for (const [name, factor] of Object.entries(given as Json)) if (typeof factor === 'number') lowerCased[name.toLowerCase()] = factor;
+  return lowerCased;
 }
 
 /**
@@ -677,6 +709,9 @@ export function compareExchangeFixture(fixture: ExchangeFixture, received: Recei
     // Prebid Server's harness decodes the expected request into openrtb2.BidRequest and compares it, written out, with
     // the one the bidder got: both sides as Go's structs hold them (unknown members gone, zero omitempty fields out).
     diffs.push(...diffJson(asGoHoldsIt(spec.expectRequest.ortbRequest), asGoHoldsIt(got[0]), `request[${bidder}]`));
+    if (spec.expectRequest.bidAdjustments !== undefined) {
+      diffs.push(...diffJson(spec.expectRequest.bidAdjustments, handedFactors(fixture.incomingRequest.ortbRequest), `bidAdjustments[${bidder}]`));
+    }
   }
   for (const bidder of received.keys()) if (!seen.has(bidder.toLowerCase())) diffs.push(`bidder ${bidder}: was sent a request the fixture does not expect`);
 
