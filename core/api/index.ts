@@ -18,3 +18,4 @@ export * from './go-raw-json.js';
 export * from './price-granularity.js';
 export * from './prebid-ext-encoding.js';
 export * from './bid-adjustments.js';
+export * from './currency-codes.js';

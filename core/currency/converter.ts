@@ -116,7 +116,7 @@ export class CurrencyConverter implements CurrencyService {
   converterFor(request: BidRequest, namespace: Namespace): ConvertPrice {
     const requested = requestOptions(request, namespace).currency;
     if (!isJsonObject(requested) || (requested.rates === undefined && requested.usepbsrates !== false)) return this.convertWithHostRates;
-    const requestRates = requested.rates === undefined ? EMPTY : new RateTable(readRateMap(requested.rates).rates);
+    const requestRates = requested.rates === undefined ? EMPTY : new RateTable(readRateMap(requested.rates, 'rates', true).rates);
     const useHostRates = requested.usepbsrates !== false;
     return (amount, from, to) => {
       if (from === to) return amount;

@@ -31,22 +31,30 @@ function usableRate(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
 
+/** A code as written, when it has the form of one (three letters, any case). */
+function codeAsWritten(text: string): string | undefined {
+  return /^[A-Za-z]{3}$/.test(text) ? text : undefined;
+}
+
 /**
  * Reads a rate map, keeping every well-formed entry and naming the others: one bad entry in a feed or a request
- * must not cost the good ones.
+ * must not cost the good ones. Codes are upper-cased, unless `asWritten`: a request's own rates are kept as Prebid
+ * Server keeps them, so a lower-case code there is never matched directly (it looks rates up by upper-case codes),
+ * only as a currency two others are both quoted against.
  */
-export function readRateMap(value: unknown, where = 'rates'): { rates: RateMap; problems: string[] } {
+export function readRateMap(value: unknown, where = 'rates', asWritten = false): { rates: RateMap; problems: string[] } {
+  const readCode = asWritten ? codeAsWritten : currencyCode;
   const rates: RateMap = {};
   const problems: string[] = [];
   if (!isJsonObject(value)) return { rates, problems: [`${where} must be an object of objects`] };
   for (const [fromText, targets] of Object.entries(value)) {
-    const from = currencyCode(fromText);
+    const from = readCode(fromText);
     if (!from || !isJsonObject(targets)) {
       problems.push(`${where}.${fromText}: not a currency code with an object of rates`);
       continue;
     }
     for (const [toText, rate] of Object.entries(targets)) {
-      const to = currencyCode(toText);
+      const to = readCode(toText);
       if (!to || !usableRate(rate)) {
         problems.push(`${where}.${fromText}.${toText}: not a currency code with a positive rate`);
         continue;

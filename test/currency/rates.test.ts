@@ -77,6 +77,15 @@ describe('reading rate maps and currency files', () => {
     expect(problems.join('\n')).to.contain('usd.GBP').and.contain('DOLLARS').and.contain('CHF');
   });
 
+  it("keeps a request's codes as written: a lower-case code prices no pair directly, only as a base both are quoted against (Prebid Server)", () => {
+    const { rates } = readRateMap({ usd: { MXN: 2, EUR: 0.5 }, EUR: { jpy: 160 } }, 'rates', true);
+    expect(rates).to.deep.equal({ usd: { MXN: 2, EUR: 0.5 }, EUR: { jpy: 160 } });
+    const table = new RateTable(rates);
+    expect(table.rate('USD', 'MXN')).to.equal(undefined);
+    expect(table.rate('EUR', 'JPY')).to.equal(undefined);
+    expect(table.rate('EUR', 'MXN')).to.equal(4);
+  });
+
   it('reads the Prebid currency file format', () => {
     const { file, problems } = readCurrencyFile({ dataAsOf: '2024-05-01', conversions: { USD: { EUR: 0.93 }, EUR: { USD: 1.07 } } });
     expect(problems).to.deep.equal([]);

@@ -1,7 +1,7 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { bidAdjustmentsAreValid, isJsonObject, SAFE_NAME, WarningCode, writeRequestOptionsAsPrebidServer } from '../../../core/api/index.js';
+import { bidAdjustmentsAreValid, currencyCodeProblem, isJsonObject, SAFE_NAME, WarningCode, writeRequestOptionsAsPrebidServer } from '../../../core/api/index.js';
 import { fieldKindError, isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 /**
@@ -101,20 +101,16 @@ export function checkChannel(options: JsonObject, scope: ValidationScope): void 
   if (channel !== undefined && !isNonEmptyString(channel.name)) scope.report.addError(`${path}.name can't be empty`);
 }
 
-/** ISO 4217 codes this runtime knows (Prebid Server checks a request's own rates against the same list). */
-let knownCurrencies: ReadonlySet<string> | undefined;
-
 /**
- * `currency.rates` (`{FROM: {TO: rate}}`): every code must be a real currency, else the request is refused
- * (Prebid Server's `currency code <code> is not recognized or malformed`).
+ * `currency.rates` (`{FROM: {TO: rate}}`): every code must be a currency Prebid Server can read, in any case (its
+ * `currency code <code> is not recognized or malformed`, naming the first one).
  */
 export function checkCurrencyRates(options: JsonObject, scope: ValidationScope): void {
   const currency = options.currency;
   const rates = isJsonObject(currency) ? currency.rates : undefined;
   if (!isJsonObject(rates)) return;
-  knownCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
   for (const [from, toRates] of Object.entries(rates)) {
-    const unknown = knownCurrencies.has(from) ? (isJsonObject(toRates) ? Object.keys(toRates).find((to) => !knownCurrencies!.has(to)) : undefined) : from;
+    const unknown = currencyCodeProblem(from) === undefined ? (isJsonObject(toRates) ? Object.keys(toRates).find((to) => currencyCodeProblem(to) !== undefined) : undefined) : from;
     if (unknown !== undefined) {
       scope.report.addError(`currency code ${unknown} is not recognized or malformed`);
       return;

@@ -30,7 +30,10 @@ describe("gavel.validation: eids, aliases of disabled bidders, a request's curre
 
   it("refuses a request whose own rates name a code that is no currency, and takes real ones", () => {
     expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { USD: { FOO: 10 } } } } }; }), 'currency code FOO is not recognized or malformed');
-    expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { usd: { EUR: 1 } } } } }; }), 'currency code usd is not recognized or malformed');
+    expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { USDX: { EUR: 1 } } } } }; }), 'currency code USDX is not recognized or malformed');
+    expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { USD: { 'E1R': 1 } } } } }; }), 'currency code E1R is not recognized or malformed');
     expectAccepted(withRequest((r) => { r.ext = { svc: { currency: { rates: { USD: { MXN: 17.1, EUR: 0.92 } } } } }; }));
+    // Prebid Server reads codes with golang.org/x/text's ParseISO, which takes any case.
+    expectAccepted(withRequest((r) => { r.ext = { svc: { currency: { rates: { usd: { eur: 1, Mxn: 17 } } } } }; }));
   });
 });
