@@ -1,5 +1,7 @@
 import {
   BidderErrorCode,
+  ConversionNotFoundError,
+  currencyCodeProblem,
   isJsonObject,
   NonBidReason,
   type AuctionBid,
@@ -147,6 +149,8 @@ export interface BidderCallOptions {
   /** The auction's currency: bid prices are converted into it. */
   currency: string;
   convert: ConvertPrice;
+  /** Prebid Server's error text for a pair `convert` could not price (see conversionFailure); its rate-not-found text without it. */
+  conversionFailure?: (from: string, to: string) => string;
   /** The same conversion for adapters: throws when no rate is known (`RequestInfo.convertCurrency`). */
   convertCurrency: RequestInfo['convertCurrency'];
   /** Records an adapter's warning for `response.ext.warnings.<bidder>` (the request context's `warn`). */
@@ -302,6 +306,12 @@ export function readAnswer(
   // Kept whatever becomes of the bids (unpriced, dropped later): they are the browser's auction, not this one.
   if (parsed.fledgeAuctionConfigs && parsed.fledgeAuctionConfigs.length > 0) (result.fledgeAuctionConfigs ??= []).push(...parsed.fledgeAuctionConfigs);
   const currency = parsed.currency || 'USD';
+  // Prebid Server reads both codes before any rate, the same currency included: one it cannot read prices no bid.
+  const unreadable = parsed.bids.length > 0 ? currencyCodeProblem(currency) ?? currencyCodeProblem(options.currency) : undefined;
+  if (unreadable !== undefined) {
+    result.errors.push({ code: BidderErrorCode.Unknown, message: unreadable });
+    return result;
+  }
   let unpriced = false;
   for (const typed of parsed.bids) {
     const originalPrice = typed.bid.price;
@@ -315,7 +325,8 @@ export function readAnswer(
     result.bids.push(auctionBid(typed, share, originalPrice, currency));
   }
   if (unpriced) {
-    result.errors.push({ code: BidderErrorCode.Unknown, message: `Currency conversion rate not found: '${currency}' => '${options.currency}'` });
+    const message = options.conversionFailure?.(currency, options.currency) ?? new ConversionNotFoundError(currency.toUpperCase(), options.currency.toUpperCase()).message;
+    result.errors.push({ code: BidderErrorCode.Unknown, message });
   }
   return result;
 }

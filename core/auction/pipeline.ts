@@ -27,7 +27,7 @@ import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredS
 import { AuctionCalls, type BidderTransport } from '../bidders/transport.js';
 import type { GavelConfig } from '../config/index.js';
 import type { RequestContext } from '../context/request-context.js';
-import { strictConversion, type CurrencyService } from '../currency/index.js';
+import { conversionFailure, strictConversion, type CurrencyService } from '../currency/index.js';
 import { runStage, type StageOutcome } from '../hooks/executor.js';
 import { convertDownTo25, convertUpTo26 } from '../ortb/index.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
@@ -227,7 +227,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, conversionFailure: (from, to) => conversionFailure(from, to, request, context.namespace), convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });

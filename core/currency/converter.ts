@@ -1,4 +1,4 @@
-import { isJsonObject, ConversionNotFoundError, type BidRequest, type PluginLogger } from '../api/index.js';
+import { currencyCodeProblem, isJsonObject, ConversionNotFoundError, type BidRequest, type PluginLogger } from '../api/index.js';
 import { systemClock, type Clock } from '../app/tokens.js';
 import { requestOptions, type Namespace } from '../auction/namespace.js';
 import type { GavelConfig } from '../config/index.js';
@@ -16,6 +16,19 @@ export function strictConversion(convert: ConvertPrice): (amount: number, from: 
     if (converted === undefined) throw new ConversionNotFoundError(from, to);
     return converted;
   };
+}
+
+/**
+ * Prebid Server's error for a pair the auction could not price, as its rates' `GetRate` words it: a code it cannot
+ * read (the bid's, then the auction's; golang.org/x/text's texts), then `rates are nil` for a request that turned the
+ * host's rates off (`usepbsrates: false`) and gave none of its own, else the rate not found, codes upper-cased.
+ */
+export function conversionFailure(from: string, to: string, request: BidRequest, namespace: Namespace): string {
+  const unreadable = currencyCodeProblem(from) ?? currencyCodeProblem(to);
+  if (unreadable !== undefined) return unreadable;
+  const requested = requestOptions(request, namespace).currency;
+  if (isJsonObject(requested) && requested.usepbsrates === false && requested.rates == null) return 'rates are nil';
+  return new ConversionNotFoundError(from.toUpperCase(), to.toUpperCase()).message;
 }
 
 /** What the auction needs: one price converter per request, built from the host's rates and the request's own. */

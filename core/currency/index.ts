@@ -1,5 +1,6 @@
 export { RateTable, currencyCode, readCurrencyFile, readRateMap, type CurrencyFile, type RateMap } from './rates.js';
 export {
+  conversionFailure,
   CurrencyConverter,
   createCurrencyConverter,
   strictConversion,

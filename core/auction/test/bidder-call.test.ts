@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import type { Bidder, BidderRequest, RequestData } from '../../api/index.js';
+import type { Bidder, BidderRequest, BidRequest, RequestData } from '../../api/index.js';
+import { conversionFailure } from '../../currency/index.js';
 import type { BidderEntry } from '../../bidders/catalog.js';
 import type { BidderTransport } from '../../bidders/transport.js';
 import { callBidder, serialiseBody, type BidderCallOptions } from '../bidder-call.js';
@@ -102,5 +103,49 @@ describe('bidder calls: the debug record of each call', () => {
     const call: RequestData = { method: 'POST', uri: 'https://alpha.example/bid', body: '{"id":"r"}', headers: { 'Content-Type': 'application/json' }, impIds: ['imp-1'] };
     const result = await callBidder(entryMaking(call), share, transport, Date.now() + 1000, options);
     expect(result.httpCalls).to.deep.equal([{ uri: 'https://alpha.example/bid', requestbody: '{"id":"r"}', requestheaders: { 'Content-Type': ['application/json'] }, responsebody: '', status: 0 }]);
+  });
+});
+
+describe("bidder calls: a bid in a currency the auction cannot price (Prebid Server's GetRate texts)", () => {
+  const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }] } };
+  const answeringIn = (currency: string) =>
+    ({
+      name: 'alpha', adapter: 'alpha', info: {}, enabled: true, ortbVersion: '2.5', debugAllow: true,
+      bidder: {
+        makeRequests: (request: BidderRequest['request']) => ({ requests: [{ method: 'POST', uri: 'https://alpha.example/bid', body: request, impIds: ['imp-1'] }] }),
+        makeBids: () => ({ currency, bids: [{ bid: { id: 'b1', impid: 'imp-1', price: 1 }, type: 'banner' }] }),
+      },
+      endpoint: { allows: () => true, template: 'https://alpha.example/bid' },
+    }) as unknown as BidderEntry;
+  const transport: BidderTransport = { send: async () => ({ status: 200, body: '{}', headers: {} }), close: async () => undefined };
+  const pricesOnlyUsd = (amount: number, from: string, to: string) => (from.toUpperCase() === to.toUpperCase() ? amount : undefined);
+  const run = (bidCurrency: string, auctionCurrency = 'USD', request: BidRequest = share.request) => {
+    const options: BidderCallOptions = {
+      endpoint: 'auction', recordCalls: false, currency: auctionCurrency, convert: pricesOnlyUsd, convertCurrency: (amount) => amount,
+      conversionFailure: (from, to) => conversionFailure(from, to, request, 'prebid'),
+    };
+    return callBidder(answeringIn(bidCurrency), share, transport, Date.now() + 1000, options);
+  };
+
+  it('drops the bids of an answer in a code ISO 4217 does not have, or that is not three letters, even in the auction currency', async () => {
+    for (const [bid, auction, message] of [
+      ['ABC', 'USD', 'currency: tag is not a recognized currency'],
+      ['ABC', 'ABC', 'currency: tag is not a recognized currency'],
+      ['US', 'USD', 'currency: tag is not well-formed'],
+      ['USD', 'EURO', 'currency: tag is not well-formed'],
+    ] as const) {
+      const result = await run(bid, auction);
+      expect(result.bids, `${bid} => ${auction}`).to.deep.equal([]);
+      expect(result.errors, `${bid} => ${auction}`).to.deep.equal([{ code: 999, message }]);
+    }
+  });
+
+  it('names a rate not found with both codes upper-cased, and "rates are nil" when the request turned the host rates off without rates of its own', async () => {
+    expect((await run('eur')).errors).to.deep.equal([{ code: 999, message: "Currency conversion rate not found: 'EUR' => 'USD'" }]);
+    const noRates = { ...share.request, ext: { prebid: { currency: { usepbsrates: false } } } } as BidRequest;
+    expect((await run('EUR', 'USD', noRates)).errors).to.deep.equal([{ code: 999, message: 'rates are nil' }]);
+    const emptyRates = { ...share.request, ext: { prebid: { currency: { rates: {}, usepbsrates: false } } } } as BidRequest;
+    expect((await run('EUR', 'USD', emptyRates)).errors).to.deep.equal([{ code: 999, message: "Currency conversion rate not found: 'EUR' => 'USD'" }]);
+    expect((await run('usd')).bids).to.have.length(1);
   });
 });
