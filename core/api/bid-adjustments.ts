@@ -34,11 +34,18 @@ export function bidAdjustmentsAreValid(adjustments: unknown): boolean {
   return true;
 }
 
+/** An adjustment's value as Prebid Server's struct holds it: 0 when left out (Go's zero value, which it writes as nothing). */
+export function adjustmentValue(adjustment: { value?: unknown }): unknown {
+  return adjustment.value ?? 0;
+}
+
 function isValidAdjustment(adjustment: unknown): boolean {
-  if (!isJsonObject(adjustment) || typeof adjustment.value !== 'number' || !Number.isFinite(adjustment.value) || adjustment.value < 0) return false;
+  if (!isJsonObject(adjustment)) return false;
+  const value = adjustmentValue(adjustment);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return false;
   switch (adjustment.adjtype) {
     case 'multiplier':
-      return adjustment.value < 100;
+      return value < 100;
     case 'cpm':
     case 'static':
       return typeof adjustment.currency === 'string' && adjustment.currency !== '';

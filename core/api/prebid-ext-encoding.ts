@@ -168,13 +168,37 @@ const supplyChain = struct(
   { complete: 0, nodes: null, ver: '' },
 );
 
+/** A Go map written by `element` for each value (a `null` value stays `null`); left out when empty, as `omitempty` does. */
+function mapOf(element: Encode): Encode {
+  return (value) => {
+    if (!isJsonObject(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.length === 0) return undefined;
+    return Object.fromEntries(keys.map((key) => [key, value[key] === null ? null : element(value[key])]));
+  };
+}
+
+/**
+ * `*ExtRequestPrebidBidAdjustments`: `mediatype` always (a struct), its six media types left out when empty, each
+ * bidder's deals as they are (a list may be empty), each adjustment's three members left out when zero.
+ */
+const adjustmentsByDeal: Encode = (value) => (isJsonObject(value)
+  ? Object.fromEntries(Object.entries(value).map(([deal, list]) => [deal, Array.isArray(list) ? list.map((item) => (item === null ? null : adjustment(item))) : list]))
+  : value);
+const adjustment = struct({ adjtype: omitEmptyString, value: (value) => (value === 0 ? undefined : value), currency: omitEmptyString });
+const byBidder = mapOf(adjustmentsByDeal);
+const bidAdjustments = struct(
+  { mediatype: struct({ banner: byBidder, 'video-instream': byBidder, 'video-outstream': byBidder, audio: byBidder, native: byBidder, '*': byBidder }) },
+  { mediatype: {} },
+);
+
 const encodeOptions: Encode = struct({
   adservertargeting: list(struct({ key: omitEmptyString, source: omitEmptyString, value: omitEmptyString })),
   aliases: omitEmptyMap,
   aliasgvlids: omitEmptyMap,
   analytics: omitEmptyMap,
   bidadjustmentfactors: omitEmptyMap,
-  bidadjustments: raw,
+  bidadjustments: bidAdjustments,
   bidderconfig: list(struct({ bidders: omitEmptyArray, config: struct({ ortb2: struct({ site: raw, app: raw, user: raw, device: raw }) }) })),
   bidderparams: raw,
   cache: struct({ bids: struct({ returnCreative: raw }), vastxml: struct({ returnCreative: raw }), winningonly: raw }),

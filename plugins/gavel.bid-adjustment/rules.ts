@@ -3,7 +3,7 @@
  * and deal id, a list of adjustments (`multiplier`, `cpm` in a currency, `static` price), the request's rules over the
  * account's (`bidadjustments` in the account). The most specific rule that matches a bid applies.
  */
-import { BID_ADJUSTMENT_MEDIA_TYPES, bidAdjustmentsAreValid, isJsonObject, WarningCode, type AuctionContext, type BidRequest, type Imp, type MediaType } from '../../core/api/index.js';
+import { adjustmentValue, BID_ADJUSTMENT_MEDIA_TYPES, bidAdjustmentsAreValid, isJsonObject, WarningCode, type AuctionContext, type BidRequest, type Imp, type MediaType } from '../../core/api/index.js';
 
 export interface Adjustment {
   adjtype: 'multiplier' | 'cpm' | 'static';
@@ -161,9 +161,10 @@ export function adjustPrice(
 function applyAdjustments(price: number, adjustments: readonly Adjustment[], context: Pick<AuctionContext, 'currency' | 'convertCurrency'>): number {
   let adjusted = price;
   for (const adjustment of adjustments) {
-    if (adjustment.adjtype === 'multiplier') adjusted *= adjustment.value;
+    const value = adjustmentValue(adjustment) as number;
+    if (adjustment.adjtype === 'multiplier') adjusted *= value;
     else {
-      const converted = context.convertCurrency(adjustment.value, adjustment.currency ?? context.currency, context.currency);
+      const converted = context.convertCurrency(value, adjustment.currency ?? context.currency, context.currency);
       if (converted === undefined) return price;
       adjusted = adjustment.adjtype === 'cpm' ? adjusted - converted : converted;
     }

@@ -15,6 +15,9 @@ describe('bidAdjustmentsAreValid (Prebid Server bidadjustment.Validate)', () => 
     expect(bidAdjustmentsAreValid(one({ adjtype: 'cpm', value: 0, currency: 'EUR' }))).to.equal(true);
     expect(bidAdjustmentsAreValid(one({ adjtype: 'static', value: 1e6, currency: 'USD' }))).to.equal(true);
     expect(bidAdjustmentsAreValid(rules({ appnexus: { '*': [] } }))).to.equal(true);
+    // A value left out is Go's zero value, as Prebid Server writes a 0 back (omitempty).
+    expect(bidAdjustmentsAreValid(one({ adjtype: 'multiplier' }))).to.equal(true);
+    expect(bidAdjustmentsAreValid(one({ adjtype: 'static', value: null, currency: 'USD' }))).to.equal(true);
   });
 
   it('refuses a multiplier of 100 or more, a negative value, a cpm or static without currency, an unknown type', () => {
