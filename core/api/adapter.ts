@@ -126,7 +126,10 @@ export interface RequestInfo {
   endpoint: 'auction' | 'amp' | 'video';
   /**
    * Converts an amount with the auction's rates (the host's, and the request's own `ext.prebid.currency.rates`).
-   * Throws `Currency conversion rate not found: 'FROM' => 'TO'` when no rate is known; same currency is identity.
+   * Throws Prebid Server's `ConvertCurrency` errors: `Currency conversion rate not found: 'FROM' => 'TO'` (codes
+   * upper-cased) when no rate is known, `rates are nil` when the request turned the host's rates off without rates of
+   * its own, `currency: tag is not well-formed` / `... not a recognized currency` for a code it cannot read. The same
+   * currency (in any case) is identity.
    */
   convertCurrency(amount: number, from: string, to: string): number;
   /** The `Sec-GPC` header of the incoming request, when it had one. */

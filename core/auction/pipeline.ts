@@ -218,6 +218,7 @@ export class AuctionPipeline {
     const currency = context.currency;
     const bidderDeadline = context.deadline - config.auction.networkBufferMs - config.auction.responsePrepMs;
     const convert = context.convertCurrency;
+    const failure = (from: string, to: string): string => conversionFailure(from, to, request, context.namespace);
     const httpCalls = context.debug ? new Map<string, HttpCallRecord[]>() : undefined;
     const stored = context.storedResponses;
     // Stored auction responses answer the whole auction: no bidder is called (Prebid Server's rule).
@@ -227,7 +228,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, conversionFailure: (from, to) => conversionFailure(from, to, request, context.namespace), convertCurrency: strictConversion(convert), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, conversionFailure: failure, convertCurrency: strictConversion(convert, failure), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });

@@ -8,13 +8,22 @@ import { RateTable, readCurrencyFile, readRateMap, type CurrencyFile, type RateM
 /** Converts an amount between ISO 4217 currencies; undefined when no rate is known for the pair. */
 export type ConvertPrice = (amount: number, from: string, to: string) => number | undefined;
 
-/** The converter as adapters get it (`RequestInfo.convertCurrency`): same currency is identity, no rate throws. */
-export function strictConversion(convert: ConvertPrice): (amount: number, from: string, to: string) => number {
+/**
+ * The converter as adapters get it (`RequestInfo.convertCurrency`), with Prebid Server's `ConvertCurrency` errors: a
+ * code it cannot read throws its ParseISO text, the same currency (in any case) is identity, a pair with no rate
+ * throws `ConversionNotFoundError` (codes upper-cased), or the auction's own text for it (`failure`, see
+ * conversionFailure) when given.
+ */
+export function strictConversion(convert: ConvertPrice, failure?: (from: string, to: string) => string): (amount: number, from: string, to: string) => number {
   return (amount, from, to) => {
+    const unreadable = currencyCodeProblem(from) ?? currencyCodeProblem(to);
+    if (unreadable !== undefined) throw new Error(unreadable);
     if (from.toUpperCase() === to.toUpperCase()) return amount;
     const converted = convert(amount, from, to);
-    if (converted === undefined) throw new ConversionNotFoundError(from, to);
-    return converted;
+    if (converted !== undefined) return converted;
+    const notFound = new ConversionNotFoundError(from.toUpperCase(), to.toUpperCase());
+    const message = failure?.(from, to);
+    throw message === undefined || message === notFound.message ? notFound : new Error(message);
   };
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { BidRequest } from '../../core/api/index.js';
+import { ConversionNotFoundError, type BidRequest } from '../../core/api/index.js';
 import { checkConfig, deepMerge, defaultConfig, loadConfig } from '../../core/config/index.js';
-import { CurrencyConverter, createCurrencyConverter, type CurrencyConverterOptions } from '../../core/currency/index.js';
+import { conversionFailure, CurrencyConverter, createCurrencyConverter, strictConversion, type CurrencyConverterOptions } from '../../core/currency/index.js';
 import { testConfig } from '../support/gavel.js';
 import { closedPortUrl, recordingLogger, startRateServer, type RateServer } from './rate-server.js';
 
@@ -205,5 +205,28 @@ describe('currency config', () => {
     for (const currency of [{ rates: { USD: { EUR: 0 } } }, { rates: { DOLLAR: { EUR: 1 } } }, { refreshSeconds: 0 }, { feed: 'x' }]) {
       expect(() => checkConfig(deepMerge(base, { currency }), 'test'), JSON.stringify(currency)).to.throw(/currency/);
     }
+  });
+});
+
+describe("the adapters' converter (RequestInfo.convertCurrency), with Prebid Server's ConvertCurrency errors", () => {
+  const usdToEur = (amount: number, from: string, to: string) => (from.toUpperCase() === 'USD' && to.toUpperCase() === 'EUR' ? amount * 0.9 : undefined);
+
+  it('converts what its rates price, and any currency to itself in any case', () => {
+    const convert = strictConversion(usdToEur);
+    expect(convert(10, 'USD', 'EUR')).to.equal(9);
+    expect(convert(10, 'eur', 'EUR')).to.equal(10);
+  });
+
+  it('throws the ParseISO text for a code it cannot read, the same code on both sides included', () => {
+    const convert = strictConversion(usdToEur);
+    expect(() => convert(1, 'ABC', 'ABC')).to.throw('currency: tag is not a recognized currency');
+    expect(() => convert(1, 'USD', 'EU')).to.throw('currency: tag is not well-formed');
+  });
+
+  it("names a pair with no rate with its codes upper-cased, or in the auction's own words when given", () => {
+    expect(() => strictConversion(usdToEur)(1, 'eur', 'jpy')).to.throw(ConversionNotFoundError, "Currency conversion rate not found: 'EUR' => 'JPY'");
+    const noRates = request({ prebid: { currency: { usepbsrates: false } } });
+    const convert = strictConversion(() => undefined, (from, to) => conversionFailure(from, to, noRates, 'prebid'));
+    expect(() => convert(1, 'EUR', 'USD')).to.throw('rates are nil');
   });
 });
