@@ -76,74 +76,62 @@ export function readCurrencyFile(body: unknown): { file: CurrencyFile; problems:
 }
 
 /**
- * An immutable table answering "how many TO is one FROM worth": the direct rate, else the inverse of the opposite
- * rate, else a cross rate through a currency both are quoted against. Cross rates are found once and remembered.
+ * An immutable table answering "how many TO is one FROM worth", as Prebid Server's `Rates.GetRate` does: the direct
+ * rate, else the inverse of the opposite rate, else a cross rate through a currency quoted against both (a base B
+ * with rates B -> FROM and B -> TO gives TO / FROM). Nothing else is chained: a pair Prebid Server cannot price, this
+ * table does not price either. Cross rates are found once and remembered.
  */
 export class RateTable {
-  /** Every pair the table quotes, both ways: direct rates, then inverses where no direct rate exists. */
-  private readonly links = new Map<string, Map<string, number>>();
+  private readonly rates: RateMap;
+  /** Every code the table names, as a base or a target: a pair outside it is never priced. */
+  private readonly known = new Set<string>();
   private readonly crossRates = new Map<string, number | undefined>();
 
-  /** `rates` as `readRateMap` returns it: upper-case codes, positive rates. */
+  /** `rates` as `readRateMap` returns it: well-formed codes, positive rates. */
   constructor(rates: RateMap = {}) {
+    this.rates = rates;
     for (const [from, targets] of Object.entries(rates)) {
-      for (const [to, rate] of Object.entries(targets)) this.link(from, to, rate);
+      this.known.add(from);
+      for (const to of Object.keys(targets)) this.known.add(to);
     }
-    for (const [from, targets] of Object.entries(rates)) {
-      for (const [to, rate] of Object.entries(targets)) {
-        if (!this.links.get(to)?.has(from)) this.link(to, from, 1 / rate);
-      }
-    }
-  }
-
-  private link(from: string, to: string, rate: number): void {
-    let targets = this.links.get(from);
-    if (!targets) {
-      targets = new Map();
-      this.links.set(from, targets);
-    }
-    targets.set(to, rate);
   }
 
   get isEmpty(): boolean {
-    return this.links.size === 0;
+    return this.known.size === 0;
   }
 
-  /** Rate from one currency to another; undefined when the table cannot price the pair. Codes are case-insensitive. */
+  /** Rate from one currency to another; undefined when the table cannot price the pair. Codes are looked up upper-cased. */
   rate(fromText: string, toText: string): number | undefined {
     if (fromText === toText) return 1;
     const from = currencyCode(fromText);
     const to = currencyCode(toText);
     if (!from || !to) return undefined;
     if (from === to) return 1;
-    const fromLinks = this.links.get(from);
     // Codes the table has never heard of return here, so the remembered cross rates stay bounded by the table.
-    if (!fromLinks || !this.links.has(to)) return undefined;
-    const known = fromLinks.get(to);
-    if (known !== undefined) return known;
+    if (!this.known.has(from) || !this.known.has(to)) return undefined;
+    const direct = this.quoted(from, to);
+    if (direct !== undefined) return direct;
+    const opposite = this.quoted(to, from);
+    if (opposite !== undefined) return 1 / opposite;
     const key = `${from}${to}`;
     if (this.crossRates.has(key)) return this.crossRates.get(key);
-    const cross = this.findCrossRate(from, fromLinks, to);
+    const cross = this.findCrossRate(from, to);
     this.crossRates.set(key, cross);
     return cross;
   }
 
-  private findCrossRate(from: string, fromLinks: Map<string, number>, to: string): number | undefined {
-    for (const base of PREFERRED_BASES) {
-      const viaBase = this.throughBase(fromLinks, base, to);
-      if (viaBase !== undefined) return viaBase;
-    }
-    for (const base of fromLinks.keys()) {
-      if (base === from) continue;
-      const viaBase = this.throughBase(fromLinks, base, to);
-      if (viaBase !== undefined) return viaBase;
-    }
-    return undefined;
+  private quoted(from: string, to: string): number | undefined {
+    const targets = Object.hasOwn(this.rates, from) ? this.rates[from]! : undefined;
+    return targets && Object.hasOwn(targets, to) ? targets[to] : undefined;
   }
 
-  private throughBase(fromLinks: Map<string, number>, base: string, to: string): number | undefined {
-    const toBase = fromLinks.get(base);
-    const baseToTarget = this.links.get(base)?.get(to);
-    return toBase !== undefined && baseToTarget !== undefined ? toBase * baseToTarget : undefined;
+  /** Through the first base quoted against both (the usual bases first; Prebid Server takes any, in no set order). */
+  private findCrossRate(from: string, to: string): number | undefined {
+    for (const base of [...PREFERRED_BASES, ...Object.keys(this.rates)]) {
+      const toRate = this.quoted(base, to);
+      const fromRate = this.quoted(base, from);
+      if (toRate !== undefined && fromRate !== undefined) return toRate / fromRate;
+    }
+    return undefined;
   }
 }

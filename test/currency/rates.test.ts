@@ -28,13 +28,18 @@ describe('currency rate table', () => {
     expect(both.rate('USD', 'EUR')).to.equal(0.9);
   });
 
-  it('crosses through a common base when neither pair is quoted', () => {
-    // EUR -> USD -> GBP
-    expect(table.rate('EUR', 'GBP')).to.be.closeTo((1 / 0.9) * 0.8, 1e-12);
-    // JPY -> USD -> EUR
-    expect(table.rate('JPY', 'EUR')).to.be.closeTo((1 / 150) * 0.9, 1e-12);
-    // CHF -> EUR -> USD: the base is EUR here, the only currency CHF is quoted against
-    expect(table.rate('CHF', 'USD')).to.be.closeTo((1 / 0.95) * (1 / 0.9), 1e-12);
+  it('crosses through a base quoted against both when neither pair is quoted (TO / FROM, as Prebid Server)', () => {
+    // USD quotes both EUR and GBP
+    expect(table.rate('EUR', 'GBP')).to.be.closeTo(0.8 / 0.9, 1e-12);
+    expect(table.rate('JPY', 'EUR')).to.be.closeTo(0.9 / 150, 1e-12);
+  });
+
+  it("does not chain a pair's rates through a base that quotes only one of them (Prebid Server's GetRate does not)", () => {
+    // CHF is quoted by EUR, USD by nobody: no base quotes both, though EUR -> CHF and USD -> EUR exist
+    expect(table.rate('CHF', 'USD')).to.equal(undefined);
+    const chained = new RateTable({ GBP: { USD: 1.25 }, USD: { EUR: 0.9 } });
+    expect(chained.rate('GBP', 'EUR')).to.equal(undefined);
+    expect(chained.rate('GBP', 'USD')).to.equal(1.25);
   });
 
   it('gives the same cross rate when asked again (remembered, not recomputed differently)', () => {
