@@ -11,6 +11,7 @@
  */
 import {
   ConversionNotFoundError,
+  encodeImpOptionsAsPrebidServer,
   fieldIgnoringCase,
   goCurrencyCodeError,
   isJsonObject,
@@ -329,7 +330,10 @@ function imposeFloors(
     if (match) {
       const ext = isJsonObject(imp.ext) ? imp.ext : {};
       const own = isJsonObject(ext[ns]) ? ext[ns] : {};
-      updated.ext = withFields(ext, { [ns]: withFields(own, { floors: { floorrule: match.rule, floorrulevalue: value, floorvalue: bidfloor } }) });
+      // Prebid Server writes the imp's `ext.prebid` back through its struct (`ImpExt.SetPrebid`): the floors it sets
+      // replace the request's (`floorMin` gone), and members the struct does not know are dropped.
+      const floors = { floorrule: match.rule, floorrulevalue: value, floorvalue: bidfloor };
+      updated.ext = withFields(ext, { [ns]: encodeImpOptionsAsPrebidServer(withFields(own, { floors })) as JsonObject });
     }
     (imps ??= request.imp.slice())[i] = updated;
   });
