@@ -379,7 +379,7 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
   const accounts = container.get<AccountLoader>(Tokens.Accounts);
   container.rebind(Tokens.Accounts).toConstantValue({ load: (id, options) => accounts.load(id === '' ? FIXTURE_ACCOUNT_ID : id, options) } satisfies AccountLoader);
   replaceBidChecks(container, fixture);
-  container.rebind(HookPointTokens['bid-adjustment']).toConstantValue(HARNESS_ADJUSTER);
+  keepMockPrices(container);
   // Resolved only now: the validator's dependencies (the bidder catalog) must see the mock adapters.
   const validator = container.get<RequestValidator>(HookPointTokens['request-validation']);
   container.rebind(HookPointTokens['request-validation']).toConstantValue({
@@ -391,14 +391,6 @@ function mockCatalog(container: Container, fixture: ExchangeFixture, received: R
     validateImp: validator.validateImp?.bind(validator),
   } satisfies RequestValidator);
 }
-
-/**
- * Prebid Server's exchange harness replaces its whole bidder layer (`AdaptedBidder.requestBid`) with mocks, and that
- * layer is where bid adjustment factors and rules are applied to prices: its answers carry the mock prices as they
- * are, and what the layer is handed is checked instead (see handedFactors). So the runner's bid-adjustment service
- * changes no price.
- */
-const HARNESS_ADJUSTER: BidAdjuster = { adjust: () => undefined };
 
 /**
  * The factors Prebid Server's exchange hands every bidder layer (`bidRequestOptions.bidAdjustments`, from
@@ -437,6 +429,24 @@ function replaceBidChecks(container: Container, fixture: ExchangeFixture): void 
     ...(start !== undefined && { auctionStart: () => start }),
     ...(generator?.generateBidID && { newBidId }),
   });
+}
+
+/**
+ * Prebid Server's mock bidders stand in for its bidder layer, which is where bid adjustments are applied (factors and
+ * `bidadjustments` rules, bidder.go `requestBid`): the harness only checks the factors a bidder is handed, and its bids
+ * reach the exchange, floors enforcement included, priced as the fixture wrote them (what the layer is handed is
+ * checked instead, see handedFactors). Gavel's adjustment service still runs (for the warnings it gives), and the
+ * prices it changed are put back.
+ */
+function keepMockPrices(container: Container): void {
+  const adjuster = container.get<BidAdjuster>(HookPointTokens['bid-adjustment']);
+  container.rebind(HookPointTokens['bid-adjustment']).toConstantValue({
+    adjust(bids, share, context) {
+      const prices = bids.map((bid) => bid.bid.price);
+      adjuster.adjust(bids, share, context);
+      bids.forEach((bid, i) => (bid.bid.price = prices[i]!));
+    },
+  } satisfies BidAdjuster);
 }
 
 /** The `uids` cookie holding the fixture's user syncs, under each bidder's sync key. */
