@@ -354,9 +354,9 @@ function impFloorMin(rules: PriceFloorRules, imp: Imp, ns: string, currency: str
     if (typeof impCur === 'string' && impCur !== '') minCurrency = impCur;
   }
   if (min > 0 && minCurrency !== '' && minCurrency !== currency) {
-    const converted = context.convertCurrency(min, minCurrency, currency);
-    if (converted === undefined) return `Error in getting FloorMin value : 'Currency conversion rate not found: '${minCurrency}' => '${currency}''`;
-    min = converted;
+    const rate = goConversionRate(minCurrency, currency, context);
+    if (typeof rate === 'string') return `Error in getting FloorMin value : '${rate}'`;
+    min = rate * min;
   }
   return roundFloor(min);
 }
@@ -461,9 +461,20 @@ function rateToFloor(floor: ImpFloor, context: HookContext): number | string {
   const from = context.currency;
   const to = floor.currency;
   if (from === to) return 1;
+  return goConversionRate(from, to, context);
+}
+
+/**
+ * Go's `Conversions.GetRate`: each code parsed as ISO 4217 first (its parser's error when one is not), 1 between two
+ * spellings of one currency, else the auction's rate or `ConversionNotFoundError`'s text.
+ */
+function goConversionRate(from: string, to: string, context: AuctionContext): number | string {
   const invalid = goCurrencyCodeError(from) ?? goCurrencyCodeError(to);
   if (invalid) return invalid;
-  return context.convertCurrency(1, from, to) ?? new ConversionNotFoundError(from.toUpperCase(), to.toUpperCase()).message;
+  const fromUnit = from.toUpperCase();
+  const toUnit = to.toUpperCase();
+  if (fromUnit === toUnit) return 1;
+  return context.convertCurrency(1, fromUnit, toUnit) ?? new ConversionNotFoundError(fromUnit, toUnit).message;
 }
 
 function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, random: () => number): HookResult<AllBidsPayload> | undefined {
