@@ -223,7 +223,7 @@ export class AuctionPipeline {
     const stored = context.storedResponses;
     // Stored auction responses answer the whole auction: no bidder is called (Prebid Server's rule).
     let seats = stored?.auction
-      ? identifyBids(storedAuctionSeats(stored.auction, currency), bidRules, this.deps.bidChecks, context)
+      ? storedAuctionSeats(stored.auction, currency)
       : await this.callBidders(shares, context, {
           bidderDeadline,
           httpCalls,
@@ -242,6 +242,8 @@ export class AuctionPipeline {
     // What targeting keys from the bids themselves may leave some out: before winners are chosen among them.
     const unkeyable = services.targeting.prepare?.(auction, context);
     if (unkeyable) return { kind: 'invalid', messages: [unkeyable.refused] };
+    // Prebid Server gives bids their host ids and event tracking only now, once floors and category mapping are done.
+    identifyBids(auction.seats, bidRules, this.deps.bidChecks, context);
     // Winners are known before caching and targeting: both read them; targeting keys the cache ids.
     markWinners(request, auction.seats, winnerRules(request, context.account, this.isHostBidder));
     const cached = services['bid-caching'].cache(auction, context);

@@ -2,7 +2,7 @@
  * What happens to one bidder's bids after the bid-adjustment service and before the auction sees them, as Prebid
  * Server's exchange does it: bids under a seat the bidder may not use (alternate bidder codes) and invalid bids are
  * dropped (`exchange/bidder_validate_bids.go`), the host's and account's creative checks run, the bid's DSA object is
- * checked, and the survivors get the host's bid id and their event tracking.
+ * checked; the bids the auction keeps then get the host's bid id and their event tracking (`identifyBids`).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -100,7 +100,7 @@ function accountValidations(host: BidValidations, account: unknown): BidValidati
  * Checks one bidder's bids (priced, adjusted, in the auction currency), in Prebid Server's order, and drops those that
  * fail, each reported with Prebid Server's message: under `response.ext.errors.<bidder>` (a price problem only in
  * debug), or `warnings` for a seat the bidder may not use and for DSA; and as a seat non-bid. The survivors get the
- * host's bid id (`auction.generateBidId`) and their event tracking.
+ * host's bid id and their event tracking later, from `identifyBids`.
  */
 export function checkBids(seat: SeatResult, share: BidderRequest, rules: AuctionBidRules, settings: BidCheckSettings, context: AuctionContext): void {
   if (seat.bids.length === 0) return;
@@ -124,8 +124,6 @@ export function checkBids(seat: SeatResult, share: BidderRequest, rules: Auction
       }
     } else {
       kept?.push(bid);
-      if (settings.newBidId) generateBidId(bid, settings.newBidId, context);
-      if (rules.events) trackBid(bid, rules.events, settings.vastModifiable(share.adapter));
     }
   }
   if (kept) seat.bids = kept;
@@ -178,8 +176,9 @@ function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBi
 }
 
 /**
- * Bids no bidder sent (stored auction responses): as in Prebid Server, they skip the bidder-level checks but get the
- * host's bid ids and their event tracking like any other bid.
+ * The host's bid id and event tracking for every bid still in the auction, given as Prebid Server's exchange gives
+ * them: once, after floors enforcement and category mapping have left some bids out (so a bid they drop takes no id
+ * from the bidder's count), for the bids of stored auction responses too.
  */
 export function identifyBids(seats: SeatResult[], rules: AuctionBidRules, settings: BidCheckSettings, context: AuctionContext): SeatResult[] {
   for (const seat of seats) {

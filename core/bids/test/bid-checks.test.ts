@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AuctionBid, Bid, BidRequest, MediaType, SeatResult } from '../../api/index.js';
 import { testAuctionBid, testContext, type TestContext } from '../../api/testing.js';
-import { auctionBidRules, checkBids, type BidCheckSettings, type BidValidations } from '../index.js';
+import { auctionBidRules, checkBids, identifyBids, type BidCheckSettings, type BidValidations } from '../index.js';
 
 type BidSpec = Partial<Bid> & { type?: MediaType; seat?: string };
 
@@ -25,6 +25,18 @@ function check(bids: BidSpec[], options: { request?: BidRequest; context?: TestC
   const host = options.settings ?? settings();
   const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
   checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, auctionBidRules(request, context, host), host, context);
+  return { kept: seat.bids, seat, context };
+}
+
+/** The checks, then the ids and event tracking the auction gives the bids it keeps (`identifyBids`). */
+function checkAndIdentify(bids: BidSpec[], options: { request?: BidRequest; context?: TestContext; settings?: BidCheckSettings } = {}): { kept: AuctionBid[]; seat: SeatResult; context: TestContext } {
+  const context = options.context ?? testContext();
+  const request = options.request ?? baseRequest();
+  const host = options.settings ?? settings();
+  const rules = auctionBidRules(request, context, host);
+  const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
+  checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, rules, host, context);
+  identifyBids([seat], rules, host, context);
   return { kept: seat.bids, seat, context };
 }
 
@@ -240,11 +252,18 @@ describe('bid checks (core/bids)', () => {
   });
 
   describe('bid ids and event tracking', () => {
+    it('leaves ids and tracking to the auction: the checks alone give none (floors and category mapping drop bids first)', () => {
+      const request = baseRequest({ ext: { prebid: { events: {} } } });
+      const { kept } = check([{}], { request, settings: settings({ newBidId: () => 'gen-1' }) });
+      expect(kept[0]!.generatedBidId).to.equal(undefined);
+      expect(kept[0]!.events).to.equal(undefined);
+    });
+
     it('gives each kept bid the host id; a generator that fails is reported once per bid under the namespace', () => {
       let next = 0;
-      const { kept } = check([{}, { crid: undefined }, {}], { settings: settings({ newBidId: (bidder) => `${bidder}-${++next}` }) });
+      const { kept } = checkAndIdentify([{}, { crid: undefined }, {}], { settings: settings({ newBidId: (bidder) => `${bidder}-${++next}` }) });
       expect(kept.map((bid) => bid.generatedBidId)).to.deep.equal(['alpha-1', 'alpha-2']);
-      const failing = check([{}], { settings: settings({ newBidId: () => { throw new Error('no entropy'); } }) });
+      const failing = checkAndIdentify([{}], { settings: settings({ newBidId: () => { throw new Error('no entropy'); } }) });
       expect(failing.kept[0]!.generatedBidId).to.equal(undefined);
       expect(failing.context.errors.prebid).to.deep.equal([{ code: 999, message: 'Error generating bid.ext.prebid.bidid' }]);
     });
@@ -252,24 +271,24 @@ describe('bid checks (core/bids)', () => {
     it("adds event URLs (with the host's bid id) when the request asks for events, and nothing otherwise", () => {
       const request = baseRequest({ ext: { prebid: { events: {}, integration: 'web' } } });
       const context = testContext({ accountId: 'acct', now: 1_700_000_000_123.4, receivedAt: 1_700_000_000_123.4 });
-      const { kept } = check([{}], { request, context, settings: settings({ newBidId: () => 'gen-1' }) });
+      const { kept } = checkAndIdentify([{}], { request, context, settings: settings({ newBidId: () => 'gen-1' }) });
       expect(kept[0]!.events).to.deep.equal({
         win: 'https://gavel.example/event?t=win&b=gen-1&a=acct&bidder=alpha&int=web&ts=1700000000123',
         imp: 'https://gavel.example/event?t=imp&b=gen-1&a=acct&bidder=alpha&int=web&ts=1700000000123',
       });
-      expect(check([{}]).kept[0]!.events).to.equal(undefined);
+      expect(checkAndIdentify([{}]).kept[0]!.events).to.equal(undefined);
       const account = { id: 'acct', events: { enabled: true } };
-      expect(check([{}], { context: testContext({ account, accountId: 'acct' }) }).kept[0]!.events).to.not.equal(undefined);
+      expect(checkAndIdentify([{}], { context: testContext({ account, accountId: 'acct' }) }).kept[0]!.events).to.not.equal(undefined);
     });
 
     it('puts an impression tracker into the VAST of video bids whose bidder allows it, wrapping a nurl', () => {
       const request = baseRequest({ ext: { prebid: { events: {} } } });
       const context = testContext({ accountId: 'acct', receivedAt: 1000, now: 1000 });
-      const { kept } = check([{ type: 'video', adm: '<VAST><Ad><InLine><Impression></Impression></InLine></Ad></VAST>' }, { type: 'video', adm: undefined, nurl: 'https://dsp.example/vast' }], { request, context });
+      const { kept } = checkAndIdentify([{ type: 'video', adm: '<VAST><Ad><InLine><Impression></Impression></InLine></Ad></VAST>' }, { type: 'video', adm: undefined, nurl: 'https://dsp.example/vast' }], { request, context });
       expect(kept[0]!.bid.adm).to.equal('<VAST><Ad><InLine><Impression><![CDATA[https://gavel.example/event?t=imp&b=b0&a=acct&bidder=alpha&f=b&ts=1000]]></Impression></InLine></Ad></VAST>');
       expect(kept[1]!.bid.adm).to.include('<VASTAdTagURI><![CDATA[https://dsp.example/vast]]></VASTAdTagURI><Impression><![CDATA[https://gavel.example/event?t=imp&b=b1');
       expect(kept[0]!.events).to.equal(undefined);
-      const untouched = check([{ type: 'video', adm: '<VAST><Impression></Impression></VAST>' }], { request, context, settings: settings({ vastModifiable: () => false }) });
+      const untouched = checkAndIdentify([{ type: 'video', adm: '<VAST><Impression></Impression></VAST>' }], { request, context, settings: settings({ vastModifiable: () => false }) });
       expect(untouched.kept[0]!.bid.adm).to.equal('<VAST><Impression></Impression></VAST>');
     });
   });
