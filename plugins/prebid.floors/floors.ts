@@ -445,7 +445,8 @@ function impFloors(request: BidRequest, ns: string): Map<string, ImpFloor> | und
     const own = isJsonObject(imp.ext?.[ns]) ? (imp.ext![ns] as JsonObject) : undefined;
     const applied = isJsonObject(own?.floors) ? own.floors : undefined;
     let report: BidFloors | undefined;
-    if (applied) report = bidFloors(applied.floorrule, applied.floorrulevalue, applied.floorvalue, given);
+    // Go decodes these members ignoring case (`floorRule`, `floorValue` as a request may spell them).
+    if (applied) report = bidFloors(fieldIgnoringCase(applied, 'floorrule'), fieldIgnoringCase(applied, 'floorrulevalue'), fieldIgnoringCase(applied, 'floorvalue'), given);
     else if (floor > 0) report = bidFloors(undefined, undefined, floor, given);
     floors.set(imp.id, { floor, currency: given === '' ? OPENRTB_DEFAULT_CURRENCY : given, report });
   }
