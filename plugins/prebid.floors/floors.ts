@@ -499,7 +499,11 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
   for (const seat of payload.seats) {
     for (const bid of seat.bids) {
       const floor = floors.get(bid.bid.impid);
-      if (!floor) continue;
+      if (!floor) {
+        // Prebid Server's enforcement passes over a bid for an imp the request does not have, leaving it out unreported.
+        if (enforce) dropped.add(bid);
+        continue;
+      }
       if (floor.report) reports.push([bid, floor.report]);
       if (!enforcePbs || (bid.bid.dealid && !dealFloors)) continue;
       const rate = (floor.rate ??= rateToFloor(floor, context));
