@@ -507,15 +507,16 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
       if (floor.report) reports.push([bid, floor.report]);
       if (!enforcePbs || (bid.bid.dealid && !dealFloors)) continue;
       const rate = (floor.rate ??= rateToFloor(floor, context));
+      // Prebid Server names the seat the bid came under (an alternate bidder code's own name), not its bidder.
+      const seatName = bid.seat ?? seat.bidder;
       if (typeof rate === 'string') {
         // Prebid Server drops a bid it cannot compare with its floor, with an error (not as a non-bid).
         dropped.add(bid);
-        context.fail(ns, unknownError(`error in rate conversion from = ${context.currency} to ${floor.currency} with bidder ${seat.bidder} for impression id ${bid.bid.impid} and bid id ${bid.bid.id} error = ${rate}`));
+        context.fail(ns, unknownError(`error in rate conversion from = ${context.currency} to ${floor.currency} with bidder ${seatName} for impression id ${bid.bid.impid} and bid id ${bid.bid.id} error = ${rate}`));
         continue;
       }
       if (bid.bid.price * rate + FLOOR_PRECISION < floor.floor) {
         dropped.add(bid);
-        const seatName = bid.seat ?? seat.bidder;
         context.warn(ns, {
           code: WarningCode.FloorBidRejection,
           message: `${seatName} bid id ${bid.bid.id} rejected - bid price ${goFixed4(bid.bid.price)} ${context.currency} is less than bid floor ${goFixed4(floor.report?.floorValue ?? 0)} ${floor.report?.floorCurrency ?? floor.currency} for imp ${bid.bid.impid}`,
