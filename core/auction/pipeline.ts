@@ -31,7 +31,7 @@ import { conversionFailure, strictConversion, type CurrencyService } from '../cu
 import { runStage, type StageOutcome } from '../hooks/executor.js';
 import { convertDownTo25, convertUpTo26 } from '../ortb/index.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
-import { auctionBidRules, checkBids, identifyBids, type AuctionBidRules, type BidCheckSettings } from '../bids/index.js';
+import { auctionBidRules, checkBids, checkResponseBids, identifyBids, type AuctionBidRules, type BidCheckSettings } from '../bids/index.js';
 import { callBidder, type BidderCallOptions, type BidderCallResult, type HttpCallRecord } from './bidder-call.js';
 import { seatNonBids } from './non-bids.js';
 import { markWinners, winnerRules } from './winners.js';
@@ -250,6 +250,8 @@ export class AuctionPipeline {
     if (cached instanceof Promise) await cached;
     services.targeting.apply(auction, context);
     seats = auction.seats;
+    // Prebid Server runs these checks as it writes the response's seats, after the auction (winners, cache, targeting).
+    checkResponseBids(seats, bidRules, context);
 
     // `httpcalls` is left out when no bidder made a call, as Prebid Server's `omitempty` map is.
     const debugInfo = httpCalls ? { ...(httpCalls.size > 0 && { httpcalls: Object.fromEntries(httpCalls) }), resolvedrequest: resolvedRequest } : undefined;

@@ -1,8 +1,9 @@
 /**
- * What happens to one bidder's bids after the bid-adjustment service and before the auction sees them, as Prebid
- * Server's exchange does it: bids under a seat the bidder may not use (alternate bidder codes) and invalid bids are
- * dropped (`exchange/bidder_validate_bids.go`), the host's and account's creative checks run, the bid's DSA object is
- * checked; the bids the auction keeps then get the host's bid id and their event tracking (`identifyBids`).
+ * What happens to the bids around the auction, as Prebid Server's exchange does it: after the bid-adjustment service,
+ * bids under a seat the bidder may not use (alternate bidder codes) and invalid bids are dropped
+ * (`exchange/bidder_validate_bids.go`); the bids the auction keeps past floors and category mapping get the host's
+ * bid id and their event tracking (`identifyBids`); last, as the response is written, the bid's DSA object and the
+ * host's and account's creative checks (`checkResponseBids`).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -97,10 +98,10 @@ function accountValidations(host: BidValidations, account: unknown): BidValidati
 }
 
 /**
- * Checks one bidder's bids (priced, adjusted, in the auction currency), in Prebid Server's order, and drops those that
- * fail, each reported with Prebid Server's message: under `response.ext.errors.<bidder>` (a price problem only in
- * debug), or `warnings` for a seat the bidder may not use and for DSA; and as a seat non-bid. The survivors get the
- * host's bid id and their event tracking later, from `identifyBids`.
+ * Checks one bidder's bids (priced, adjusted, in the auction currency) as Prebid Server's bidder layer does, and drops
+ * those that fail, each reported with Prebid Server's message: under `response.ext.errors.<bidder>` (a price problem
+ * only in debug), or `warnings` for a seat the bidder may not use; and as a seat non-bid. The survivors get the host's
+ * bid id and their event tracking later (`identifyBids`), and the response's checks last (`checkResponseBids`).
  */
 export function checkBids(seat: SeatResult, share: BidderRequest, rules: AuctionBidRules, settings: BidCheckSettings, context: AuctionContext): void {
   if (seat.bids.length === 0) return;
@@ -115,64 +116,75 @@ export function checkBids(seat: SeatResult, share: BidderRequest, rules: Auction
   let kept: AuctionBid[] | undefined;
   for (let i = 0; i < seat.bids.length; i++) {
     const bid = seat.bids[i]!;
-    const fate = checkBid(bid, share, rules, settings.validateBids, context);
-    if (fate !== KEPT) {
-      kept ??= seat.bids.slice(0, i);
-      if (fate === REJECTED_IN_RESPONSE) {
-        const seatCode = bid.seat ?? seat.bidder;
-        if (!seat.checkedSeats?.includes(seatCode)) (seat.checkedSeats ??= []).push(seatCode);
-      }
-    } else {
-      kept?.push(bid);
-    }
+    if (bidderCheckPasses(bid, share, rules, settings.validateBids, context)) kept?.push(bid);
+    else kept ??= seat.bids.slice(0, i);
   }
   if (kept) seat.bids = kept;
 }
 
-/**
- * What the checks made of a bid. Prebid Server runs them in two places: the bidder's (alternate seats, validation)
- * before a seat gets its place in the response, and the response's (DSA, creative size, secure markup) after; a seat
- * whose bids all fell to the second kind is still answered, with no bids.
- */
-const KEPT = 0;
-const REFUSED_FROM_BIDDER = 1;
-const REJECTED_IN_RESPONSE = 2;
-type BidFate = typeof KEPT | typeof REFUSED_FROM_BIDDER | typeof REJECTED_IN_RESPONSE;
-
-function checkBid(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBidRules, validate: boolean, context: AuctionContext): BidFate {
-  const { bid } = auctionBid;
+/** The bidder layer's checks of one bid (Prebid Server's `bidder.go`): the seat it came under, then its fields. */
+function bidderCheckPasses(auctionBid: AuctionBid, share: BidderRequest, rules: AuctionBidRules, validate: boolean, context: AuctionContext): boolean {
+  if (!validate) return true;
   const seatName = auctionBid.seat;
-  if (validate && seatName !== undefined) {
+  if (seatName !== undefined) {
     const seatError = alternateSeatError(rules.alternateCodes, share.bidder, seatName);
     if (seatError !== undefined) {
       context.warn(share.bidder, { code: WarningCode.AlternateBidderCode, message: seatError });
       context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
-      return REFUSED_FROM_BIDDER;
+      return false;
     }
   }
-  const invalid = validate ? validationError(auctionBid, context.debug) : undefined;
+  const invalid = validationError(auctionBid, context.debug);
   if (invalid !== undefined) {
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral, invalid === null ? undefined : { code: BidderErrorCode.Unknown, message: invalid });
-    return REFUSED_FROM_BIDDER;
+    return false;
   }
-  // The checks below are those Prebid Server runs while writing the response's seats: what they report goes under
-  // the bid's seat (an alternate bidder code's own name), not the bidder that returned it.
-  const seat = seatName ?? share.bidder;
+  return true;
+}
+
+/**
+ * The checks Prebid Server runs while it writes the response's seats (`exchange.go`, `makeBid`): DSA, creative size,
+ * secure markup. They run last, once the auction is done (floors enforced, categories mapped, bid ids given, winners
+ * chosen, bids cached and keyed), so a bid they drop has had its part in all of that, as in Prebid Server; the bids of
+ * stored auction responses included. A seat that loses a bid to them keeps its place in the response, even with no bid
+ * left (`SeatResult.checkedSeats`): Prebid Server gives seats their places before these checks.
+ */
+export function checkResponseBids(seats: readonly SeatResult[], rules: AuctionBidRules, context: AuctionContext): void {
+  for (const seat of seats) {
+    let kept: AuctionBid[] | undefined;
+    for (let i = 0; i < seat.bids.length; i++) {
+      const bid = seat.bids[i]!;
+      if (responseCheckPasses(bid, seat.bidder, rules, context)) {
+        kept?.push(bid);
+        continue;
+      }
+      kept ??= seat.bids.slice(0, i);
+      const seatCode = bid.seat ?? seat.bidder;
+      if (!seat.checkedSeats?.includes(seatCode)) (seat.checkedSeats ??= []).push(seatCode);
+    }
+    if (kept) seat.bids = kept;
+  }
+}
+
+/** What the response checks report goes under the bid's seat (an alternate bidder code's own name), not its bidder. */
+function responseCheckPasses(auctionBid: AuctionBid, bidder: string, rules: AuctionBidRules, context: AuctionContext): boolean {
+  const { bid } = auctionBid;
+  const seat = auctionBid.seat ?? bidder;
   const dsa = dsaError(bid, rules.dsa);
   if (dsa !== undefined) {
     context.warn(seat, { code: WarningCode.InvalidBidResponseDSA, message: `bid rejected: ${dsa}` });
     context.rejectBid(auctionBid, NonBidReason.ResponseRejectedGeneral);
-    return REJECTED_IN_RESPONSE;
+    return false;
   }
   const { validations } = rules;
   if (auctionBid.type === 'banner' && validations.bannerCreativeMaxSize !== 'skip') {
     const tooLarge = (bid.w ?? 0) > validations.maxCreativeWidth || (bid.h ?? 0) > validations.maxCreativeHeight;
-    if (tooLarge && !reportCreative(auctionBid, seat, validations.bannerCreativeMaxSize, 'size', context)) return REJECTED_IN_RESPONSE;
+    if (tooLarge && !reportCreative(auctionBid, seat, validations.bannerCreativeMaxSize, 'size', context)) return false;
   }
   if ((auctionBid.type === 'banner' || auctionBid.type === 'video') && validations.secureMarkup !== 'skip' && rules.imps?.get(bid.impid)?.secure !== 0) {
-    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, seat, validations.secureMarkup, 'secure', context)) return REJECTED_IN_RESPONSE;
+    if (insecureMarkup(bid.adm) && !reportCreative(auctionBid, seat, validations.secureMarkup, 'secure', context)) return false;
   }
-  return KEPT;
+  return true;
 }
 
 /**

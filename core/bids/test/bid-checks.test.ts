@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AuctionBid, Bid, BidRequest, MediaType, SeatResult } from '../../api/index.js';
 import { testAuctionBid, testContext, type TestContext } from '../../api/testing.js';
-import { auctionBidRules, checkBids, identifyBids, type BidCheckSettings, type BidValidations } from '../index.js';
+import { auctionBidRules, checkBids, checkResponseBids, identifyBids, type BidCheckSettings, type BidValidations } from '../index.js';
 
 type BidSpec = Partial<Bid> & { type?: MediaType; seat?: string };
 
@@ -23,8 +23,11 @@ function check(bids: BidSpec[], options: { request?: BidRequest; context?: TestC
   const context = options.context ?? testContext();
   const request = options.request ?? baseRequest();
   const host = options.settings ?? settings();
+  const rules = auctionBidRules(request, context, host);
   const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
-  checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, auctionBidRules(request, context, host), host, context);
+  // The bidder layer's checks, then (the auction between them) the response's.
+  checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, rules, host, context);
+  checkResponseBids([seat], rules, context);
   return { kept: seat.bids, seat, context };
 }
 
@@ -37,6 +40,7 @@ function checkAndIdentify(bids: BidSpec[], options: { request?: BidRequest; cont
   const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
   checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, rules, host, context);
   identifyBids([seat], rules, host, context);
+  checkResponseBids([seat], rules, context);
   return { kept: seat.bids, seat, context };
 }
 
@@ -252,6 +256,13 @@ describe('bid checks (core/bids)', () => {
   });
 
   describe('bid ids and event tracking', () => {
+    it('gives a bid its id before the response checks, which may still drop it (its id taken, as in Prebid Server)', () => {
+      let next = 0;
+      const validations: BidValidations = { ...SKIP, bannerCreativeMaxSize: 'enforce', maxCreativeWidth: 300, maxCreativeHeight: 250 };
+      const { kept } = checkAndIdentify([{ w: 600 }, {}], { settings: settings({ validations, newBidId: (bidder) => `${bidder}-${++next}` }) });
+      expect(kept.map((bid) => bid.generatedBidId)).to.deep.equal(['alpha-2']);
+    });
+
     it('leaves ids and tracking to the auction: the checks alone give none (floors and category mapping drop bids first)', () => {
       const request = baseRequest({ ext: { prebid: { events: {} } } });
       const { kept } = check([{}], { request, settings: settings({ newBidId: () => 'gen-1' }) });
