@@ -6,8 +6,9 @@
  *                              the auction's `ext.<ns>.floors` (analytics and the debug answer read them there);
  *   bidder-request             a bidder whose bids are adjusted by a factor is sent its floors divided by it;
  *   all-processed-bid-responses  every bid gets `ext.<ns>.floors`; with enforcement, bids under their imp's floor
- *                              are dropped (non-bid 301, or 304 for a deal) with Prebid Server's warning;
- *   auction-response           a debug answer's resolved request shows the floors as applied.
+ *                              are dropped (non-bid 301, or 304 for a deal) with Prebid Server's warning.
+ * A debug answer's resolved request, which the core takes after the processed-auction-request hooks, shows the floors
+ * as resolved there, before enforcement (as Prebid Server writes it down before `Enforce`).
  */
 import {
   ConversionNotFoundError,
@@ -29,7 +30,6 @@ import {
   type RequestPayload,
   type AllBidsPayload,
   type BidderRequestPayload,
-  type AuctionResponsePayload,
 } from '../../core/api/index.js';
 import { FETCH_DEFAULTS, FloorsFetcher, type FetchSettings, type FetchStatus } from './fetcher.js';
 import {
@@ -158,9 +158,6 @@ export function createFloorHooks(fetcher: FloorsFetcher, random: () => number = 
     },
     'all-processed-bid-responses': {
       'enforce-floors': (payload, context) => enforceFloors(payload, context, random),
-    },
-    'auction-response': {
-      'report-floors': (payload, context) => reportFloors(payload, context),
     },
   };
 }
@@ -542,41 +539,6 @@ function enforceFloors(payload: Readonly<AllBidsPayload>, context: HookContext, 
       },
     ],
     messages: dropped.size > 0 ? [`${dropped.size} bid(s) under the floor dropped`] : undefined,
-  };
-}
-
-// ---- auction-response ------------------------------------------------------------------------------------------
-
-/** A debug answer's resolved request shows the floors as applied (Prebid Server resolves the request after them). */
-function reportFloors(payload: Readonly<AuctionResponsePayload>, context: HookContext): HookResult<AuctionResponsePayload> | undefined {
-  const state = context.moduleContext[STATE] as FloorsState | undefined;
-  const debug = payload.response.ext?.debug;
-  if (!state || !context.debug || !isJsonObject(debug) || !isJsonObject(debug.resolvedrequest)) return undefined;
-  const ns = context.namespace;
-  const applied = new Map(payload.request.imp.map((imp) => [imp.id, imp]));
-  return {
-    action: 'update',
-    changes: [
-      (answer) => {
-        const resolved = (answer.response.ext!.debug as JsonObject).resolvedrequest as JsonObject;
-        const ext = isJsonObject(resolved.ext) ? resolved.ext : {};
-        resolved.ext = { ...ext, [ns]: { ...(isJsonObject(ext[ns]) ? ext[ns] : {}), floors: state.rules } };
-        if (Array.isArray(resolved.imp)) {
-          resolved.imp = resolved.imp.map((imp: unknown) => {
-            const floor = isJsonObject(imp) && typeof imp.id === 'string' ? applied.get(imp.id) : undefined;
-            if (!floor || floor.bidfloor === undefined) return imp;
-            const impExt = isJsonObject((imp as JsonObject).ext) ? ((imp as JsonObject).ext as JsonObject) : {};
-            const floorsExt = isJsonObject(floor.ext?.[ns]) ? (floor.ext![ns] as JsonObject).floors : undefined;
-            return {
-              ...(imp as JsonObject),
-              bidfloor: floor.bidfloor,
-              bidfloorcur: floor.bidfloorcur,
-              ...(floorsExt !== undefined && { ext: { ...impExt, [ns]: { ...(isJsonObject(impExt[ns]) ? impExt[ns] : {}), floors: floorsExt } } }),
-            };
-          });
-        }
-      },
-    ],
   };
 }
 

@@ -10,7 +10,7 @@ export default defineModule<FloorsModuleConfig>({
   description: 'Price floors (ext.prebid.floors, account rules, fetched files): imp.bidfloor per bidder, bids under the floor rejected.',
   // Our specification applies the floors a request carries by default (reference-behaviour section 13).
   enabledByDefault: true,
-  stages: ['processed-auction-request', 'bidder-request', 'all-processed-bid-responses', 'auction-response'],
+  stages: ['processed-auction-request', 'bidder-request', 'all-processed-bid-responses'],
   configSchema: readJsonBeside(import.meta.url, './config.schema.json'),
   create(config, deps) {
     const fetches = deps.metrics?.counter({
