@@ -13,6 +13,7 @@
 import {
   ConversionNotFoundError,
   encodeImpOptionsAsPrebidServer,
+  encodeRequestOptionsAsPrebidServer,
   fieldIgnoringCase,
   goCurrencyCodeError,
   isJsonObject,
@@ -217,7 +218,9 @@ function resolveFloors(request: BidRequest, context: HookContext, fetcher: Floor
     changes: [
       (change) => {
         const ext = isJsonObject(change.request.ext) ? change.request.ext : {};
-        const own = withFields(namespaceExt(change.request, ns) ?? {}, { floors: rules });
+        // Prebid Server writes `ext.prebid` back through its struct once it has set the floors (`SetPrebid`): members
+        // the struct does not have, and zero `omitempty` ones, are gone from then on.
+        const own = encodeRequestOptionsAsPrebidServer(withFields(namespaceExt(change.request, ns) ?? {}, { floors: rules }));
         change.request = withFields(change.request, { ...(imps && { imp: imps }), ext: withFields(ext, { [ns]: own }) });
       },
     ],
