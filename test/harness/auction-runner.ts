@@ -38,6 +38,14 @@ export interface AuctionFixture {
   expectedValidatedBidRequest?: unknown;
   /** Per bidder, the request it received: JSON-equal. */
   expectedMockBidderRequests?: Record<string, unknown>;
+  /** Stored responses by id, as Prebid Server's endpoint tests serve them (`storedauctionresponse`, `storedbidresponse`). */
+  mockAmpStoredResponse?: Record<string, unknown>;
+  /**
+   * Gavel's own fixtures: the stored requests and stored imps the backend holds, by id, beside the runner's own
+   * (a string is the document's text, for one that is not valid JSON).
+   */
+  mockStoredRequests?: Record<string, unknown>;
+  mockStoredImps?: Record<string, unknown>;
 }
 
 interface ExpectedBid { id: string; impid?: string; price?: number; ext?: unknown }
@@ -123,7 +131,7 @@ export function compareAuction(fixture: AuctionFixture, status: number, text: st
  * ids they use): accounts `valid_acct`, `disabled_acct`, `malformed_acct` (a field of the wrong type) and
  * `alternate_bidder_code_acct` (appnexus may bid as `groupm`, as in Prebid Server's endpoint tests),
  * `default_integration_acct` (a default integration, for the one it writes into requests), and stored imp
- * `7`, whose JSON is malformed.
+ * `7`, whose JSON is malformed; a fixture adds its own (`mockStoredRequests`, `mockStoredImps`, `mockAmpStoredResponse`).
  */
 const endpointAccounts = new MemoryFetcher({
   accounts: {
@@ -134,14 +142,38 @@ const endpointAccounts = new MemoryFetcher({
     alternate_bidder_code_acct: { alternatebiddercodes: { enabled: true, bidders: { appnexus: { enabled: true, allowedbiddercodes: ['groupm'] } } } },
   },
 });
-const endpointStoredData: StoredDataFetcher = {
-  fetchRequests: async () => new Map(),
-  async fetchImps(ids) {
-    if (ids.includes('7')) throw new MalformedStoredData('imp', '7', new SyntaxError("Expected ',' or '}' after property value in JSON"));
-    return new Map();
-  },
-  fetchAccount: (id) => endpointAccounts.fetchAccount(id),
-};
+/** The stored data a fixture's auction runs on: the runner's own, and the documents the fixture adds. */
+function endpointStoredData(fixture: AuctionFixture): StoredDataFetcher {
+  const requests = storedDocuments('request', fixture.mockStoredRequests ?? {});
+  const imps = storedDocuments('imp', { 7: '{"id": "adUnit1" "ext": {}}', ...fixture.mockStoredImps });
+  const responses = new MemoryFetcher({ responses: fixture.mockAmpStoredResponse });
+  return {
+    fetchRequests: async (ids) => requests(ids),
+    fetchImps: async (ids) => imps(ids),
+    fetchAccount: (id) => endpointAccounts.fetchAccount(id),
+    fetchResponses: (ids) => responses.fetchResponses(ids),
+  };
+}
+
+/** A lookup of documents by id, as a backend parses them: a text that is not valid JSON throws `MalformedStoredData`. */
+function storedDocuments(kind: 'request' | 'imp', documents: Record<string, unknown>): (ids: string[]) => Map<string, unknown> {
+  return (ids) => {
+    const found = new Map<string, unknown>();
+    for (const id of ids) {
+      if (!Object.hasOwn(documents, id)) continue;
+      const document = documents[id];
+      if (typeof document !== 'string') found.set(id, structuredClone(document));
+      else {
+        try {
+          found.set(id, JSON.parse(document));
+        } catch (err) {
+          throw new MalformedStoredData(kind, id, err);
+        }
+      }
+    }
+    return found;
+  };
+}
 
 /**
  * Folders whose fixtures Prebid Server recorded through its real exchange rather than its mock one (their answers
@@ -185,7 +217,7 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   const app = await bootGavel(hostConfig, {
     configure: (container) => {
       overrides.configure(container, recording);
-      container.rebind(Tokens.StoredData).toConstantValue({ fetcher: endpointStoredData, close: async () => undefined });
+      container.rebind(Tokens.StoredData).toConstantValue({ fetcher: endpointStoredData(fixture), close: async () => undefined });
     },
   });
   // The request the auction ran on, once validated: what Prebid Server hands its exchange.
