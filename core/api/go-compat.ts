@@ -86,6 +86,21 @@ export function decodeExtImpBidder(ext: unknown): { value: ExtImpBidder } | { er
 }
 
 /**
+ * An imp's `ext.prebid` decoded as Prebid Server's auction endpoint first reads it (`parseImpInfo`, with
+ * `jsonutil.Unmarshal` into `openrtb_ext.ExtImpPrebid`): undefined when it fits, else the decoder's text, e.g.
+ * `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "` for a string there.
+ */
+export function extImpPrebidError(prebid: unknown): string | undefined {
+  try {
+    if (prebid !== null) readGoStruct(goStruct(prebid, []), 'openrtb_ext.ExtImpPrebid', EXT_IMP_PREBID_FIELDS, []);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/**
  * One member (`prebid` or `ae`) of an `adapters.ExtImpBidder` embedded in an adapter's own imp ext struct, read as
  * `decodeExtImpBidder` reads it: undefined when it fits (or is absent), else the decoder's text. json-iterator names a
  * failure at the top of an embedded struct's field by the field's own name (`Prebid`, `AuctionEnvironment`), not by

@@ -1,6 +1,7 @@
 import { MalformedStoredData, type FetchOptions, type StoredDataFetcher } from './fetcher.js';
 import { mergePatch } from './merge.js';
-import { isJsonObject } from '../api/index.js';
+import { randomUUID } from 'node:crypto';
+import { extImpPrebidError, isJsonObject } from '../api/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -10,19 +11,25 @@ export type JsonObject = Record<string, unknown>;
  */
 export type StoredResolution = { request: JsonObject; echoedVideo?: Map<string, unknown> } | { errors: string[] };
 
-/** Where a request refers to stored data: an id, or a message saying what is wrong with the reference. */
+/** Where a request refers to a stored request: an id, or a message saying what is wrong with the reference. */
 type StoredRef = { id: string } | { error: string };
 
 /**
- * Merges stored data into a request body (reference behaviour, section 7):
- * - `ext.<ns>.storedrequest.id`: the stored request is the base and the body is applied over it (RFC 7386);
- * - then each `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the inline imp is applied over it.
- * The `storedrequest` references are removed from the result. Ids are fetched with at most one `fetchRequests` and
- * one `fetchImps` call, each bounded by `options.deadline`. A reference whose id is not a string, names nothing, or
- * names a document that is not valid JSON is an error (a 400 for the caller, as Prebid Server answers); a backend
- * failure (or one too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
+ * Merges stored data into a request body as Prebid Server's auction endpoint does (reference behaviour, section 7;
+ * its `getStoredRequests` and `processStoredRequests`):
+ * - `ext.<ns>.storedrequest.id`: the stored request is the base and the body is applied over it (RFC 7386), except
+ *   that a stored request whose `id` is `{{UUID}}` is applied over the body, with a fresh UUID as its id;
+ * - each imp of the body naming `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the imp is applied
+ *   over it. Only the body's imps are read for references: a body without `imp` takes the stored request's as they are.
+ * The `storedrequest` references stay in the result, as in Prebid Server's (bidders never see them). The stored request and the stored imps are fetched in
+ * parallel, each kind in one call bounded by `options.deadline`; every id not found is named (Prebid Server's
+ * `Stored Request with ID="x" not found.`), the request's first. An `ext.<ns>.storedrequest.id` that is not a string,
+ * or a document that is not valid JSON or not an object, is an error (a 400 for the caller); a backend failure (or one
+ * too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
  *
- * Neither `body` nor the fetched documents are changed: the result owns every object it took from stored data.
+ * The imps' `ext.<ns>` must have passed `impExtPrebidErrors`: an imp's reference is then an object whose `id`, when
+ * set, is a string. Neither `body` nor the fetched documents are changed: the result owns every object it took from
+ * stored data.
  */
 export async function resolveStoredRequest(
   body: JsonObject,
@@ -30,10 +37,26 @@ export async function resolveStoredRequest(
   fetcher: StoredDataFetcher,
   options?: FetchOptions,
 ): Promise<StoredResolution> {
+  const requestRef = readRequestRef(body, namespace);
+  if (requestRef && 'error' in requestRef) return { errors: [requestRef.error] };
+  const imps = Array.isArray(body.imp) ? body.imp : [];
+  const impRefs = imps.map((imp: unknown) => readImpRef(imp, namespace));
+  const impIds = [...new Set(impRefs.filter((id): id is string => id !== undefined))];
   try {
-    const withStoredRequest = await mergeStoredRequest(body, namespace, fetcher, options);
-    if ('errors' in withStoredRequest) return withStoredRequest;
-    return await mergeStoredImps(withStoredRequest.request, namespace, fetcher, options);
+    const [storedRequests, storedImps] = await Promise.all([
+      requestRef ? fetcher.fetchRequests([requestRef.id], options) : undefined,
+      impIds.length > 0 ? fetcher.fetchImps(impIds, options) : undefined,
+    ]);
+    const stored = requestRef ? storedRequests!.get(requestRef.id) : undefined;
+    const problems = [
+      ...(requestRef ? [storedDocumentProblem('Request', requestRef.id, stored)] : []),
+      ...impIds.map((id) => storedDocumentProblem('Imp', id, storedImps!.get(id))),
+    ].filter((problem): problem is string => problem !== undefined);
+    if (problems.length > 0) return { errors: problems };
+
+    const merged = requestRef ? mergeStoredRequest(body, stored as JsonObject) : body;
+    if (impIds.length === 0) return Array.isArray(body.imp) ? withImpIdsChecked(merged, impRefs) : { request: merged };
+    return mergeStoredImps(merged, imps, impRefs, storedImps!, namespace);
   } catch (err) {
     if (!(err instanceof MalformedStoredData)) throw err;
     return { errors: [err.invalidRequestMessage] };
@@ -45,56 +68,79 @@ export async function resolveStoredRequest(
  * and then the caller can skip the resolution, and its promises, altogether.
  */
 export function namesStoredData(body: JsonObject, namespace: string): boolean {
-  if (readStoredRef(body, namespace, '') !== undefined) return true;
-  return Array.isArray(body.imp) && body.imp.some((imp) => isJsonObject(imp) && readStoredRef(imp, namespace, '') !== undefined);
+  if (readRequestRef(body, namespace) !== undefined) return true;
+  return Array.isArray(body.imp) && body.imp.some((imp) => readImpRef(imp, namespace) !== undefined);
 }
 
-async function mergeStoredRequest(body: JsonObject, namespace: string, fetcher: StoredDataFetcher, options?: FetchOptions): Promise<StoredResolution> {
-  const ref = readStoredRef(body, namespace, `ext.${namespace}.storedrequest.id`);
-  if (!ref) return { request: body };
-  if ('error' in ref) return { errors: [ref.error] };
-
-  const stored = (await fetcher.fetchRequests([ref.id], options)).get(ref.id);
-  const problem = storedDocumentProblem('request', ref.id, stored);
-  if (problem) return { errors: [problem] };
-
-  const merged = mergePatch(structuredClone(stored), body) as JsonObject;
-  return { request: withoutStoredRef(merged, namespace) };
+/**
+ * The body's imps checked as Prebid Server's `parseImpInfo` reads them before anything else: each imp's
+ * `ext.<ns>` decoded into its `ExtImpPrebid` struct. The decoder's text for each imp that does not fit, in imp order
+ * (e.g. `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "`); none for most.
+ */
+export function impExtPrebidErrors(body: JsonObject, namespace: string): string[] {
+  if (!Array.isArray(body.imp)) return [];
+  let errors: string[] | undefined;
+  for (const imp of body.imp) {
+    const ext = isJsonObject(imp) ? imp.ext : undefined;
+    if (!isJsonObject(ext) || ext[namespace] === undefined) continue;
+    const error = extImpPrebidError(ext[namespace]);
+    if (error !== undefined) (errors ??= []).push(error);
+  }
+  return errors ?? [];
 }
 
-async function mergeStoredImps(request: JsonObject, namespace: string, fetcher: StoredDataFetcher, options?: FetchOptions): Promise<StoredResolution> {
-  const imps = request.imp;
-  if (!Array.isArray(imps)) return { request };
+/** The request with the stored request merged in (`stored` is the fetcher's document: copied, never changed). */
+function mergeStoredRequest(body: JsonObject, stored: JsonObject): JsonObject {
+  // A stored request asking for a fresh id each time is laid over the body, as Prebid Server does for `{{UUID}}`.
+  const merged = stored.id === GENERATED_ID_PLACEHOLDER
+    ? (mergePatch(body, { ...structuredClone(stored), id: randomUUID() }) as JsonObject)
+    : (mergePatch(structuredClone(stored), body) as JsonObject);
+  return merged;
+}
 
-  // An empty id names no stored imp: Prebid Server only fetches and merges a non-empty one.
-  const refs = imps.map((imp: unknown, i) => {
-    const ref = isJsonObject(imp) ? readStoredRef(imp, namespace, `request.imp[${i}].ext.${namespace}.storedrequest.id`) : undefined;
-    return ref && 'id' in ref && ref.id === '' ? undefined : ref;
-  });
-  const refErrors = refs.flatMap((ref) => (ref && 'error' in ref ? [ref.error] : []));
-  if (refErrors.length > 0) return { errors: refErrors };
+/** The stored request id that asks for a random request id. */
+const GENERATED_ID_PLACEHOLDER = '{{UUID}}';
 
-  const ids = [...new Set(refs.flatMap((ref) => (ref && 'id' in ref ? [ref.id] : [])))];
-  if (ids.length === 0) return { request };
-
-  const storedImps = await fetcher.fetchImps(ids, options);
-  const problems = ids.flatMap((id) => storedDocumentProblem('imp', id, storedImps.get(id)) ?? []);
-  if (problems.length > 0) return { errors: problems };
-
+function mergeStoredImps(request: JsonObject, imps: unknown[], refs: Array<string | undefined>, storedImps: Map<string, unknown>, namespace: string): StoredResolution {
   let echoedVideo: Map<string, unknown> | undefined;
   const resolvedImps = imps.map((imp: unknown, i) => {
-    const ref = refs[i];
-    if (!ref || !('id' in ref)) return imp;
-    const stored = storedImps.get(ref.id) as JsonObject;
+    const id = refs[i];
+    if (id === undefined) return imp;
+    const stored = storedImps.get(id) as JsonObject;
     // A copy per use: two imps may name the same stored imp, and the cached document must stay as it was.
     const merged = mergePatch(structuredClone(stored), imp) as JsonObject;
-    if (stored.video !== undefined && asksForVideoEcho(imp as JsonObject, namespace)) {
-      (echoedVideo ??= new Map()).set(String(merged.id), structuredClone(stored.video));
+    if (stored.video !== undefined && asksForVideoEcho(imp as JsonObject, namespace) && typeof merged.id === 'string') {
+      (echoedVideo ??= new Map()).set(merged.id, structuredClone(stored.video));
     }
-    return withoutStoredRef(merged, namespace);
+    return merged;
   });
-  const resolved = { request: { ...request, imp: resolvedImps } };
-  return echoedVideo ? { ...resolved, echoedVideo } : resolved;
+  const resolved = withImpIdsChecked({ ...request, imp: resolvedImps }, refs);
+  return echoedVideo && 'request' in resolved ? { ...resolved, echoedVideo } : resolved;
+}
+
+/**
+ * The request, or the error Prebid Server's `processStoredRequests` stops at when it reads each imp's id after the
+ * merge: an id that is not a string, or one missing (from an imp merged with a stored imp, jsonparser's own words).
+ */
+function withImpIdsChecked(request: JsonObject, refs: ReadonlyArray<string | undefined>): StoredResolution {
+  const error = impIdError(request.imp as unknown[], (i) => refs[i] !== undefined);
+  return error === undefined ? { request } : { errors: [error] };
+}
+
+/**
+ * Prebid Server reads every imp's id (`jsonparser.GetString`) once stored data is merged, before the request is
+ * decoded: the first imp whose id is missing or not a string stops the request. `fromStoredImp(i)` tells an imp
+ * merged with a stored imp, whose missing id gets jsonparser's bare `Key path not found`.
+ */
+export function impIdError(imps: readonly unknown[], fromStoredImp: (index: number) => boolean = () => false): string | undefined {
+  for (let i = 0; i < imps.length; i++) {
+    const imp = imps[i];
+    const id = isJsonObject(imp) ? imp.id : undefined;
+    if (typeof id === 'string') continue;
+    if (id !== undefined) return `Value is not a string: ${JSON.stringify(id)}`;
+    return fromStoredImp(i) ? 'Key path not found' : `request.imp[${i}] missing required field: "id"`;
+  }
+  return undefined;
 }
 
 /** The imp as the request sent it asks for its stored imp's `video` back with its bids (Prebid Server reads only the request's own imp). */
@@ -104,30 +150,33 @@ function asksForVideoEcho(imp: JsonObject, namespace: string): boolean {
   return isJsonObject(options) && options.echovideoattrs === true;
 }
 
-/** Reads `<holder>.ext.<ns>.storedrequest`; undefined when there is none. */
-function readStoredRef(holder: JsonObject, namespace: string, idPath: string): StoredRef | undefined {
-  const ext = holder.ext;
-  if (!isJsonObject(ext)) return undefined;
-  const serviceExt = ext[namespace];
-  if (!isJsonObject(serviceExt)) return undefined;
-  const ref = serviceExt.storedrequest;
-  if (ref === undefined || ref === null) return undefined;
-  const id = isJsonObject(ref) ? ref.id : undefined;
-  return typeof id === 'string' ? { id } : { error: `${idPath} must be a string` };
+/** `<holder>.ext.<ns>.storedrequest`, when it is an object. */
+function storedRefOf(holder: unknown, namespace: string): JsonObject | undefined {
+  const ext = isJsonObject(holder) ? holder.ext : undefined;
+  const serviceExt = isJsonObject(ext) ? ext[namespace] : undefined;
+  const ref = isJsonObject(serviceExt) ? serviceExt.storedrequest : undefined;
+  return isJsonObject(ref) ? ref : undefined;
 }
 
-function storedDocumentProblem(kind: 'request' | 'imp', id: string, document: unknown): string | undefined {
-  if (document === undefined) return `stored ${kind} with id "${id}" not found`;
-  if (!isJsonObject(document)) return `stored ${kind} with id "${id}" is not a JSON object`;
+/**
+ * `ext.<ns>.storedrequest.id` as Prebid Server's `getStoredRequestId` reads it: no reference unless the id is there
+ * (`storedrequest: {}` names nothing); any id but a string (null included) is an error; an empty one is looked up.
+ */
+function readRequestRef(body: JsonObject, namespace: string): StoredRef | undefined {
+  const ref = storedRefOf(body, namespace);
+  if (!ref || !Object.hasOwn(ref, 'id')) return undefined;
+  return typeof ref.id === 'string' ? { id: ref.id } : { error: `ext.${namespace}.storedrequest.id must be a string` };
+}
+
+/** An imp's stored imp id: only a non-empty one names a stored imp (Prebid Server fetches and merges no other). */
+function readImpRef(imp: unknown, namespace: string): string | undefined {
+  const id = storedRefOf(imp, namespace)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** Prebid Server's texts for a stored document that is missing, or that is not a JSON object. */
+function storedDocumentProblem(kind: 'Request' | 'Imp', id: string, document: unknown): string | undefined {
+  if (document === undefined) return `Stored ${kind} with ID="${id}" not found.`;
+  if (!isJsonObject(document)) return `Stored ${kind} with ID="${id}" is not a JSON object.`;
   return undefined;
-}
-
-/** A copy of `holder` without `ext.<ns>.storedrequest` (and without `ext.<ns>` when that leaves it empty). */
-function withoutStoredRef(holder: JsonObject, namespace: string): JsonObject {
-  const ext = holder.ext as JsonObject;
-  const { storedrequest: _reference, ...serviceExt } = ext[namespace] as JsonObject;
-  const newExt: JsonObject = { ...ext };
-  if (Object.keys(serviceExt).length > 0) newExt[namespace] = serviceExt;
-  else delete newExt[namespace];
-  return { ...holder, ext: newExt };
 }

@@ -45,7 +45,7 @@ const stored = (tmax: number) => ({
 /** What an instance serves for the shared stored request: its tmax (the stored document's), or 'gone' when not found. */
 async function served(url: string): Promise<number | 'gone'> {
   const answer = await postJson(`${url}/openrtb2/auction`, auction('probe'));
-  if (answer.status === 400 && /stored request with id "shared-req" not found/.test(answer.text)) return 'gone';
+  if (answer.status === 400 && /Stored Request with ID="shared-req" not found\./.test(answer.text)) return 'gone';
   expect(answer.status, answer.text).to.equal(200);
   return answer.json.ext.tmaxrequest as number;
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { StoredFetchError } from '../fetcher.js';
 import { FilesystemFetcher } from '../filesystem-fetcher.js';
 import { MemoryFetcher, type StoredDocuments } from '../memory-fetcher.js';
-import { resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
+import { impExtPrebidErrors, impIdError, resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
 
 /** Stored data in memory that logs each backend call, to check that ids are fetched in one call per kind. */
 class RecordingFetcher extends MemoryFetcher {
@@ -66,7 +66,7 @@ describe('resolveStoredRequest', () => {
     expect(fetcher.calls).to.deep.equal([]);
   });
 
-  it('merges the body over the stored request (RFC 7386) and drops the reference', async () => {
+  it('merges the body over the stored request (RFC 7386), keeping the reference as Prebid Server does', async () => {
     const body = {
       id: 'body-id',
       tmax: null,
@@ -78,9 +78,19 @@ describe('resolveStoredRequest', () => {
       id: 'body-id',
       site: { page: 'https://body.example', publisher: { id: 'pub-1' } },
       imp: [{ id: 'stored-imp', banner: { w: 300, h: 250 }, ext: { appnexus: { placementId: 1 } } }],
-      ext: { prebid: { targeting: { includewinners: true, includebidderkeys: false }, cache: { bids: {} } } },
+      ext: { prebid: { storedrequest: { id: 'base-request' }, targeting: { includewinners: true, includebidderkeys: false }, cache: { bids: {} } } },
     });
     expect(fetcher.calls).to.deep.equal([{ kind: 'requests', ids: ['base-request'] }]);
+  });
+
+  it('lays a stored request whose id is {{UUID}} over the body, with a fresh id, as Prebid Server does', async () => {
+    fetcher = new RecordingFetcher({ requests: { fresh: { id: '{{UUID}}', tmax: 300, site: { page: 'https://stored.example' } } } });
+    const body = { id: 'body-id', tmax: 900, app: { bundle: 'b' }, ext: { prebid: { storedrequest: { id: 'fresh' } } } };
+    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
+    expect(request.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect({ ...request, id: undefined }).to.deep.equal({
+      id: undefined, tmax: 300, app: { bundle: 'b' }, site: { page: 'https://stored.example' }, ext: { prebid: { storedrequest: { id: 'fresh' } } },
+    });
   });
 
   it('replaces the stored imp array whole when the body has one', async () => {
@@ -89,14 +99,7 @@ describe('resolveStoredRequest', () => {
     expect(request.imp).to.deep.equal([{ id: 'inline', native: { request: '{}' } }]);
   });
 
-  it('removes ext.<ns> when the reference was all it held', async () => {
-    fetcher = new RecordingFetcher({ requests: { plain: { id: 'p', imp: [] } } });
-    const body = { ext: { prebid: { storedrequest: { id: 'plain' } }, other: 1 } };
-    const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
-    expect(request).to.deep.equal({ id: 'p', imp: [], ext: { other: 1 } });
-  });
-
-  it('merges each inline imp over its stored imp and drops the reference', async () => {
+  it('merges each inline imp over its stored imp, keeping the reference', async () => {
     const body = {
       id: 'r',
       imp: [
@@ -107,35 +110,36 @@ describe('resolveStoredRequest', () => {
     };
     const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
     expect(request.imp).to.deep.equal([
-      { id: 'a', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 } } },
+      { id: 'a', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 }, prebid: { storedrequest: { id: 'leaderboard' } } } },
       {
         id: 'b',
         banner: { format: [{ w: 728, h: 90 }] },
         bidfloor: 2,
-        ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 }, prebid: { is_rewarded_inventory: 1 } },
+        ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 }, prebid: { storedrequest: { id: 'leaderboard' }, is_rewarded_inventory: 1 } },
       },
       { id: 'c', banner: { w: 320, h: 50 }, ext: { appnexus: { placementId: 3 } } },
     ]);
     expect(fetcher.calls).to.deep.equal([{ kind: 'imps', ids: ['leaderboard'] }]);
   });
 
-  it('fetches all stored imps in one call, including those named by the stored request', async () => {
+  it('fetches the stored request and the stored imps in one call each, reading only the body\'s imps for references', async () => {
     fetcher = new RecordingFetcher({
-      requests: {
-        base: { imp: [{ id: 'x', ext: { svc: { storedrequest: { id: 'leaderboard' } } } }, { id: 'y', ext: { svc: { storedrequest: { id: 'other' } } } }] },
-      },
+      requests: { base: { imp: [{ id: 'x', ext: { svc: { storedrequest: { id: 'other' } } } }] } },
       imps: { leaderboard: structuredClone(storedImp), other: { video: { mimes: ['video/mp4'] } } },
     });
-    const body = { id: 'r', ext: { svc: { storedrequest: { id: 'base' } } } };
-    const request = resolvedRequest(await resolveStoredRequest(body, 'svc', fetcher));
-    expect(request.imp).to.deep.equal([
-      { id: 'x', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 } } },
-      { id: 'y', video: { mimes: ['video/mp4'] }, ext: {} },
+    const withImps = { id: 'r', imp: [{ id: 'a', ext: { svc: { storedrequest: { id: 'leaderboard' } } } }], ext: { svc: { storedrequest: { id: 'base' } } } };
+    expect(resolvedRequest(await resolveStoredRequest(withImps, 'svc', fetcher)).imp).to.deep.equal([
+      { id: 'a', banner: { format: [{ w: 728, h: 90 }] }, bidfloor: 0.5, ext: { appnexus: { placementId: 2 }, rubicon: { accountId: 7 }, svc: { storedrequest: { id: 'leaderboard' } } } },
     ]);
     expect(fetcher.calls).to.deep.equal([
       { kind: 'requests', ids: ['base'] },
-      { kind: 'imps', ids: ['leaderboard', 'other'] },
+      { kind: 'imps', ids: ['leaderboard'] },
     ]);
+    // A body without imps takes the stored request's as they are, as Prebid Server's processStoredRequests does.
+    fetcher.calls.length = 0;
+    const withoutImps = { id: 'r', ext: { svc: { storedrequest: { id: 'base' } } } };
+    expect(resolvedRequest(await resolveStoredRequest(withoutImps, 'svc', fetcher)).imp).to.deep.equal([{ id: 'x', ext: { svc: { storedrequest: { id: 'other' } } } }]);
+    expect(fetcher.calls).to.deep.equal([{ kind: 'requests', ids: ['base'] }]);
   });
 
   it('reads references only under the namespace it is given', async () => {
@@ -149,32 +153,64 @@ describe('resolveStoredRequest', () => {
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
       'ext.prebid.storedrequest.id must be a string',
     ]);
-    const svcBody = { id: 'r', ext: { svc: { storedrequest: {} } } };
+    const svcBody = { id: 'r', ext: { svc: { storedrequest: { id: null } } } };
     expect(resolveErrors(await resolveStoredRequest(svcBody, 'svc', fetcher))).to.deep.equal([
       'ext.svc.storedrequest.id must be a string',
     ]);
     expect(fetcher.calls).to.deep.equal([]);
   });
 
-  it('rejects every imp-level id that is not a string before fetching anything', async () => {
+  it('takes a request-level reference without an id for none, as Prebid Server\'s getStoredRequestId does', async () => {
+    for (const storedrequest of [{}, 'base-request', [{ id: 'base-request' }]]) {
+      const body = { id: 'r', ext: { prebid: { storedrequest } } };
+      expect(resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal(body);
+    }
+    expect(fetcher.calls).to.deep.equal([]);
+  });
+
+  it('refuses each imp whose ext.<ns> does not decode as Prebid Server\'s ExtImpPrebid, with the decoder\'s text', () => {
     const body = {
       imp: [
         { id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
         { id: 'b', ext: { prebid: { storedrequest: { id: ['x'] } } } },
         { id: 'c', ext: { prebid: { storedrequest: 'leaderboard' } } },
+        { id: 'd', ext: { prebid: { storedauctionresponse: 5, options: { echovideoattrs: 'yes' } } } },
+        { id: 'e', ext: { prebid: null, appnexus: 'anything' } },
       ],
     };
-    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
-      'request.imp[1].ext.prebid.storedrequest.id must be a string',
-      'request.imp[2].ext.prebid.storedrequest.id must be a string',
+    expect(impExtPrebidErrors(body, 'prebid')).to.deep.equal([
+      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found [',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredAuctionResponse: expect { or n, but found 5',
     ]);
-    expect(fetcher.calls).to.deep.equal([]);
+    expect(impExtPrebidErrors(body, 'svc')).to.deep.equal([]);
+  });
+
+  it('refuses an imp whose id, once merged, is missing or not a string, as Prebid Server\'s processStoredRequests', async () => {
+    fetcher = new RecordingFetcher({ imps: { anonymous: { banner: { w: 1, h: 1 } }, numbered: { id: 7 } } });
+    const fromStored = { imp: [{ id: 'a', banner: { w: 1, h: 1 } }, { ext: { prebid: { storedrequest: { id: 'anonymous' } } } }] };
+    expect(resolveErrors(await resolveStoredRequest(fromStored, 'prebid', fetcher))).to.deep.equal(['Key path not found']);
+    const numbered = { imp: [{ ext: { prebid: { storedrequest: { id: 'numbered' } } } }] };
+    expect(resolveErrors(await resolveStoredRequest(numbered, 'prebid', fetcher))).to.deep.equal(['Value is not a string: 7']);
+    const inline = { imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'anonymous' } } } }, { banner: { w: 1, h: 1 } }] };
+    expect(resolveErrors(await resolveStoredRequest(inline, 'prebid', fetcher))).to.deep.equal(['request.imp[1] missing required field: "id"']);
+    expect(impIdError([{ id: 'a' }, { id: null }])).to.equal('Value is not a string: null');
+    expect(impIdError([{ id: 'a' }, 5])).to.equal('request.imp[1] missing required field: "id"');
+    expect(impIdError([{ id: '' }])).to.equal(undefined);
   });
 
   it('names a stored request that is not found', async () => {
     const body = { id: 'r', ext: { prebid: { storedrequest: { id: 'nope' } } } };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
-      'stored request with id "nope" not found',
+      'Stored Request with ID="nope" not found.',
+    ]);
+  });
+
+  it('names every id not found, the stored request\'s first, fetching both kinds at once', async () => {
+    const body = { imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'gone' } } } }], ext: { prebid: { storedrequest: { id: 'nope' } } } };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
+      'Stored Request with ID="nope" not found.',
+      'Stored Imp with ID="gone" not found.',
     ]);
   });
 
@@ -188,8 +224,8 @@ describe('resolveStoredRequest', () => {
       ],
     };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
-      'stored imp with id "gone" not found',
-      'stored imp with id "also-gone" not found',
+      'Stored Imp with ID="gone" not found.',
+      'Stored Imp with ID="also-gone" not found.',
     ]);
   });
 
@@ -203,7 +239,7 @@ describe('resolveStoredRequest', () => {
   it('rejects stored data that is not a JSON object', async () => {
     const body = { ext: { prebid: { storedrequest: { id: 'not-an-object' } } } };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
-      'stored request with id "not-an-object" is not a JSON object',
+      'Stored Request with ID="not-an-object" is not a JSON object.',
     ]);
   });
 
@@ -239,7 +275,11 @@ describe('resolveStoredRequest', () => {
 
   it('resolves a stored request and its stored imps from files', async () => {
     const files = new FilesystemFetcher(fileURLToPath(new URL('./data/', import.meta.url)));
-    const body = { ext: { prebid: { storedrequest: { id: 'amp-tag-7' } } }, site: { page: 'https://news.example/other' } };
+    const body = {
+      ext: { prebid: { storedrequest: { id: 'amp-tag-7' } } },
+      site: { page: 'https://news.example/other' },
+      imp: [{ id: 'slot-1', ext: { prebid: { storedrequest: { id: 'rectangle-bidders' } } } }],
+    };
     const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', files));
     expect(request).to.deep.equal({
       id: 'amp-tag-7',
@@ -247,11 +287,11 @@ describe('resolveStoredRequest', () => {
       imp: [
         {
           id: 'slot-1',
-          banner: { format: [{ w: 300, h: 250 }] },
-          ext: { appnexus: { placementId: 12883451 }, prebid: { options: { keep: true } } },
+          banner: { format: [{ w: 300, h: 250 }, { w: 300, h: 600 }] },
+          ext: { appnexus: { placementId: 12883451 }, prebid: { options: { keep: true }, storedrequest: { id: 'rectangle-bidders' } } },
         },
       ],
-      ext: { prebid: { targeting: { pricegranularity: 'med' } } },
+      ext: { prebid: { storedrequest: { id: 'amp-tag-7' }, targeting: { pricegranularity: 'med' } } },
     });
   });
 });
