@@ -6,7 +6,7 @@ import { isCrossOriginCredentialed, RequestContext, resolveAuctionContext, trace
 import type { StageOutcome } from '../hooks/executor.js';
 import type { ExecutionPlanner } from '../hooks/plan.js';
 import type { AuctionWatchers } from '../inspector/watch.js';
-import { impExtPrebidErrors, impIdError, namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
+import { impIdError, namesStoredData, resolveStoredRequest, StoredFetchError, type StoredDataFetcher, type StoredResolution } from '../stored/index.js';
 import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-responses/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
 import type { ImplicitFields } from './implicit-fields.js';
@@ -122,11 +122,6 @@ function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace,
     if (resolution.echoedVideo) context.journal.echoedVideo = resolution.echoedVideo;
     return { request, namespace, context };
   };
-  if (context.endpoint === 'auction') {
-    // What Prebid Server's auction endpoint reads of the imps before anything else, and stops at.
-    const impExtErrors = impExtPrebidErrors(entered, namespace);
-    if (impExtErrors.length > 0) return invalidRequest(impExtErrors);
-  }
   try {
     if (!namesStoredData(entered, namespace)) {
       const impIdProblem = context.endpoint === 'auction' && Array.isArray(entered.imp) ? impIdError(entered.imp) : undefined;

@@ -1,7 +1,7 @@
 import { MalformedStoredData, type FetchOptions, type StoredDataFetcher } from './fetcher.js';
 import { mergePatch } from './merge.js';
 import { randomUUID } from 'node:crypto';
-import { extImpPrebidError, isJsonObject } from '../api/index.js';
+import { isJsonObject } from '../api/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -27,8 +27,8 @@ type StoredRef = { id: string } | { error: string };
  * or a document that is not valid JSON or not an object, is an error (a 400 for the caller); a backend failure (or one
  * too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
  *
- * The imps' `ext.<ns>` must have passed `impExtPrebidErrors`: an imp's reference is then an object whose `id`, when
- * set, is a string. Neither `body` nor the fetched documents are changed: the result owns every object it took from
+ * An imp's reference is an object with a non-empty string `id`; any other `storedrequest` names nothing here (request
+ * validation refuses one that does not decode, as Prebid Server's ExtImpPrebid). Neither `body` nor the fetched documents are changed: the result owns every object it took from
  * stored data.
  */
 export async function resolveStoredRequest(
@@ -70,23 +70,6 @@ export async function resolveStoredRequest(
 export function namesStoredData(body: JsonObject, namespace: string): boolean {
   if (readRequestRef(body, namespace) !== undefined) return true;
   return Array.isArray(body.imp) && body.imp.some((imp) => readImpRef(imp, namespace) !== undefined);
-}
-
-/**
- * The body's imps checked as Prebid Server's `parseImpInfo` reads them before anything else: each imp's
- * `ext.<ns>` decoded into its `ExtImpPrebid` struct. The decoder's text for each imp that does not fit, in imp order
- * (e.g. `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "`); none for most.
- */
-export function impExtPrebidErrors(body: JsonObject, namespace: string): string[] {
-  if (!Array.isArray(body.imp)) return [];
-  let errors: string[] | undefined;
-  for (const imp of body.imp) {
-    const ext = isJsonObject(imp) ? imp.ext : undefined;
-    if (!isJsonObject(ext) || ext[namespace] === undefined) continue;
-    const error = extImpPrebidError(ext[namespace]);
-    if (error !== undefined) (errors ??= []).push(error);
-  }
-  return errors ?? [];
 }
 
 /** The request with the stored request merged in (`stored` is the fetcher's document: copied, never changed). */

@@ -14,7 +14,7 @@ import {
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
-import { isJsonObject, openrtb2DecodeProblem, WarningCode } from '../../core/api/index.js';
+import { extImpPrebidError, isJsonObject, openrtb2DecodeProblem, WarningCode } from '../../core/api/index.js';
 import { fieldKindError, isPresent, kindError, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -32,7 +32,14 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
     report.addError('request body must be a JSON object');
     return report;
   }
-  // Prebid Server decodes the request into its OpenRTB structs first, and stops at a member of the wrong JSON type.
+  // Prebid Server reads each imp's ext.prebid into its ExtImpPrebid struct before anything else (parseImpInfo), and
+  // stops there, naming every imp that does not fit.
+  const impExtProblems = impExtPrebidProblems(request, namespace);
+  if (impExtProblems.length > 0) {
+    for (const problem of impExtProblems) report.addError(problem);
+    return report;
+  }
+  // Prebid Server decodes the request into its OpenRTB structs next, and stops at a member of the wrong JSON type.
   const undecodable = openrtb2DecodeProblem(request);
   if (undecodable !== undefined) {
     report.addError(undecodable);
@@ -71,6 +78,21 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkEids(request, scope);
   checkImps(request, scope);
   return report;
+}
+
+/**
+ * Each imp's `ext.<ns>` decoded as Prebid Server's ExtImpPrebid: the decoder's text for every imp that does not fit
+ * (e.g. `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "`); none for most.
+ */
+function impExtPrebidProblems(request: JsonObject, namespace: Namespace): string[] {
+  if (!Array.isArray(request.imp)) return [];
+  const problems: string[] = [];
+  for (const imp of request.imp) {
+    const ext = isJsonObject(imp) ? imp.ext : undefined;
+    const problem = isJsonObject(ext) && ext[namespace] !== undefined ? extImpPrebidError(ext[namespace]) : undefined;
+    if (problem !== undefined) problems.push(problem);
+  }
+  return problems;
 }
 
 /** Stands for the options of a request that has none (the checks only read them). */

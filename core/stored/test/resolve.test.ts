@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { StoredFetchError } from '../fetcher.js';
 import { FilesystemFetcher } from '../filesystem-fetcher.js';
 import { MemoryFetcher, type StoredDocuments } from '../memory-fetcher.js';
-import { impExtPrebidErrors, impIdError, resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
+import { impIdError, resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
 
 /** Stored data in memory that logs each backend call, to check that ids are fetched in one call per kind. */
 class RecordingFetcher extends MemoryFetcher {
@@ -166,24 +166,6 @@ describe('resolveStoredRequest', () => {
       expect(resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal(body);
     }
     expect(fetcher.calls).to.deep.equal([]);
-  });
-
-  it('refuses each imp whose ext.<ns> does not decode as Prebid Server\'s ExtImpPrebid, with the decoder\'s text', () => {
-    const body = {
-      imp: [
-        { id: 'a', ext: { prebid: { storedrequest: { id: 'leaderboard' } } } },
-        { id: 'b', ext: { prebid: { storedrequest: { id: ['x'] } } } },
-        { id: 'c', ext: { prebid: { storedrequest: 'leaderboard' } } },
-        { id: 'd', ext: { prebid: { storedauctionresponse: 5, options: { echovideoattrs: 'yes' } } } },
-        { id: 'e', ext: { prebid: null, appnexus: 'anything' } },
-      ],
-    };
-    expect(impExtPrebidErrors(body, 'prebid')).to.deep.equal([
-      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found [',
-      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "',
-      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredAuctionResponse: expect { or n, but found 5',
-    ]);
-    expect(impExtPrebidErrors(body, 'svc')).to.deep.equal([]);
   });
 
   it('refuses an imp whose id, once merged, is missing or not a string, as Prebid Server\'s processStoredRequests', async () => {

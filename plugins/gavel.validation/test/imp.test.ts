@@ -16,6 +16,21 @@ describe('gavel.validation: imps', () => {
     expectRejected(withImp((imp) => { delete imp.id; }), 'request.imp[0] missing required field: "id"');
   });
 
+  it("refuses each imp whose ext.<ns> does not decode as Prebid Server's ExtImpPrebid, first, with the decoder's text", () => {
+    const request = withRequest((r) => {
+      r.imp[0].ext.svc = { storedrequest: 'rectangle' };
+      r.imp.push({ ...structuredClone(r.imp[0]), id: 'imp-2', ext: { ...r.imp[0].ext, svc: { storedauctionresponse: 5, options: { echovideoattrs: 'yes' } } } });
+      r.imp.push({ ...structuredClone(r.imp[0]), id: 'imp-3', ext: { ...r.imp[0].ext, svc: { storedrequest: { id: ['x'] } } } });
+      r.imp.push({ ...structuredClone(r.imp[0]), id: 'imp-4', ext: { ...r.imp[0].ext, svc: null } });
+      r.tmax = -1;
+    });
+    expect(validate(request)?.invalid).to.deep.equal([
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredAuctionResponse: expect { or n, but found 5',
+      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found [',
+    ]);
+  });
+
   it('requires imp ids to be unique', () => {
     const request = withRequest((r) => { r.imp.push({ ...r.imp[0] }); });
     expectRejected(request, 'request.imp[0].id and request.imp[1].id are both "imp-1". Imp IDs must be unique.');

@@ -87,9 +87,9 @@ describe('gavel.validation: stored requests', () => {
     expectAccepted(withOptions({ storedrequest: { id: '13' } }));
   });
 
-  it('requires an imp-level stored request id to be a string', () => {
+  it("requires an imp-level stored request id to be a string, in the words of Prebid Server's ExtImpPrebid decoder", () => {
     expectRejected(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 4 }; }),
-      'request.imp[0].ext.svc.storedrequest.id must be a string');
+      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found 4');
     expectAccepted(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 'imp-4' }; }));
   });
 });
