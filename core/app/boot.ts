@@ -230,7 +230,12 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
     bind<AccountLoader>(Tokens.Accounts)
       .toResolvedValue((stored: StoredDataService, logger: Logger) => new AccountService(stored.fetcher, config.accounts, logger), [Tokens.StoredData, Tokens.Logger])
       .inSingletonScope();
-    bind<StoredResponseReader>(Tokens.StoredResponses).toResolvedValue((stored: StoredDataService) => storedResponseReader(stored.fetcher), [Tokens.StoredData]).inSingletonScope();
+    bind<StoredResponseReader>(Tokens.StoredResponses)
+      .toResolvedValue(
+        (stored: StoredDataService, bidders: BidderCatalog) => storedResponseReader(stored.fetcher, (name) => bidders.get(name) !== undefined),
+        [Tokens.StoredData, Tokens.BidderCatalog],
+      )
+      .inSingletonScope();
     bind<ImplicitFields>(Tokens.ImplicitFields).toConstantValue(implicitFields({ trustProxyHeaders: config.privacy.trustProxyHeaders, generateTids: config.auction.autoGenSourceTid }));
     bind<CacheStore | null>(Tokens.CacheStore)
       .toResolvedValue((logger: Logger) => (config.cache.url ? null : createCacheStore(config.cache, logger)), [Tokens.Logger])

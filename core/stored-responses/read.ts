@@ -29,6 +29,9 @@ interface Named {
   bids: Map<string, Map<string, { id: string; replaceImpId: boolean }>>;
 }
 
+/** Tells a bidder name Prebid Server knows (its core bidders and the host's aliases, any case). */
+export type KnownBidder = (name: string) => boolean;
+
 /** True when some imp names a stored auction or bid response: most requests do not, and skip all of this. */
 export function namesStoredResponses(request: BidRequest, namespace: Namespace): boolean {
   if (!Array.isArray(request.imp)) return false;
@@ -39,67 +42,96 @@ export function namesStoredResponses(request: BidRequest, namespace: Namespace):
   return false;
 }
 
-/** The bidders an imp names: `imp.ext.<ns>.bidder.<name>` and `imp.ext.<name>`. */
-function biddersOf(impExt: Json, options: Json): string[] {
-  const names = isJsonObject(options.bidder) ? Object.keys(options.bidder) : [];
-  for (const key of Object.keys(impExt)) if (!RESERVED_IMP_EXT_KEYS.has(key)) names.push(key);
-  return names;
+function impOptions(imp: BidRequest['imp'][number], namespace: Namespace): { impExt: Json; options: Json } {
+  const impExt = isJsonObject(imp.ext) ? imp.ext : {};
+  return { impExt, options: isJsonObject(impExt[namespace]) ? (impExt[namespace] as Json) : {} };
+}
+
+/**
+ * The names a stored bid response is matched against, as Prebid Server's extractStoredResponsesIds lists them:
+ * `imp.ext.<ns>.bidder.<name>`, then every member of `imp.ext`.
+ */
+function candidateBidders(impExt: Json, options: Json): string[] {
+  return [...(isJsonObject(options.bidder) ? Object.keys(options.bidder) : []), ...Object.keys(impExt)];
+}
+
+/**
+ * The imp's bidders when its stored bid responses are checked: `imp.ext.<ns>.bidder`, or, when that is absent, the
+ * bidders of `imp.ext` it is promoted from (Prebid Server checks after that promotion).
+ */
+function impBidders(impExt: Json, options: Json): string[] {
+  if (options.bidder !== undefined && options.bidder !== null) return isJsonObject(options.bidder) ? Object.keys(options.bidder) : [];
+  return Object.keys(impExt).filter((key) => !RESERVED_IMP_EXT_KEYS.has(key));
 }
 
 /**
  * Reads `imp.ext.<ns>.storedauctionresponse {id}` and `imp.ext.<ns>.storedbidresponse [{id, bidder, replaceimpid}]`
- * with Prebid Server's rules (stored_responses/, ortb/request_validator.go): an id is required; a stored bid
- * response applies to the imp's bidder of that name (any case); a stored auction response must be on every imp or
- * on none; an imp with stored bid responses must have one for each of its bidders.
+ * as Prebid Server's stored_responses package does: an id is required (the first imp without one stops the
+ * request); a stored bid response applies to each of the imp's names (its bidders and `imp.ext` members) equal to
+ * its bidder ignoring case, the first entry for a name winning. An entry that matches none is left out.
  */
-function nameStoredResponses(request: BidRequest, namespace: Namespace, errors: string[]): Named {
+function nameStoredResponses(request: BidRequest, namespace: Namespace): Named | { error: string } {
   const named: Named = { auction: new Map(), bids: new Map() };
-  const imps = request.imp;
-  let withAuction = 0;
-  imps.forEach((imp, index) => {
-    const impExt = isJsonObject(imp.ext) ? imp.ext : {};
-    const options = isJsonObject(impExt[namespace]) ? (impExt[namespace] as Json) : {};
+  for (let index = 0; index < request.imp.length; index++) {
+    const imp = request.imp[index]!;
+    const { impExt, options } = impOptions(imp, namespace);
     const auction = options.storedauctionresponse;
-    if (auction !== undefined) {
+    if (auction !== undefined && auction !== null) {
       const id = isJsonObject(auction) ? auction.id : undefined;
-      if (typeof id !== 'string' || id === '') errors.push(`request.imp[${index}] has ext.${namespace}.storedauctionresponse specified, but "id" field is missing `);
-      else {
-        named.auction.set(imp.id, id);
-        withAuction++;
-      }
+      if (typeof id !== 'string' || id === '') return { error: `request.imp[${index}] has ext.${namespace}.storedauctionresponse specified, but "id" field is missing ` };
+      named.auction.set(imp.id, id);
     }
     const bidResponses = options.storedbidresponse;
-    if (!Array.isArray(bidResponses) || bidResponses.length === 0) return;
-    const bidders = biddersOf(impExt, options);
-    const matched = new Map<string, { id: string; replaceImpId: boolean }>();
+    if (!Array.isArray(bidResponses) || bidResponses.length === 0) continue;
+    const candidates = candidateBidders(impExt, options);
     for (const entry of bidResponses) {
       const id = isJsonObject(entry) ? entry.id : undefined;
       const bidder = isJsonObject(entry) ? entry.bidder : undefined;
       if (typeof id !== 'string' || id === '' || typeof bidder !== 'string' || bidder === '') {
-        errors.push(`request.imp[${index}] has ext.${namespace}.storedbidresponse specified, but "id" or/and "bidder" fields are missing `);
-        return;
+        return { error: `request.imp[${index}] has ext.${namespace}.storedbidresponse specified, but "id" or/and "bidder" fields are missing ` };
       }
-      const name = bidders.find((candidate) => !matched.has(candidate) && candidate.toLowerCase() === bidder.toLowerCase());
-      if (name !== undefined) matched.set(name, { id, replaceImpId: (entry as Json).replaceimpid !== false });
-    }
-    if (matched.size === 0 || matched.size !== bidders.length) {
-      errors.push(
-        `request validation failed. Stored bid responses are specified for imp ${imp.id}. Bidders specified in imp.ext should match with bidders specified in imp.ext.${namespace}.storedbidresponse`,
-      );
-      return;
-    }
-    named.bids.set(imp.id, matched);
-  });
-  if (withAuction > 0) {
-    imps.forEach((imp, index) => {
-      if (!named.auction.has(imp.id)) {
-        errors.push(
-          `request validation failed. The StoredAuctionResponse.ID field must be completely present with, or completely absent from, all impressions in request. No StoredAuctionResponse data found for request.imp[${index}].ext.${namespace} \n`,
-        );
+      const lowerBidder = bidder.toLowerCase();
+      for (const name of candidates) {
+        let matched = named.bids.get(imp.id);
+        if (matched?.has(name) || name.toLowerCase() !== lowerBidder) continue;
+        if (!matched) named.bids.set(imp.id, (matched = new Map()));
+        matched.set(name, { id, replaceImpId: (entry as Json).replaceimpid !== false });
       }
-    });
+    }
   }
   return named;
+}
+
+/**
+ * Prebid Server's checks of each imp against the stored responses found (its validateImpExt), the first failing imp
+ * stopping the request: with stored auction responses, every imp must name one; an imp naming stored bid responses
+ * must have had one matched for each of its bidders, each a bidder Prebid Server knows (a request's own alias is not
+ * one), unless the request names stored responses elsewhere and none matched this imp.
+ */
+function storedResponsesError(request: BidRequest, namespace: Namespace, named: Named, namedAny: boolean, knownBidder: KnownBidder): string | undefined {
+  const mismatch = (impId: string): string =>
+    `request validation failed. Stored bid responses are specified for imp ${impId}. Bidders specified in imp.ext should match with bidders specified in imp.ext.${namespace}.storedbidresponse`;
+  for (let index = 0; index < request.imp.length; index++) {
+    const imp = request.imp[index]!;
+    const { impExt, options } = impOptions(imp, namespace);
+    if (named.auction.size > 0 && (options.storedauctionresponse === undefined || options.storedauctionresponse === null)) {
+      return `request validation failed. The StoredAuctionResponse.ID field must be completely present with, or completely absent from, all impressions in request. No StoredAuctionResponse data found for request.imp[${index}].ext.${namespace} \n`;
+    }
+    const listed = Array.isArray(options.storedbidresponse) && options.storedbidresponse.length > 0;
+    if (!namedAny) {
+      if (listed) return mismatch(imp.id);
+      continue;
+    }
+    const matched = named.bids.get(imp.id);
+    if (!matched) continue;
+    const bidders = impBidders(impExt, options);
+    if (matched.size !== bidders.length) return mismatch(imp.id);
+    for (const name of matched.keys()) {
+      if (!knownBidder(name)) return `unrecognized bidder "${name}"`;
+      if (!bidders.includes(name)) return mismatch(imp.id);
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -107,16 +139,21 @@ function nameStoredResponses(request: BidRequest, namespace: Namespace, errors: 
  * rows of kind `response`) in one call: undefined when it names none, the 400 lines when it names them wrongly or
  * names ids the backend does not have. A backend failure is thrown (`StoredFetchError`, a 503).
  */
-export async function readStoredResponses(request: BidRequest, namespace: Namespace, fetcher: StoredDataFetcher, options?: FetchOptions): Promise<StoredResponsesOutcome> {
+export async function readStoredResponses(
+  request: BidRequest,
+  namespace: Namespace,
+  fetcher: StoredDataFetcher,
+  options?: FetchOptions,
+  knownBidder: KnownBidder = () => true,
+): Promise<StoredResponsesOutcome> {
   if (!namesStoredResponses(request, namespace)) return undefined;
-  const errors: string[] = [];
-  const named = nameStoredResponses(request, namespace, errors);
-  if (errors.length > 0) return { errors };
+  const named = nameStoredResponses(request, namespace);
+  if ('error' in named) return { errors: [named.error] };
   const ids = new Set<string>(named.auction.values());
   for (const bidders of named.bids.values()) for (const { id } of bidders.values()) ids.add(id);
-  if (ids.size === 0) return undefined;
-  const documents = fetcher.fetchResponses ? await fetcher.fetchResponses([...ids], options) : new Map<string, unknown>();
+  const documents = ids.size > 0 && fetcher.fetchResponses ? await fetcher.fetchResponses([...ids], options) : new Map<string, unknown>();
 
+  const errors: string[] = [];
   const found: StoredResponses = {};
   for (const [impId, id] of named.auction) {
     const document = documents.get(id);
@@ -136,7 +173,10 @@ export async function readStoredResponses(request: BidRequest, namespace: Namesp
       bids.get(bidder)!.push({ impId, body: typeof answer === 'string' ? answer : JSON.stringify(answer), replaceImpId });
     }
   }
-  return errors.length > 0 ? { errors } : found;
+  if (errors.length > 0) return { errors };
+  const invalid = storedResponsesError(request, namespace, named, ids.size > 0, knownBidder);
+  if (invalid !== undefined) return { errors: [invalid] };
+  return found.auction || found.bids ? found : undefined;
 }
 
 /**

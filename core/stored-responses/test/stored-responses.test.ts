@@ -64,6 +64,25 @@ describe("stored responses, with Prebid Server's rules", () => {
     expect(missing).to.deep.equal({ errors: ['failed to fetch stored bid response for impId = i1, bidder = appnexus and storedBidResponse id = nope'] });
   });
 
+  it('lets an imp whose stored bid responses match none of its bidders go to its bidders when other stored responses were found', async () => {
+    const matched = imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }, { id: 'bid-apn', bidder: 'rubicon' }] });
+    const unmatched = imp('i2', { storedbidresponse: [{ id: 'bid-apn', bidder: 'pubmatic' }] });
+    const found = await readStoredResponses(request([matched, unmatched]), 'prebid', fetcher);
+    expect(found && 'bids' in found ? [...found.bids!.keys()] : found).to.deep.equal(['appnexus', 'rubicon']);
+    const withAuction = [imp('i1', { storedauctionresponse: { id: 'auction-1' }, storedbidresponse: [{ id: 'bid-apn', bidder: 'pubmatic' }] })];
+    expect(await readStoredResponses(request(withAuction), 'prebid', fetcher)).to.have.property('auction');
+  });
+
+  it('counts the bidders of ext.prebid.bidder alone when it is set, and refuses a stored bid response for a bidder the host does not know', async () => {
+    const both = { id: 'i1', banner: {}, ext: { prebid: { bidder: { appnexus: {} }, storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }, { id: 'bid-apn', bidder: 'rubicon' }] }, rubicon: {} } };
+    expect(await readStoredResponses(request([both]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['request validation failed. Stored bid responses are specified for imp i1. Bidders specified in imp.ext should match with bidders specified in imp.ext.prebid.storedbidresponse'],
+    });
+    const aliased = { id: 'i1', banner: {}, ext: { myalias: {}, prebid: { storedbidresponse: [{ id: 'bid-apn', bidder: 'MyAlias' }] } } };
+    const known = (name: string) => ['appnexus', 'rubicon'].includes(name.toLowerCase());
+    expect(await readStoredResponses(request([aliased]), 'prebid', fetcher, undefined, known)).to.deep.equal({ errors: ['unrecognized bidder "myalias"'] });
+  });
+
   it('makes seats of stored auction responses, every bid on its imp, typed by mtype or ext.prebid.type', () => {
     const seats = storedAuctionSeats(
       new Map([
