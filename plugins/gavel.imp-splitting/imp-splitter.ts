@@ -1,4 +1,4 @@
-import { isJsonObject, BidderErrorCode, hasOwnKeys, RESERVED_IMP_EXT_KEYS, type AuctionContext, type BidderRequest, type BidRequest, type Imp, type ImpSplitter, type MediaType, type ModuleDeps } from '../../core/api/index.js';
+import { isJsonObject, BidderErrorCode, RESERVED_IMP_EXT_KEYS, type AuctionContext, type BidderRequest, type BidRequest, type Imp, type ImpSplitter, type MediaType, type ModuleDeps } from '../../core/api/index.js';
 
 // This service runs on every auction and builds one share per bidder, so the common path (an ordinary, valid request)
 // avoids intermediate objects: plain loops over keys instead of Object.entries, no per-imp maps, sets or closures,
@@ -171,19 +171,20 @@ function withKeyReplaced(object: Json, key: string, value: Json | undefined): Js
 }
 
 /**
- * Buyer ids (spec 2.12): an explicit `user.buyeruid` wins; else the bidder's entry in `user.ext.<ns>.buyeruids`.
- * The buyeruids map is removed from the bidder's copy (and `user.ext.<ns>`, `user.ext` with it when left empty).
+ * Buyer ids (spec 2.12): an explicit `user.buyeruid` wins; else the bidder's own entry in `user.ext.<ns>.buyeruids`,
+ * by the name the imp gives it, any case (an alias gets only its own, as in Prebid Server). `user.ext.<ns>` goes
+ * from the bidder's copy whole, as Prebid Server's struct rewrite leaves nothing of it once the ids are taken (and
+ * `user.ext` with it when left empty).
  */
-function userForBidder(request: BidRequest, ns: string, seat: string, hostBidder: string): BidRequest['user'] {
+function userForBidder(request: BidRequest, ns: string, seat: string): BidRequest['user'] {
   const user = request.user;
   if (!user) return undefined;
   const nsExt = isJsonObject(user.ext?.[ns]) ? (user.ext![ns] as Json) : undefined;
   const buyeruids = nsExt && isJsonObject(nsExt.buyeruids) ? (nsExt.buyeruids as Json) : undefined;
   if (!buyeruids) return user;
-  const ext = withKeyReplaced(user.ext!, ns, withoutKey(nsExt!, 'buyeruids'));
-  const copy = withKeyReplaced(user, 'ext', hasOwnKeys(ext) ? ext : undefined) as NonNullable<BidRequest['user']>;
+  const copy = withKeyReplaced(user, 'ext', withoutKey(user.ext!, ns)) as NonNullable<BidRequest['user']>;
   if (!user.buyeruid) {
-    const key = keyIgnoringCase(buyeruids, seat.toLowerCase()) ?? keyIgnoringCase(buyeruids, hostBidder);
+    const key = keyIgnoringCase(buyeruids, seat.toLowerCase());
     if (key !== undefined && typeof buyeruids[key] === 'string') copy.buyeruid = buyeruids[key];
   }
   return copy;
@@ -203,7 +204,7 @@ function addToShare(split: Split, seat: string, hostBidder: string, imp: Imp): v
     }
   }
   const request: BidRequest = { ...split.request, imp: [imp] };
-  const user = userForBidder(split.request, split.ns, seat, hostBidder);
+  const user = userForBidder(split.request, split.ns, seat);
   if (user) request.user = user;
   split.bidderRequests.push({ bidder: seat, adapter: hostBidder, request });
 }
