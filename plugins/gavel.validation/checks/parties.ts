@@ -140,21 +140,20 @@ export function checkDevice(request: JsonObject, scope: ValidationScope): void {
   }
 }
 
+/**
+ * `device.ext.<ns>.interstitial` as Prebid Server's ExtDeviceInt decoder reads it: both shares must be there, as
+ * whole numbers from 0 to 100 (anything else, a value that is no object included, fails on the first one read).
+ */
 function readInterstitialSettings(interstitial: unknown, path: string, scope: ValidationScope): InterstitialSettings | undefined {
-  const settings = scope.report.optionalObject(interstitial, path, 'must be an object with "minwidthperc" and "minheightperc"');
-  if (settings === undefined) return undefined;
+  const settings = isJsonObject(interstitial) ? interstitial : {};
   const error = percentError(settings.minwidthperc, `${path}.minwidthperc`)
     ?? percentError(settings.minheightperc, `${path}.minheightperc`);
   scope.report.addError(error);
   if (error !== undefined) return undefined;
-  return {
-    minWidthPercent: (settings.minwidthperc as number | undefined) ?? 0,
-    minHeightPercent: (settings.minheightperc as number | undefined) ?? 0,
-  };
+  return { minWidthPercent: settings.minwidthperc as number, minHeightPercent: settings.minheightperc as number };
 }
 
 function percentError(value: unknown, path: string): string | undefined {
-  if (!isPresent(value)) return undefined;
   const valid = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 100;
   return valid ? undefined : `${path} must be a number between 0 and 100`;
 }

@@ -246,6 +246,20 @@ describe('gavel.validation: interstitial sizes', () => {
     expectRejected(interstitialRequest({}, {}),
       'Unable to set interstitial size list for Imp id=imp-1 (No valid sizes between 0x0 and 0x0)');
   });
+
+  it("requires both shares, whole numbers from 0 to 100, as Prebid Server's ExtDeviceInt decoder does", () => {
+    const withShares = (interstitial: unknown): Json => withRequest((r) => {
+      r.imp[0].instl = 1;
+      r.device = { w: 400, h: 700, ext: { svc: { interstitial } } };
+    });
+    const path = 'request.device.ext.svc.interstitial';
+    expectRejected(withShares({ minwidthperc: 50 }), `${path}.minheightperc must be a number between 0 and 100`);
+    expectRejected(withShares({}), `${path}.minwidthperc must be a number between 0 and 100`);
+    expectRejected(withShares('50'), `${path}.minwidthperc must be a number between 0 and 100`);
+    expectRejected(withShares({ minwidthperc: 50, minheightperc: 100.5 }), `${path}.minheightperc must be a number between 0 and 100`);
+    expectAccepted(withShares(null));
+    expectAccepted(withShares({ minwidthperc: 0, minheightperc: 100 }));
+  });
 });
 
 describe('gavel.validation: an imp re-checked after first-party data', () => {
