@@ -39,6 +39,8 @@ export interface EnteredRequest {
   request: BidRequest;
   namespace: Namespace;
   context: RequestContext;
+  /** The stored request the body named, as fetched (read only): Prebid Server reads the account id there first. */
+  storedRequest?: Record<string, unknown>;
 }
 
 /** Prebid Server's header for the host's debug override. */
@@ -120,7 +122,7 @@ function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace,
     const request = resolution.request as BidRequest;
     if (request !== entered) unifyNamespaces(request, namespace);
     if (resolution.echoedVideo) context.journal.echoedVideo = resolution.echoedVideo;
-    return { request, namespace, context };
+    return resolution.storedRequest ? { request, namespace, context, storedRequest: resolution.storedRequest } : { request, namespace, context };
   };
   try {
     if (!namesStoredData(entered, namespace)) {
@@ -149,10 +151,22 @@ export function refusalAnswer(refusal: AccountRefusal): EndpointResponse {
 export function settleContext(entered: EnteredRequest, request: BidRequest, services: AuctionEndpointServices): Settled {
   const blocked = blockedAppRefusal(request, services.blockedApps);
   if (blocked) return refusalAnswer(blocked);
-  const named = accountIdOf(request, entered.namespace);
+  const named = accountIdOfRequest(entered, request);
   if ('error' in named) return invalidRequest([named.error]);
   const loaded = services.accounts.load(named.id, { deadline: storedFetchDeadline(entered.context.receivedAt, request.tmax, services.config.auction) });
   return loaded instanceof Promise ? loaded.then((outcome) => settleUnder(outcome, entered, request, services)) : settleUnder(loaded, entered, request, services);
+}
+
+/**
+ * The account a request names, as Prebid Server's getAccountIdFromRawRequest finds it: in the stored request the body
+ * named first (an id of the wrong type there is the error), else in the request.
+ */
+function accountIdOfRequest(entered: EnteredRequest, request: BidRequest): ReturnType<typeof accountIdOf> {
+  if (entered.storedRequest) {
+    const stored = accountIdOf(entered.storedRequest as BidRequest, entered.namespace);
+    if ('error' in stored || stored.id !== '') return stored;
+  }
+  return accountIdOf(request, entered.namespace);
 }
 
 /** The answer that ends a request at settling, or undefined when its auction runs. */

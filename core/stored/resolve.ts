@@ -7,9 +7,10 @@ export type JsonObject = Record<string, unknown>;
 
 /**
  * The request with its stored parts merged in, or the 400 messages that explain why that was not possible. With it,
- * by imp id, the stored imp's `video` for each imp whose own ext asked for it back (`options.echovideoattrs`).
+ * by imp id, the stored imp's `video` for each imp whose own ext asked for it back (`options.echovideoattrs`), and
+ * the stored request the body named, as fetched (read only: Prebid Server looks for the account there first).
  */
-export type StoredResolution = { request: JsonObject; echoedVideo?: Map<string, unknown> } | { errors: string[] };
+export type StoredResolution = { request: JsonObject; echoedVideo?: Map<string, unknown>; storedRequest?: JsonObject } | { errors: string[] };
 
 /** Where a request refers to a stored request: an id, or a message saying what is wrong with the reference. */
 type StoredRef = { id: string } | { error: string };
@@ -55,8 +56,9 @@ export async function resolveStoredRequest(
     if (problems.length > 0) return { errors: problems };
 
     const merged = requestRef ? mergeStoredRequest(body, stored as JsonObject) : body;
-    if (impIds.length === 0) return Array.isArray(body.imp) ? withImpIdsChecked(merged, impRefs) : { request: merged };
-    return mergeStoredImps(merged, imps, impRefs, storedImps!, namespace);
+    const resolved = impIds.length > 0 ? mergeStoredImps(merged, imps, impRefs, storedImps!, namespace)
+      : Array.isArray(body.imp) ? withImpIdsChecked(merged, impRefs) : { request: merged };
+    return requestRef && 'request' in resolved ? { ...resolved, storedRequest: stored as JsonObject } : resolved;
   } catch (err) {
     if (!(err instanceof MalformedStoredData)) throw err;
     return { errors: [err.invalidRequestMessage] };
