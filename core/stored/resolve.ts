@@ -61,8 +61,17 @@ export async function resolveStoredRequest(
     return requestRef && 'request' in resolved ? { ...resolved, storedRequest: stored as JsonObject } : resolved;
   } catch (err) {
     if (!(err instanceof MalformedStoredData)) throw err;
-    return { errors: [err.invalidRequestMessage] };
+    return { errors: [err.kind === 'request' ? malformedStoredRequestMessage(err.id) : err.invalidRequestMessage] };
   }
+}
+
+/**
+ * Prebid Server cannot merge a stored request that is not valid JSON, finds no syntax error to name (its decoder's
+ * errors are not the ones it looks for), and goes on to decode an empty request: its client reads that decoder's
+ * words for nothing at all. They come first here too, then what is wrong.
+ */
+function malformedStoredRequestMessage(id: string): string {
+  return `expect { or n, but found \u0000 (stored request with id "${id}" is not valid JSON; the host must correct it)`;
 }
 
 /**

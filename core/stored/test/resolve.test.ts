@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { StoredFetchError } from '../fetcher.js';
+import { MalformedStoredData, StoredFetchError } from '../fetcher.js';
 import { FilesystemFetcher } from '../filesystem-fetcher.js';
 import { MemoryFetcher, type StoredDocuments } from '../memory-fetcher.js';
 import { impIdError, resolveStoredRequest, type JsonObject, type StoredResolution } from '../resolve.js';
@@ -222,6 +222,17 @@ describe('resolveStoredRequest', () => {
     const body = { ext: { prebid: { storedrequest: { id: 'not-an-object' } } } };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
       'Stored Request with ID="not-an-object" is not a JSON object.',
+    ]);
+  });
+
+  it("words a stored request that is not valid JSON as Prebid Server's client reads it, then names it", async () => {
+    const malformed = new RecordingFetcher({});
+    malformed.fetchRequests = async () => {
+      throw new MalformedStoredData('request', 'broken', new SyntaxError('Unexpected token'));
+    };
+    const body = { id: 'r', ext: { prebid: { storedrequest: { id: 'broken' } } } };
+    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', malformed))).to.deep.equal([
+      'expect { or n, but found \u0000 (stored request with id "broken" is not valid JSON; the host must correct it)',
     ]);
   });
 
