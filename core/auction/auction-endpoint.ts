@@ -41,6 +41,8 @@ export interface EnteredRequest {
   context: RequestContext;
   /** The stored request the body named, as fetched (read only): Prebid Server reads the account id there first. */
   storedRequest?: Record<string, unknown>;
+  /** What is wrong with the imps' ids (`impIdError`): Prebid Server's 400 once the account is loaded. */
+  impIdProblem?: string;
 }
 
 /** Prebid Server's header for the host's debug override. */
@@ -122,13 +124,15 @@ function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace,
     const request = resolution.request as BidRequest;
     if (request !== entered) unifyNamespaces(request, namespace);
     if (resolution.echoedVideo) context.journal.echoedVideo = resolution.echoedVideo;
-    return resolution.storedRequest ? { request, namespace, context, storedRequest: resolution.storedRequest } : { request, namespace, context };
+    const entry: EnteredRequest = { request, namespace, context };
+    if (resolution.storedRequest) entry.storedRequest = resolution.storedRequest;
+    if (resolution.impIdProblem !== undefined) entry.impIdProblem = resolution.impIdProblem;
+    return entry;
   };
   try {
     if (!namesStoredData(entered, namespace)) {
       const impIdProblem = context.endpoint === 'auction' && Array.isArray(entered.imp) ? impIdError(entered.imp) : undefined;
-      if (impIdProblem !== undefined) return invalidRequest([impIdProblem]);
-      return { request: entered as BidRequest, namespace, context };
+      return impIdProblem === undefined ? { request: entered as BidRequest, namespace, context } : { request: entered as BidRequest, namespace, context, impIdProblem };
     }
     const deadline = storedFetchDeadline(input.receivedAt, entered.tmax, services.config.auction);
     return resolveStoredRequest(entered, namespace, services.stored, { deadline }).then(resolved, (err: unknown) => storedDataUnavailable(err, context.logger));
@@ -174,6 +178,7 @@ export type Settled = EndpointResponse | undefined | Promise<EndpointResponse | 
 
 function settleUnder(loaded: AccountOutcome, entered: EnteredRequest, request: BidRequest, services: AuctionEndpointServices): Settled {
   if ('refusal' in loaded) return refusalAnswer(loaded.refusal);
+  if (entered.impIdProblem !== undefined) return invalidRequest([entered.impIdProblem]);
   applyAccountDefaults(request, entered.namespace, loaded.account);
   resolveAuctionContext(entered.context, request, entered.namespace, loaded.account, services.config.auction);
   let stored: StoredResponsesOutcome | Promise<StoredResponsesOutcome>;

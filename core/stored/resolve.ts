@@ -8,9 +8,12 @@ export type JsonObject = Record<string, unknown>;
 /**
  * The request with its stored parts merged in, or the 400 messages that explain why that was not possible. With it,
  * by imp id, the stored imp's `video` for each imp whose own ext asked for it back (`options.echovideoattrs`), and
- * the stored request the body named, as fetched (read only: Prebid Server looks for the account there first).
+ * the stored request the body named, as fetched (read only: Prebid Server looks for the account there first), and
+ * what is wrong with the merged imps' ids (`impIdError`), a 400 Prebid Server gives only once the account is loaded.
  */
-export type StoredResolution = { request: JsonObject; echoedVideo?: Map<string, unknown>; storedRequest?: JsonObject } | { errors: string[] };
+export type StoredResolution =
+  | { request: JsonObject; echoedVideo?: Map<string, unknown>; storedRequest?: JsonObject; impIdProblem?: string }
+  | { errors: string[] };
 
 /** Where a request refers to a stored request: an id, or a message saying what is wrong with the reference. */
 type StoredRef = { id: string } | { error: string };
@@ -109,16 +112,16 @@ function mergeStoredImps(request: JsonObject, imps: unknown[], refs: Array<strin
     return merged;
   });
   const resolved = withImpIdsChecked({ ...request, imp: resolvedImps }, refs);
-  return echoedVideo && 'request' in resolved ? { ...resolved, echoedVideo } : resolved;
+  return echoedVideo ? { ...resolved, echoedVideo } : resolved;
 }
 
 /**
- * The request, or the error Prebid Server's `processStoredRequests` stops at when it reads each imp's id after the
+ * The request, with the error Prebid Server's `processStoredRequests` stops at when it reads each imp's id after the
  * merge: an id that is not a string, or one missing (from an imp merged with a stored imp, jsonparser's own words).
  */
-function withImpIdsChecked(request: JsonObject, refs: ReadonlyArray<string | undefined>): StoredResolution {
-  const error = impIdError(request.imp as unknown[], (i) => refs[i] !== undefined);
-  return error === undefined ? { request } : { errors: [error] };
+function withImpIdsChecked(request: JsonObject, refs: ReadonlyArray<string | undefined>): { request: JsonObject; impIdProblem?: string } {
+  const impIdProblem = impIdError(request.imp as unknown[], (i) => refs[i] !== undefined);
+  return impIdProblem === undefined ? { request } : { request, impIdProblem };
 }
 
 /**

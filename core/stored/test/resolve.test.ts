@@ -168,14 +168,16 @@ describe('resolveStoredRequest', () => {
     expect(fetcher.calls).to.deep.equal([]);
   });
 
-  it('refuses an imp whose id, once merged, is missing or not a string, as Prebid Server\'s processStoredRequests', async () => {
+  it('tells an imp whose id, once merged, is missing or not a string, as Prebid Server\'s processStoredRequests reads it', async () => {
     fetcher = new RecordingFetcher({ imps: { anonymous: { banner: { w: 1, h: 1 } }, numbered: { id: 7 } } });
-    const fromStored = { imp: [{ id: 'a', banner: { w: 1, h: 1 } }, { ext: { prebid: { storedrequest: { id: 'anonymous' } } } }] };
-    expect(resolveErrors(await resolveStoredRequest(fromStored, 'prebid', fetcher))).to.deep.equal(['Key path not found']);
-    const numbered = { imp: [{ ext: { prebid: { storedrequest: { id: 'numbered' } } } }] };
-    expect(resolveErrors(await resolveStoredRequest(numbered, 'prebid', fetcher))).to.deep.equal(['Value is not a string: 7']);
-    const inline = { imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'anonymous' } } } }, { banner: { w: 1, h: 1 } }] };
-    expect(resolveErrors(await resolveStoredRequest(inline, 'prebid', fetcher))).to.deep.equal(['request.imp[1] missing required field: "id"']);
+    const problem = async (body: JsonObject) => {
+      const resolved = await resolveStoredRequest(body, 'prebid', fetcher);
+      return 'request' in resolved ? resolved.impIdProblem : resolved.errors;
+    };
+    expect(await problem({ imp: [{ id: 'a', banner: { w: 1, h: 1 } }, { ext: { prebid: { storedrequest: { id: 'anonymous' } } } }] })).to.equal('Key path not found');
+    expect(await problem({ imp: [{ ext: { prebid: { storedrequest: { id: 'numbered' } } } }] })).to.equal('Value is not a string: 7');
+    expect(await problem({ imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'anonymous' } } } }, { banner: { w: 1, h: 1 } }] })).to.equal('request.imp[1] missing required field: "id"');
+    expect(await problem({ imp: [{ id: 'a', ext: { prebid: { storedrequest: { id: 'anonymous' } } } }] })).to.equal(undefined);
     expect(impIdError([{ id: 'a' }, { id: null }])).to.equal('Value is not a string: null');
     expect(impIdError([{ id: 'a' }, 5])).to.equal('request.imp[1] missing required field: "id"');
     expect(impIdError([{ id: '' }])).to.equal(undefined);
