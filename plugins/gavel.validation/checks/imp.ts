@@ -106,14 +106,20 @@ function hasMediaType(imp: JsonObject): boolean {
 
 function checkBanner(imp: JsonObject, index: number, device: unknown, scope: ValidationScope): void {
   const interstitial = imp.instl === 1;
-  const error = bannerError(imp.banner, index, interstitial);
-  scope.report.addError(error);
-  if (error !== undefined || !interstitial || scope.interstitial === undefined || !isJsonObject(imp.banner)) return;
+  if (!interstitial || scope.interstitial === undefined || !isJsonObject(imp.banner)) {
+    scope.report.addError(bannerError(imp.banner, index, interstitial));
+    return;
+  }
+  // Prebid Server sets an interstitial banner's sizes before it validates the imp: the formats it replaces are not
+  // judged (a 0x0 one asks for the device's size), the banner with its new ones is.
   const outcome = interstitialFormats(imp.banner, imp.id, device, scope.interstitial);
   if ('error' in outcome) {
     scope.report.addError(outcome.error);
     return;
   }
+  const error = bannerError({ ...imp.banner, format: outcome.formats }, index, interstitial);
+  scope.report.addError(error);
+  if (error !== undefined) return;
   scope.report.addChange((payload) => {
     const banner = payload.request.imp?.[index]?.banner;
     if (isJsonObject(banner)) banner.format = outcome.formats;

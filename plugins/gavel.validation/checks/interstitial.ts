@@ -14,8 +14,9 @@ const MAX_INTERSTITIAL_FORMATS = 10;
 
 type Size = { w: number; h: number };
 
+/** A size as Prebid Server's int64 fields hold it: a negative one too (its sizes are set before they are validated). */
 const sizeOf = (object: unknown): Size => {
-  const read = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
+  const read = (value: unknown): number => (typeof value === 'number' ? Math.trunc(value) : 0);
   return isJsonObject(object) ? { w: read(object.w), h: read(object.h) } : { w: 0, h: 0 };
 };
 
@@ -29,9 +30,10 @@ export function interstitialFormats(
   const first = Array.isArray(banner.format) ? sizeOf(banner.format[0]) : { w: 0, h: 0 };
   // 1x1 (or no size at all) asks for the device's screen size.
   const max = first.w < 2 && first.h < 2 ? sizeOf(device) : first;
+  // Go's integer division, which truncates toward zero.
   const min = {
-    w: Math.floor((max.w * settings.minWidthPercent) / 100),
-    h: Math.floor((max.h * settings.minHeightPercent) / 100),
+    w: Math.trunc((max.w * settings.minWidthPercent) / 100),
+    h: Math.trunc((max.h * settings.minHeightPercent) / 100),
   };
   const formats = INTERSTITIAL_SIZES
     .filter(([w, h]) => w >= min.w && w <= max.w && h >= min.h && h <= max.h)

@@ -247,6 +247,17 @@ describe('gavel.validation: interstitial sizes', () => {
       'Unable to set interstitial size list for Imp id=imp-1 (No valid sizes between 0x0 and 0x0)');
   });
 
+  it('sets the sizes before the banner is validated, as Prebid Server: the formats replaced are not judged', () => {
+    const zero = interstitialRequest({ format: [{ w: 0, h: 0 }] }, { w: 400, h: 700 });
+    expect(applyChanges(expectAccepted(zero), zero).imp[0].banner.format).to.have.length(10);
+    const withBadSecond = interstitialRequest({ format: [{ w: 300, h: 250 }, { w: 0, h: 50 }] }, { w: 400, h: 700 });
+    expect(applyChanges(expectAccepted(withBadSecond), withBadSecond).imp[0].banner.format[0]).to.deep.equal({ w: 300, h: 250 });
+    // A negative size is read as Prebid Server's int64 holds it, Go's integer division truncating toward zero.
+    expectRejected(interstitialRequest({ format: [{ w: -301, h: 250 }] }, {}),
+      'Unable to set interstitial size list for Imp id=imp-1 (No valid sizes between -150x150 and -301x250)');
+    expectRejected(interstitialRequest({ w: -5, format: [{ w: 300, h: 250 }] }, {}), 'request.imp[0].banner.w must be a positive number');
+  });
+
   it("requires both shares, whole numbers from 0 to 100, as Prebid Server's ExtDeviceInt decoder does", () => {
     const withShares = (interstitial: unknown): Json => withRequest((r) => {
       r.imp[0].instl = 1;
