@@ -1,7 +1,7 @@
 import { isJsonObject, type BidResponse, type PluginLogger, type Warning } from '../api/index.js';
 import type { Namespace } from '../auction/namespace.js';
 import type { AuctionOutcome } from '../auction/pipeline.js';
-import { invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import { criticalAuctionError, invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
 import { AMP_CRITICAL_ERROR_CODE, AMP_UNKNOWN_ERROR_CODE, responseErrors } from './messages.js';
 
 /** What the auction's `response.ext.<ns>` tells an AMP page: the hooks trace and, when asked for, the seat non-bids. */
@@ -99,6 +99,7 @@ export interface AnswerContext {
 /** Maps the auction's outcome to the AMP answer (spec 2.17, 7.3). */
 export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): EndpointResponse {
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
+  if (outcome.kind === 'failed') return criticalAuctionError(outcome.message);
   if (outcome.kind === 'rejected') return emptyAmpAnswer(context.warnings);
 
   const response = outcome.response;

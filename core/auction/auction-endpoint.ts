@@ -11,7 +11,7 @@ import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-res
 import { parseUidsCookie } from './buyer-ids.js';
 import type { ImplicitFields } from './implicit-fields.js';
 import type { AccessNote } from '../http/request-log.js';
-import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
+import { criticalAuctionError, invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
 import type { AuctionOutcome, AuctionPipeline } from './pipeline.js';
 
@@ -230,6 +230,7 @@ function noteForAccessLine(access: AccessNote, context: RequestContext, outcome:
 /** Maps a pipeline outcome to the auction endpoint's HTTP answer. */
 function auctionAnswer(outcome: AuctionOutcome): EndpointResponse {
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
+  if (outcome.kind === 'failed') return criticalAuctionError(outcome.message);
   return jsonResponse(200, outcome.response);
 }
 

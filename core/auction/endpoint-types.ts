@@ -47,6 +47,11 @@ export function invalidRequest(messages: string[]): EndpointResponse {
   };
 }
 
+/** Prebid Server's 500 for an auction that could not run to its end (its auction and AMP endpoints word it alike). */
+export function criticalAuctionError(message: string): EndpointResponse {
+  return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Critical error while running the auction: ${message}` };
+}
+
 export function jsonResponse(status: number, body: unknown): EndpointResponse {
   return { status, headers: { 'content-type': 'application/json' }, body };
 }

@@ -39,6 +39,8 @@ import { applyCookieBuyerIds, type CookieUids } from './buyer-ids.js';
 
 export type AuctionOutcome =
   | { kind: 'invalid'; messages: string[] }
+  /** The auction could not run to its end (Prebid Server's critical error, a 500): the message says why. */
+  | { kind: 'failed'; message: string }
   | { kind: 'rejected'; response: BidResponse }
   | { kind: 'completed'; response: BidResponse; request: BidRequest; seats: SeatResult[] };
 
@@ -222,8 +224,10 @@ export class AuctionPipeline {
     const httpCalls = context.debug ? new Map<string, HttpCallRecord[]>() : undefined;
     const stored = context.storedResponses;
     // Stored auction responses answer the whole auction: no bidder is called (Prebid Server's rule).
-    let seats = stored?.auction
-      ? storedAuctionSeats(stored.auction, currency)
+    const storedSeats = stored?.auction ? storedAuctionSeats(stored.auction, currency) : undefined;
+    if (storedSeats && 'critical' in storedSeats) return { kind: 'failed', message: storedSeats.critical };
+    let seats = storedSeats
+      ? storedSeats
       : await this.callBidders(shares, context, {
           bidderDeadline,
           httpCalls,

@@ -50,7 +50,7 @@ export interface AuctionRecord {
   deadline: number;
   bidderDeadline: number;
   finishedAt?: number;
-  outcome: 'completed' | 'invalid' | 'rejected';
+  outcome: 'completed' | 'invalid' | 'rejected' | 'failed';
   /** Request validation: the 400 lines of an invalid request. */
   validation: { valid: boolean; messages: string[] };
   /** The no-bid reason a rejecting hook gave. */

@@ -8,7 +8,7 @@ import type { AuctionOutcomeLabel, BidderCallOutcome, Metrics } from './metrics.
  */
 
 /** The label of a pipeline outcome (`AuctionOutcome.kind`). */
-export function auctionOutcomeLabel(kind: 'completed' | 'invalid' | 'rejected'): AuctionOutcomeLabel {
+export function auctionOutcomeLabel(kind: 'completed' | 'invalid' | 'rejected' | 'failed'): AuctionOutcomeLabel {
   return kind === 'completed' ? 'ok' : kind;
 }
 

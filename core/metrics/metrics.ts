@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'pr
 import { MEDIA_TYPES, STAGES } from '../api/index.js';
 import { BACKENDS, type BackendStatus } from './readiness.js';
 
-export const AUCTION_OUTCOMES = ['ok', 'invalid', 'rejected'] as const;
+export const AUCTION_OUTCOMES = ['ok', 'invalid', 'rejected', 'failed'] as const;
 export type AuctionOutcomeLabel = (typeof AUCTION_OUTCOMES)[number];
 export const BIDDER_CALL_OUTCOMES = ['bid', 'nobid', 'timeout', 'error'] as const;
 export type BidderCallOutcome = (typeof BIDDER_CALL_OUTCOMES)[number];

@@ -1,4 +1,4 @@
-import { BidderErrorCode, isJsonObject, type AuctionBid, type BidderRequest, type MediaType, type SeatResult } from '../api/index.js';
+import { goFoundByte, isJsonObject, type AuctionBid, type BidderRequest, type MediaType, type SeatResult } from '../api/index.js';
 import { readAnswer, type BidderCallOptions, type BidderCallResult } from '../auction/bidder-call.js';
 import type { BidderEntry } from '../bidders/catalog.js';
 import type { StoredBidAnswer } from './read.js';
@@ -50,19 +50,22 @@ export function readStoredAnswers(entry: BidderEntry, share: BidderRequest, stor
 const MEDIA_TYPE_OF_MTYPE: Readonly<Record<number, MediaType>> = { 1: 'banner', 2: 'video', 3: 'audio', 4: 'native' };
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['banner', 'video', 'audio', 'native']);
 
-/** A stored bid's media type: its `mtype`, else `ext.prebid.type` (Prebid Server's rule). */
-function mediaTypeOf(bid: Json): MediaType | undefined {
-  if (typeof bid.mtype === 'number' && bid.mtype > 0) return MEDIA_TYPE_OF_MTYPE[bid.mtype];
+/** A stored bid's media type by Prebid Server's rule (its `mtype`, else `ext.prebid.type`), or its words for none. */
+function mediaTypeOf(bid: Json, impId: string): { type: MediaType } | { error: string } {
+  if (typeof bid.mtype === 'number' && bid.mtype > 0) {
+    const type = MEDIA_TYPE_OF_MTYPE[bid.mtype];
+    return type ? { type } : { error: `Failed to parse bid mType for impression "${impId}"` };
+  }
   const ext = isJsonObject(bid.ext) ? bid.ext : undefined;
   const type = isJsonObject(ext?.prebid) ? (ext!.prebid as Json).type : undefined;
-  return typeof type === 'string' && MEDIA_TYPES.has(type) ? (type as MediaType) : undefined;
+  return typeof type === 'string' && MEDIA_TYPES.has(type) ? { type: type as MediaType } : { error: `Failed to parse bid mediatype for impression "${impId}"` };
 }
 
-/**
- * The seats of an auction answered from stored auction responses: each imp's document is an array of seat bids
- * (`[{seat, bid: [...]}]`); every bid is set to that imp (`impid`) and kept as it is, in the auction currency, under
- * its seat. No bidder is called. A bid whose media type cannot be told is left out with an error on its seat.
- */
+/** What ends an auction answered from stored auction responses: Prebid Server's exchange fails it whole (a 500). */
+export interface StoredAuctionFailure {
+  critical: string;
+}
+
 /** `seatbid[].ext.prebid.fledge.auctionconfigs` of a stored seat bid, or nothing. */
 function storedFledgeConfigs(seatBid: Json): unknown[] {
   const prebid = isJsonObject(seatBid.ext) ? seatBid.ext.prebid : undefined;
@@ -71,7 +74,13 @@ function storedFledgeConfigs(seatBid: Json): unknown[] {
   return Array.isArray(configs) ? configs : [];
 }
 
-export function storedAuctionSeats(auction: ReadonlyMap<string, unknown>, currency: string): SeatResult[] {
+/**
+ * The seats of an auction answered from stored auction responses: each imp's document is an array of seat bids
+ * (`[{seat, bid: [...]}]`); every bid is set to that imp (`impid`) and kept as it is, in the auction currency, under
+ * its seat. No bidder is called. A document that is no array, or a bid whose media type cannot be told, fails the
+ * whole auction, as Prebid Server's buildStoredAuctionResponse does.
+ */
+export function storedAuctionSeats(auction: ReadonlyMap<string, unknown>, currency: string): SeatResult[] | StoredAuctionFailure {
   const seats = new Map<string, SeatResult>();
   const seatOf = (name: string): SeatResult => {
     let seat = seats.get(name);
@@ -79,21 +88,16 @@ export function storedAuctionSeats(auction: ReadonlyMap<string, unknown>, curren
     return seat;
   };
   for (const [impId, document] of auction) {
-    if (!Array.isArray(document)) {
-      seatOf('').errors.push({ code: BidderErrorCode.BadServerResponse, message: `stored auction response for imp ${impId} is not an array of seat bids` });
-      continue;
-    }
+    if (!Array.isArray(document)) return { critical: `expect [ or n, but found ${goFoundByte(document)}` };
     for (const seatBid of document) {
       if (!isJsonObject(seatBid)) continue;
       const seat = seatOf(typeof seatBid.seat === 'string' ? seatBid.seat : '');
       for (const stored of Array.isArray(seatBid.bid) ? seatBid.bid : []) {
         if (!isJsonObject(stored)) continue;
         const bid = { ...structuredClone(stored), impid: impId } as AuctionBid['bid'];
-        const type = mediaTypeOf(bid as Json);
-        if (!type) {
-          seat.errors.push({ code: BidderErrorCode.BadServerResponse, message: `Failed to parse bid mediatype for impression "${impId}"` });
-          continue;
-        }
+        const typed = mediaTypeOf(bid as Json, impId);
+        if ('error' in typed) return { critical: typed.error };
+        const type = typed.type;
         const price = typeof bid.price === 'number' ? bid.price : 0;
         seat.bids.push({ bid, type, bidder: seat.bidder, adapter: seat.adapter, originalPrice: price, originalCurrency: currency, targeting: {}, winner: false, bidderBest: false });
       }

@@ -80,6 +80,8 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
   withHeaderUserAgent(expanded.request, input.headers['user-agent']);
   const outcome = await runAuction(input, entered, services, expanded.request);
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
+  // Prebid Server's video endpoint words an auction that could not run to its end its own way (handleError).
+  if (outcome.kind === 'failed') return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Critical error while running the video endpoint:  ${outcome.message}` };
 
   const completed = outcome.kind === 'completed' ? outcome : undefined;
   const report = {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { BidRequest } from '../../api/index.js';
+import type { BidRequest, SeatResult } from '../../api/index.js';
 import { MemoryFetcher } from '../../stored/memory-fetcher.js';
 import { readStoredResponses, storedAuctionSeats } from '../index.js';
 
@@ -86,16 +86,22 @@ describe("stored responses, with Prebid Server's rules", () => {
   it('makes seats of stored auction responses, every bid on its imp, typed by mtype or ext.prebid.type', () => {
     const seats = storedAuctionSeats(
       new Map([
-        ['i1', [{ seat: 'appnexus', bid: [{ id: 'a', impid: 'old', price: 1, mtype: 2 }, { id: 'b', price: 2, ext: { prebid: { type: 'native' } } }, { id: 'c', price: 3 }] }]],
+        ['i1', [{ seat: 'appnexus', bid: [{ id: 'a', impid: 'old', price: 1, mtype: 2 }, { id: 'b', price: 2, ext: { prebid: { type: 'native' } } }] }]],
         ['i2', [{ seat: 'appnexus', bid: [{ id: 'd', price: 4, mtype: 1 }] }, { seat: 'rubicon', bid: [{ id: 'e', price: 5, mtype: 1 }] }]],
       ]),
       'USD',
-    );
+    ) as SeatResult[];
     expect(seats.map((seat) => [seat.bidder, seat.bids.map((bid) => [bid.bid.id, bid.bid.impid, bid.type])])).to.deep.equal([
       ['appnexus', [['a', 'i1', 'video'], ['b', 'i1', 'native'], ['d', 'i2', 'banner']]],
       ['rubicon', [['e', 'i2', 'banner']]],
     ]);
-    expect(seats[0]!.errors).to.deep.equal([{ code: 3, message: 'Failed to parse bid mediatype for impression "i1"' }]);
+  });
+
+  it("fails the whole auction on a stored bid whose media type cannot be told, or a document that is no array, as Prebid Server's exchange", () => {
+    const seats = (document: unknown) => storedAuctionSeats(new Map([['i1', document]]), 'USD');
+    expect(seats([{ seat: 'appnexus', bid: [{ id: 'c', price: 3 }] }])).to.deep.equal({ critical: 'Failed to parse bid mediatype for impression "i1"' });
+    expect(seats([{ seat: 'appnexus', bid: [{ id: 'c', price: 3, mtype: 7 }] }])).to.deep.equal({ critical: 'Failed to parse bid mType for impression "i1"' });
+    expect(seats({ seat: 'appnexus' })).to.deep.equal({ critical: 'expect [ or n, but found {' });
   });
 
   it('carries the Protected Audience configs stored beside a seat, on the request\'s imp, with the seat as adapter', () => {
@@ -105,7 +111,7 @@ describe("stored responses, with Prebid Server's rules", () => {
         ['i2', [{ seat: 'rubicon', bid: [{ id: 'b', price: 2, mtype: 1 }], ext: { prebid: { fledge: {} } } }]],
       ]),
       'USD',
-    );
+    ) as SeatResult[];
     expect(seats[0]!.fledgeAuctionConfigs).to.deep.equal([{ impId: 'i1', adapter: 'openx', config: { seller: 'https://s.example' } }]);
     expect(seats[1]!.fledgeAuctionConfigs).to.equal(undefined);
   });
