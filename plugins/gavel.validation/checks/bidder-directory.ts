@@ -30,6 +30,11 @@ export class BidderDirectory {
     (this.aliasesByLowerCase ??= new Map()).set(alias.toLowerCase(), hostBidder);
   }
 
+  /** Whether the request declares this alias, spelt exactly so (Prebid Server's own lookups of its aliases map). */
+  isAliasAsSpelt(name: string): boolean {
+    return this.aliases?.has(name) === true;
+  }
+
   /** The host bidder that serves a name from the request (an alias or a bidder name), or undefined. */
   resolve(name: string): string | undefined {
     if (this.aliases === undefined) return this.hostBidder(name);

@@ -215,7 +215,9 @@ function checkBuyerUids(buyerUids: unknown, path: string, scope: ValidationScope
   for (const bidder in uids) {
     if (!Object.hasOwn(uids, bidder)) continue; // see hasOwnKeys
     scope.report.addError(fieldKindError(uids, bidder, 'string', path));
-    if (scope.bidders.resolve(bidder) !== undefined) continue;
+    // As Prebid Server checks these keys: an enabled host bidder in any case, else a request alias spelt exactly.
+    const hostBidder = scope.bidders.hostBidder(bidder);
+    if ((hostBidder !== undefined && scope.bidders.isEnabled(hostBidder)) || scope.bidders.isAliasAsSpelt(bidder)) continue;
     // The path `request.user.ext.<bidder>` is the one Prebid Server clients know for a buyeruids key.
     scope.report.addError(`request.user.ext.${bidder} is neither a known bidder name nor an alias in `
       + `${scope.optionsPaths.aliases}`);

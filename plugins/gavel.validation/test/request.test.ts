@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectAccepted, expectRejected, validate, withRequest } from './support.js';
+import { expectAccepted, expectRejected, testDeps, validate, withRequest, type Json } from './support.js';
 
 /** Refused with this one line alone: Prebid Server stops at the first member it cannot decode. */
 function expectOnly(request: unknown, message: string): void {
@@ -195,6 +195,18 @@ describe('gavel.validation: user', () => {
       r.user = { ext: { svc: { buyeruids: { AppNexus: 'u1', mine: 'u2' } } } };
       r.ext = { svc: { aliases: { mine: 'rubicon' } } };
     }));
+  });
+
+  it("takes a buyeruids key for an alias only as the request spells it, and none for a disabled bidder, as Prebid Server's validateUser", () => {
+    const rejected = (r: Json) => validate(r)?.invalid;
+    expect(rejected(withRequest((r) => {
+      r.user = { ext: { svc: { buyeruids: { MINE: 'u2' } } } };
+      r.ext = { svc: { aliases: { mine: 'rubicon' } } };
+    }))).to.include('request.user.ext.MINE is neither a known bidder name nor an alias in request.ext.svc.aliases');
+    const deps = testDeps();
+    deps.bidders.get('pubmatic')!.enabled = false;
+    const disabled = validate(withRequest((r) => { r.user = { ext: { svc: { buyeruids: { pubmatic: 'u3' } } } }; }), 'svc', deps);
+    expect(disabled?.invalid).to.include('request.user.ext.pubmatic is neither a known bidder name nor an alias in request.ext.svc.aliases');
   });
 
   it('requires user.ext.<ns> to hold buyer ids, as Prebid Server does', () => {
