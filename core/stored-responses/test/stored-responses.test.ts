@@ -64,6 +64,14 @@ describe("stored responses, with Prebid Server's rules", () => {
     expect(missing).to.deep.equal({ errors: ['failed to fetch stored bid response for impId = i1, bidder = appnexus and storedBidResponse id = nope'] });
   });
 
+  it("names a stored response id of the wrong type with Prebid Server's ExtImpPrebid decoder text, which comes first", async () => {
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 5 } })]), 'prebid', fetcher)).to.deep.equal({
+      errors: ['cannot unmarshal openrtb_ext.ExtStoredAuctionResponse.ID: expects " or n, but found 5'],
+    });
+    expect(await readStoredResponses(request([imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus', replaceimpid: 'no' }] })]), 'prebid', fetcher))
+      .to.have.property('errors').with.length(1);
+  });
+
   it('lets an imp whose stored bid responses match none of its bidders go to its bidders when other stored responses were found', async () => {
     const matched = imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }, { id: 'bid-apn', bidder: 'rubicon' }] });
     const unmatched = imp('i2', { storedbidresponse: [{ id: 'bid-apn', bidder: 'pubmatic' }] });
