@@ -1,7 +1,7 @@
 import { MalformedStoredData, type FetchOptions, type StoredDataFetcher } from './fetcher.js';
 import { mergePatch } from './merge.js';
 import { randomUUID } from 'node:crypto';
-import { extImpPrebidError, isJsonObject } from '../api/index.js';
+import { isJsonObject } from '../api/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -31,8 +31,8 @@ type StoredRef = { id: string } | { error: string };
  * or a document that is not valid JSON or not an object, is an error (a 400 for the caller); a backend failure (or one
  * too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
  *
- * Before any of it, each of the body's imps must have an `ext.<ns>` that decodes as Prebid Server's ExtImpPrebid (the
- * decoder's text for each that does not, as request validation words it for requests naming no stored data). Neither `body` nor the fetched documents are changed: the result owns every object it took from
+ * An imp's reference is an object with a non-empty string `id`; any other `storedrequest` names nothing here (request
+ * validation refuses one that does not decode, as Prebid Server's ExtImpPrebid). Neither `body` nor the fetched documents are changed: the result owns every object it took from
  * stored data.
  */
 export async function resolveStoredRequest(
@@ -41,15 +41,9 @@ export async function resolveStoredRequest(
   fetcher: StoredDataFetcher,
   options?: FetchOptions,
 ): Promise<StoredResolution> {
-  const imps = Array.isArray(body.imp) ? body.imp : [];
-  // Prebid Server decodes each imp's ext.prebid (parseImpInfo) before it reads any stored id: its errors come first.
-  const undecodable = imps.flatMap((imp: unknown) => {
-    const ext = isJsonObject(imp) ? imp.ext : undefined;
-    return (isJsonObject(ext) && ext[namespace] !== undefined ? extImpPrebidError(ext[namespace]) : undefined) ?? [];
-  });
-  if (undecodable.length > 0) return { errors: undecodable };
   const requestRef = readRequestRef(body, namespace);
   if (requestRef && 'error' in requestRef) return { errors: [requestRef.error] };
+  const imps = Array.isArray(body.imp) ? body.imp : [];
   const impRefs = imps.map((imp: unknown) => readImpRef(imp, namespace));
   const impIds = [...new Set(impRefs.filter((id): id is string => id !== undefined))];
   try {

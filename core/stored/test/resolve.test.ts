@@ -183,21 +183,6 @@ describe('resolveStoredRequest', () => {
     expect(impIdError([{ id: '' }])).to.equal(undefined);
   });
 
-  it("refuses the body's imps whose ext.<ns> does not decode as Prebid Server's ExtImpPrebid before fetching anything", async () => {
-    const body = {
-      imp: [
-        { id: 'a', ext: { prebid: { storedrequest: { id: 'gone' } } } },
-        { id: 'b', ext: { prebid: { storedrequest: { id: 4 } } } },
-        { id: 'c', ext: { prebid: { storedrequest: 'leaderboard' } } },
-      ],
-    };
-    expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
-      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found 4',
-      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "',
-    ]);
-    expect(fetcher.calls).to.deep.equal([]);
-  });
-
   it('names a stored request that is not found', async () => {
     const body = { id: 'r', ext: { prebid: { storedrequest: { id: 'nope' } } } };
     expect(resolveErrors(await resolveStoredRequest(body, 'prebid', fetcher))).to.deep.equal([
