@@ -25,15 +25,18 @@ type StoredRef = { id: string } | { error: string };
  *   that a stored request whose `id` is `{{UUID}}` is applied over the body, with a fresh UUID as its id;
  * - each imp of the body naming `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the imp is applied
  *   over it. Only the body's imps are read for references: a body without `imp` takes the stored request's as they are.
- * The `storedrequest` references stay in the result, as in Prebid Server's (bidders never see them). The stored request and the stored imps are fetched in
- * parallel, each kind in one call bounded by `options.deadline`; every id not found is named (Prebid Server's
- * `Stored Request with ID="x" not found.`), the request's first. An `ext.<ns>.storedrequest.id` that is not a string,
- * or a document that is not valid JSON or not an object, is an error (a 400 for the caller); a backend failure (or one
- * too slow for the deadline) is thrown as the fetcher threw it (a 503: not the client's fault).
+ *
+ * The `storedrequest` references stay in the result, as in Prebid Server's (bidders never see them). The stored
+ * request and the stored imps are fetched in parallel, each kind in one call bounded by `options.deadline`; every id
+ * not found is named (Prebid Server's `Stored Request with ID="x" not found.`), the request's first. An
+ * `ext.<ns>.storedrequest.id` that is not a string, or a document that is not valid JSON or not an object, is an error
+ * (a 400 for the caller); a backend failure (or one too slow for the deadline) is thrown as the fetcher threw it (a
+ * 503: not the client's fault).
  *
  * An imp's reference is an object with a non-empty string `id`; any other `storedrequest` names nothing here (request
- * validation refuses one that does not decode, as Prebid Server's ExtImpPrebid). Neither `body` nor the fetched documents are changed: the result owns every object it took from
- * stored data.
+ * validation refuses one that does not decode, as Prebid Server's ExtImpPrebid: the exchange-level fixtures, which
+ * skip the endpoint, must not meet that check here). Neither `body` nor the fetched documents are changed: the result
+ * owns every object it took from stored data.
  */
 export async function resolveStoredRequest(
   body: JsonObject,
