@@ -74,12 +74,26 @@ export function storedDataFor(payload: unknown): MemoryFetcher {
   return new MemoryFetcher({ requests, imps });
 }
 
-function hostConfig(bidder: MockBidder, durationSec: number) {
+/**
+ * The bidders a sample's `user.ext.prebid.buyeruids` names: Prebid Server's test host has every bidder enabled, and
+ * its endpoint accepts a buyeruids key only for an enabled bidder. The runner enables each (on the mock bidder; no imp
+ * offers them anything, so none is called).
+ */
+function buyerUidBidders(payload: unknown): string[] {
+  const user = isJsonObject(payload) ? payload.user : undefined;
+  const ext = isJsonObject(user) ? user.ext : undefined;
+  const own = isJsonObject(ext) ? ext.prebid : undefined;
+  const uids = isJsonObject(own) ? own.buyeruids : undefined;
+  return isJsonObject(uids) ? Object.keys(uids) : [];
+}
+
+function hostConfig(bidder: MockBidder, durationSec: number, payload: unknown) {
   const bidders: Json = {};
   for (const { name, price, cat } of SAMPLE_BIDDERS) {
     const query = new URLSearchParams({ name, price: String(price), mtype: '2', dur: String(durationSec), cat, adm: vastOf(name) });
     bidders[name] = { adapter: 'ortb', endpoint: `${bidder.url}/rtb?${query}` };
   }
+  for (const name of buyerUidBidders(payload)) bidders[name] ??= { adapter: 'ortb', endpoint: `${bidder.url}/rtb` };
   return testConfig({ bidders, modules: FLOORS_OFF, video: { categoryMappings: { freewheel: exampleMapping('freewheel'), dfp: exampleMapping('dfp') } } });
 }
 
@@ -153,7 +167,7 @@ function explained(adPod: Json): boolean {
 /** Runs one sample against an in-process Gavel whose bidders are `ortb` bidders on the shared mock bidder. */
 export async function runVideoSample(sample: VideoSample, file: string, bidder: MockBidder): Promise<FixtureOutcome> {
   const name = `${basename(file)}`;
-  const app = await bootGavel(hostConfig(bidder, bidDuration(sample.requestPayload)), { configure: replacing({ stored: storedDataFor(sample.requestPayload) }) });
+  const app = await bootGavel(hostConfig(bidder, bidDuration(sample.requestPayload), sample.requestPayload), { configure: replacing({ stored: storedDataFor(sample.requestPayload) }) });
   const server = await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const callsBefore = bidder.received.length;
