@@ -84,6 +84,7 @@ export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProx
     }
     return device;
   };
+  if (device) dropUnreadableAddresses(device);
   const ua = header(facts.headers, 'user-agent');
   if (ua && !(typeof device?.ua === 'string' && device.ua !== '')) own().ua = ua;
   if (!device?.ip && !device?.ipv6) {
@@ -98,6 +99,20 @@ export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProx
     const ext = (isJsonObject(regs.ext) ? regs.ext : (regs.ext = {})) as Json;
     if (ext.gpc === undefined) ext.gpc = '1';
   }
+}
+
+/**
+ * The body's own addresses are kept only when they read as the version their field names (Prebid Server's
+ * sanitizeRequest): an `ip` that is no IPv4 address, or an `ipv6` that is no IPv6 address, goes (and is then filled
+ * from the client's address like a missing one). A zone (`%eth0`) is no address to Go's parser.
+ */
+function dropUnreadableAddresses(device: Json): void {
+  if (device.ip !== undefined && !isAddressOfVersion(device.ip, 4)) delete device.ip;
+  if (device.ipv6 !== undefined && !isAddressOfVersion(device.ipv6, 6)) delete device.ipv6;
+}
+
+function isAddressOfVersion(address: unknown, version: 4 | 6): boolean {
+  return typeof address === 'string' && !address.includes('%') && isIP(address) === version;
 }
 
 const ZERO_IFA = '00000000-0000-0000-0000-000000000000';

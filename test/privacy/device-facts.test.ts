@@ -33,6 +33,18 @@ describe('device facts from the HTTP request', () => {
     expect(given.regs).to.deep.equal({ ext: { gpc: '0' } });
   });
 
+  it("drops the body's ip that is no IPv4 address and ipv6 that is no IPv6 address, then fills them as missing ones", () => {
+    const request = { id: 'r', imp: [], device: { ip: '999.1.1.1', ipv6: '198.51.100.4', ua: 'Own' } } as unknown as BidRequest;
+    fillDeviceFacts(request, { headers: {}, remoteAddress: '203.0.113.7' }, false);
+    expect(request.device).to.deep.equal({ ua: 'Own', ip: '203.0.113.7' });
+    const swapped = { id: 'r', imp: [], device: { ip: '2001:db8::5', ipv6: 'fe80::1%eth0' } } as unknown as BidRequest;
+    fillDeviceFacts(swapped, { headers: {} }, false);
+    expect(swapped.device).to.deep.equal({});
+    const kept = { id: 'r', imp: [], device: { ip: '203.0.113.1', ipv6: '::ffff:203.0.113.1' } } as unknown as BidRequest;
+    fillDeviceFacts(kept, { headers: {}, remoteAddress: '198.51.100.4' }, false);
+    expect(kept.device).to.deep.equal({ ip: '203.0.113.1', ipv6: '::ffff:203.0.113.1' });
+  });
+
   it('DNT: 0 gives dnt 0', () => {
     const request = { id: 'r', imp: [] } as unknown as BidRequest;
     fillDeviceFacts(request, { headers: { dnt: '0' } }, false);
