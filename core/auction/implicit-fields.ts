@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { getDomain } from 'tldts';
+import { getPublicSuffix } from 'tldts';
 import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, writeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
 
@@ -249,15 +249,31 @@ function hostOfPage(page: string): string | undefined {
 const registrable = new Map<string, string | null>();
 const REGISTRABLE_KEPT = 2000;
 
-/** The host's eTLD+1 by the public suffix list, private domains included (Go's publicsuffix); undefined when none. */
+/**
+ * The host's eTLD+1 as Go's publicsuffix.EffectiveTLDPlusOne gives it (private domains included), undefined when it
+ * has none. Go looks the host up as written: a label with a port or upper case matches no rule of the (lower-case)
+ * list, so it is a suffix of one label under the default rule, and rules stop at it. So `www.example.com:8080` gives
+ * `example.com:8080`, `WWW.EXAMPLE.CO.UK` gives `CO.UK`, an IPv4 host its last two numbers, and `localhost` none.
+ */
 function registrableDomain(host: string): string | undefined {
   let domain = registrable.get(host);
   if (domain === undefined) {
-    const colon = host.lastIndexOf(':');
-    const name = colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
-    domain = getDomain(name, { allowPrivateDomains: true });
+    domain = goEffectiveTldPlusOne(host) ?? null;
     if (registrable.size >= REGISTRABLE_KEPT) registrable.delete(registrable.keys().next().value!);
     registrable.set(host, domain);
   }
   return domain ?? undefined;
+}
+
+const SUFFIX_OPTIONS = { allowPrivateDomains: true, detectIp: false, validateHostname: false } as const;
+
+function goEffectiveTldPlusOne(host: string): string | undefined {
+  if (host.startsWith('.') || host.endsWith('.') || host.includes('..')) return undefined;
+  const labels = host.split('.');
+  let firstMatchable = labels.length;
+  while (firstMatchable > 0 && !/[A-Z:]/.test(labels[firstMatchable - 1]!)) firstMatchable--;
+  const matchable = labels.slice(firstMatchable).join('.');
+  const suffix = matchable === '' ? undefined : getPublicSuffix(matchable, SUFFIX_OPTIONS);
+  const suffixLabels = suffix ? suffix.split('.').length : 1;
+  return labels.length > suffixLabels ? labels.slice(-suffixLabels - 1).join('.') : undefined;
 }
