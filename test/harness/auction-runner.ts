@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { bootGavel } from '../../core/app/boot.js';
 import { Tokens } from '../../core/app/tokens.js';
+import { encodeAsOpenrtb2Request, isJsonObject, type BidRequest } from '../../core/api/index.js';
 import { deepMerge } from '../../core/config/index.js';
 import { MalformedStoredData, MemoryFetcher, type StoredDataFetcher } from '../../core/stored/index.js';
 import { testConfig } from '../support/gavel.js';
@@ -182,6 +183,15 @@ function storedDocuments(kind: 'request' | 'imp', documents: Record<string, unkn
  */
 const REAL_EXCHANGE_FOLDERS: ReadonlySet<string> = new Set(['valid-eids']);
 
+/**
+ * A request as Prebid Server's endpoint tests hold it: they write the validated request out of its openrtb2 struct,
+ * and their mock adapter sends each bidder the openrtb2 struct it was handed, so members the struct lacks and zero
+ * `omitempty` fields are gone from both (`ext` members go as they are).
+ */
+function asGoHoldsIt(request: unknown): unknown {
+  return isJsonObject(request) ? encodeAsOpenrtb2Request(request as unknown as BidRequest) : request;
+}
+
 /** Runs one endpoint fixture against an in-process Gavel whose adapters are replaced by mock bidders via DI. */
 export async function runAuctionFixture(fixture: AuctionFixture, name: string): Promise<FixtureOutcome> {
   const config = fixture.config ?? {};
@@ -209,7 +219,7 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   const seen: SeenAuction = { bidderRequests: new Map() };
   const recording: BidderTransport = {
     send(call, bodyText, options) {
-      seen.bidderRequests.set(new URL(call.uri).pathname.split('/').pop() ?? '', JSON.parse(bodyText ?? 'null'));
+      seen.bidderRequests.set(new URL(call.uri).pathname.split('/').pop() ?? '', asGoHoldsIt(JSON.parse(bodyText ?? 'null')));
       return overrides.transport.send(call, bodyText, options);
     },
     close: () => overrides.transport.close(),
@@ -224,7 +234,7 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
   const pipeline = app.container.get<AuctionPipeline>(Tokens.AuctionPipeline);
   const run = pipeline.run.bind(pipeline);
   pipeline.run = (request, context, uids) => run(request, context, uids).then((outcome) => {
-    if (outcome.kind === 'completed') seen.validated = structuredClone(outcome.request);
+    if (outcome.kind === 'completed') seen.validated = structuredClone(asGoHoldsIt(outcome.request));
     return outcome;
   });
   const server = await app.listen(0, '127.0.0.1');
