@@ -62,13 +62,20 @@ function storedAnswerBids(request: { imp: Array<{ id: string }> }, body: string)
 /** What a fixture's `bidderInfoOverrides` may change of a bidder's info, in Prebid Server's bidder-info words. */
 export interface BidderInfoOverride {
   capabilities?: Capabilities;
-  openrtb?: { 'multiformat-supported'?: boolean };
+  openrtb?: { 'multiformat-supported'?: boolean; version?: string };
 }
 
-/** A fixture's `openrtb.multiformat-supported` as Gavel's bidder info says it (`openrtb.multiformat`). */
-function openrtbOverride(own: BidderInfo['openrtb'], override: BidderInfoOverride | undefined): Pick<BidderInfo, 'openrtb'> | undefined {
+/**
+ * A fixture's `openrtb` as Gavel's bidder info says it: `multiformat-supported` is `openrtb.multiformat`, `version`
+ * the OpenRTB version the bidder is sent (`ortbVersion`; Prebid Server sends 2.6 only to a bidder whose info says 2.6).
+ */
+function openrtbOverride(own: BidderInfo, override: BidderInfoOverride | undefined): Partial<Pick<BidderInfo, 'openrtb' | 'ortbVersion'>> {
   const multiformat = override?.openrtb?.['multiformat-supported'];
-  return typeof multiformat === 'boolean' ? { openrtb: { ...own, multiformat } } : undefined;
+  const version = override?.openrtb?.version;
+  return {
+    ...(typeof multiformat === 'boolean' && { openrtb: { ...own.openrtb, multiformat } }),
+    ...(typeof version === 'string' && { ortbVersion: version === '2.6' ? '2.6' : '2.5' }),
+  };
 }
 
 /**
@@ -110,7 +117,7 @@ export function mockBidderOverrides(
             // A mock needs no host setup, so an adapter shipped disabled for that reason takes part.
             disabled: false,
             capabilities: { ...loaded.manifest.info.capabilities, ...options.bidderInfoOverrides?.[name]?.capabilities },
-            ...openrtbOverride(loaded.manifest.info.openrtb, options.bidderInfoOverrides?.[name]),
+            ...openrtbOverride(loaded.manifest.info, options.bidderInfoOverrides?.[name]),
           },
           create: (config) => mockBidder(name, config.endpoint, byAdapter.get(name)),
         };
