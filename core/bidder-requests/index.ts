@@ -49,7 +49,7 @@ export class BidderRequestShaper {
       if (!ext.unchanged) {
         // Set even when nothing is left (undefined, which JSON leaves out): deleting a key from the split's copy would
         // turn it into a slow dictionary-mode object.
-        own.ext = requestExtFor(ext, share.bidder);
+        own.ext = requestExtFor(ext, share.bidder, share.adapter);
       }
       if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
       if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);

@@ -98,14 +98,19 @@ function sharedMembers(options: Json): Json | undefined {
   return shared;
 }
 
-export function requestExtFor(plan: RequestExtPlan, bidder: string): Json | undefined {
+/**
+ * `adapter`: the host bidder serving `bidder`. A bidder that is a request alias gets its entry naming that host
+ * bidder as the host names it, however the request spelled it (`AppNexus` goes as `appnexus`): Prebid Server's
+ * validation writes the core bidder's name into the aliases it passes on.
+ */
+export function requestExtFor(plan: RequestExtPlan, bidder: string, adapter: string): Json | undefined {
   const { options } = plan;
   const own: Json = {};
   if (options) {
     const params = isJsonObject(options.bidderparams) ? valueFor(options.bidderparams, bidder) : undefined;
     if (params !== undefined) own.bidderparams = params;
     const alias = isJsonObject(options.aliases) ? options.aliases[bidder] : undefined;
-    if (alias !== undefined) own.aliases = { [bidder]: alias };
+    if (alias !== undefined) own.aliases = { [bidder]: typeof alias === 'string' && alias.toLowerCase() === adapter ? adapter : alias };
   }
   const codes = plan.alternateCodes ? alternateCodesFor(plan.alternateCodes, bidder) : undefined;
   if (codes) own.alternatebiddercodes = codes;
