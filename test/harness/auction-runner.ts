@@ -207,9 +207,10 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
     accounts: { required: config.accountRequired === true, ...(config.preferredmediatype && { defaults: { debug_allow: true, preferredmediatype: config.preferredmediatype } }) },
     ...(config.currencyRates && { currency: { rates: config.currencyRates } }),
     // Prebid Server's endpoint tests build their auctions with GDPR permissions that let every bidder through (a
-    // permissions mock, no vendor list), and with its default of not enforcing CCPA: enforcement is what the
-    // exchange fixtures and test/privacy check. Its test client's address arrives as a forwarded one (see above).
-    privacy: { gdpr: { enabled: false }, ccpa: { enforce: false }, trustProxyHeaders: true },
+    // permissions mock, no vendor list), and with a zero-valued host config that enforces neither CCPA nor LMT
+    // (`lmt.enforce` is on only by the host config's defaults, which those tests do not load): enforcement is what
+    // the exchange fixtures and test/privacy check. Its test client's address arrives as a forwarded one (see above).
+    privacy: { gdpr: { enabled: false }, ccpa: { enforce: false }, lmt: { enforce: false }, trustProxyHeaders: true },
   });
   const overrides = mockBidderOverrides(config.mockBidders, {
     realParamsValidator: config.realParamsValidator,
