@@ -16,7 +16,21 @@ type Json = Record<string, unknown>;
  * `includebrandcategory.deduplicate`, an `audio` granularity) are kept: the auction reads them.
  */
 export function encodeRequestOptionsAsPrebidServer(options: Json): Json {
-  return encodeOptions(options) as Json;
+  const written = encodeOptions(options) as Json;
+  if (isJsonObject(written)) WRITTEN_AS_PREBID_SERVER.add(written);
+  return written;
+}
+
+/** The `ext.<ns>` objects written back as Prebid Server's struct writes them (see isWrittenAsPrebidServer). */
+const WRITTEN_AS_PREBID_SERVER = new WeakSet<object>();
+
+/**
+ * Whether a request's `ext.<ns>` is one the endpoint wrote back as Prebid Server's struct writes it: Prebid Server
+ * re-encodes its struct then, so what its validation changed in the struct in place (alias targets named as the core
+ * bidders) shows in the request; a request it never re-encodes keeps them as written.
+ */
+export function isWrittenAsPrebidServer(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && WRITTEN_AS_PREBID_SERVER.has(options);
 }
 
 /** How Go's decoder reads a member of `ExtRequestPrebid` at its top: a struct pointer, a map, a list (its Go type), a bool, a string, raw JSON. */

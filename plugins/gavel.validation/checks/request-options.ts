@@ -1,7 +1,7 @@
 import type { BidderDirectory } from './bidder-directory.js';
 import { priceGranularityError } from './price-granularity.js';
 import type { ValidationScope } from './scope.js';
-import { bidAdjustmentsAreValid, currencyCodeProblem, isJsonObject, SAFE_NAME, WarningCode, writeRequestOptionsAsPrebidServer } from '../../../core/api/index.js';
+import { bidAdjustmentsAreValid, currencyCodeProblem, isJsonObject, isWrittenAsPrebidServer, SAFE_NAME, WarningCode, writeRequestOptionsAsPrebidServer } from '../../../core/api/index.js';
 import { fieldKindError, isNonEmptyString, isPresent, type JsonObject } from './values.js';
 
 /**
@@ -12,11 +12,30 @@ export function checkAliases(options: JsonObject, scope: ValidationScope): void 
   const path = scope.optionsPaths.aliases;
   const aliases = scope.report.optionalObject(options.aliases, path, 'must be an object mapping alias names to bidder names');
   if (aliases === undefined) return;
+  let renamed: JsonObject | undefined;
   for (const [alias, target] of Object.entries(aliases)) {
     const outcome = resolveAlias(alias, target, `${path}.${alias}`, scope.bidders);
     if ('error' in outcome) scope.report.addError(outcome.error);
-    else scope.bidders.addAlias(alias, outcome.hostBidder);
+    else {
+      scope.bidders.addAlias(alias, outcome.hostBidder);
+      if (outcome.hostBidder !== target) (renamed ??= {})[alias] = outcome.hostBidder;
+    }
   }
+  if (renamed) nameAliasTargetsAsHost(renamed, scope);
+}
+
+/**
+ * Prebid Server's validateAliases writes each alias target as its core bidder's name (`AppNexus` becomes
+ * `appnexus`) into its struct, in place: the validated request shows it only when `ext.<ns>` is written back from
+ * that struct (targeting defaults, an app's channel, a multibid list, an account's integration). Bidders always get
+ * the core name (core/bidder-requests).
+ */
+function nameAliasTargetsAsHost(renamed: JsonObject, scope: ValidationScope): void {
+  const namespace = scope.declaredNamespace ?? scope.namespace;
+  scope.report.addChange(({ request }) => {
+    const own = request.ext?.[namespace];
+    if (isJsonObject(own) && isJsonObject(own.aliases) && isWrittenAsPrebidServer(own)) own.aliases = { ...own.aliases, ...renamed };
+  });
 }
 
 function resolveAlias(alias: string, target: unknown, path: string, bidders: BidderDirectory): { hostBidder: string } | { error: string } {
