@@ -99,7 +99,7 @@ function sharedMembers(options: Json): Json | undefined {
 }
 
 /**
- * `adapter`: the host bidder serving `bidder`. A bidder that is a request alias gets its entry naming that host
+ * `adapter`: the host bidder serving `bidder`. Its `bidderparams` entry is the one under its exact name. A bidder that is a request alias gets its entry naming that host
  * bidder as the host names it, however the request spelled it (`AppNexus` goes as `appnexus`): Prebid Server's
  * validation writes the core bidder's name into the aliases it passes on.
  */
@@ -107,7 +107,8 @@ export function requestExtFor(plan: RequestExtPlan, bidder: string, adapter: str
   const { options } = plan;
   const own: Json = {};
   if (options) {
-    const params = isJsonObject(options.bidderparams) ? valueFor(options.bidderparams, bidder) : undefined;
+    // Matched as the request spells the bidder, case included: Prebid Server looks its entry up by the exact name.
+    const params = isJsonObject(options.bidderparams) && Object.hasOwn(options.bidderparams, bidder) ? options.bidderparams[bidder] : undefined;
     if (params !== undefined) own.bidderparams = params;
     const alias = isJsonObject(options.aliases) ? options.aliases[bidder] : undefined;
     if (alias !== undefined) own.aliases = { [bidder]: typeof alias === 'string' && alias.toLowerCase() === adapter ? adapter : alias };
