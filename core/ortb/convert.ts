@@ -84,7 +84,8 @@ function rewardedUp(imp: Imp, namespace: string): void {
 
 /**
  * The request as an OpenRTB 2.5 bidder receives it: each promoted field moved back into its object's `ext`, and
- * `imp.rwdd` into `imp.ext.<ns>.is_rewarded_inventory` (only when set, as Prebid Server moves it). Other 2.6 fields
+ * `imp.rwdd` into `imp.ext.<ns>.is_rewarded_inventory` (only when set, as Prebid Server moves it; `imp.ext.<ns>` then
+ * written as its struct writes it). Other 2.6 fields
  * stay (as in Prebid Server: a 2.5 bidder ignores what it does not know, and dropping them would lose data such as
  * `regs.gpp` that 2.5 bidders read). The input is not changed; only the branches that move are copied, and a request
  * with nothing to move is returned as it is. With `converted` (one map per auction), an object the auction's bidders
@@ -108,7 +109,9 @@ export function convertDownTo25(request: BidRequest, namespace: string, converte
     if (typeof imp.rwdd !== 'number' || imp.rwdd === 0) continue;
     const { rwdd, ...rest } = imp;
     const ext = isJsonObject(imp.ext) ? imp.ext : {};
-    rest.ext = { ...ext, [namespace]: { ...(isJsonObject(ext[namespace]) ? ext[namespace] : undefined), is_rewarded_inventory: rwdd } };
+    // Written as Prebid Server's struct writes it (ImpExt.SetPrebid): what of `imp.ext.<ns>` the bidder had (its
+    // `options`) keeps only the members the struct knows.
+    rest.ext = { ...ext, [namespace]: encodeImpOptionsAsPrebidServer({ ...(isJsonObject(ext[namespace]) ? ext[namespace] : undefined), is_rewarded_inventory: rwdd }) };
     (imps ??= request.imp.slice())[i] = rest as Imp;
   }
   if (imps) (result ??= { ...request }).imp = imps;

@@ -87,6 +87,11 @@ describe('OpenRTB versions: down to 2.5 per bidder', () => {
     expect(ownUser.regs).to.equal(first.regs);
   });
 
+  it("writes imp.ext.<ns> that gains is_rewarded_inventory as Prebid Server's ExtImpPrebid struct writes it", () => {
+    const request = asRequest({ id: 'r', imp: [{ id: 'i', rwdd: 1, ext: { bidder: {}, prebid: { options: { echovideoattrs: false, unknown: 1 } } } }] });
+    expect(convertDownTo25(request, 'prebid').imp[0]!.ext).to.deep.equal({ bidder: {}, prebid: { is_rewarded_inventory: 1, options: { echovideoattrs: false } } });
+  });
+
   it('returns a request with nothing to move as it is', () => {
     const plain = asRequest({ id: 'r', imp: [{ id: 'i', ext: {} }], site: { page: 'p' } });
     expect(convertDownTo25(plain, 'prebid')).to.equal(plain);
