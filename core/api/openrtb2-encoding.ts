@@ -236,6 +236,14 @@ export function encodeAsOpenrtb2SupplyChain(schain: JsonObject): JsonObject {
   return encodeStruct(schain, SCHAIN);
 }
 
+/**
+ * A list of eids as Go writes `[]openrtb2.EID`, for one moved out of the request's own field (`user.eids` into
+ * `user.ext.eids` for an OpenRTB 2.5 bidder): members the structs lack dropped. The list itself when nothing changes.
+ */
+export function encodeAsOpenrtb2Eids(eids: unknown[]): unknown[] {
+  return encodeList(eids, EID);
+}
+
 /** The member as Go writes it: `DROP` when it is left out, else its value (the same one when nothing in it changes). */
 function encodeMember(value: unknown, field: GoField): unknown {
   if (value === null) return field.zero === Zero.Always ? goZeroOf(field.kind) : DROP;

@@ -1,4 +1,4 @@
-import { encodeImpOptionsAsPrebidServer, isJsonObject, type BidRequest, type Imp } from '../api/index.js';
+import { encodeAsOpenrtb2Eids, encodeAsOpenrtb2SupplyChain, encodeImpOptionsAsPrebidServer, isJsonObject, type BidRequest, type Imp } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -118,11 +118,21 @@ export function convertDownTo25(request: BidRequest, namespace: string, converte
   return result ?? request;
 }
 
+/**
+ * A moved field as Prebid Server writes it into `ext`: from its openrtb2 struct (`SupplyChain`, `[]EID`), so members
+ * the struct lacks are gone, as they are from the 2.6 fields the 2.6 bidders get.
+ */
+function writtenAsGo(field: string, value: unknown): unknown {
+  if (field === 'schain' && isJsonObject(value)) return encodeAsOpenrtb2SupplyChain(value);
+  if (field === 'eids' && Array.isArray(value)) return encodeAsOpenrtb2Eids(value);
+  return value;
+}
+
 /** One object with its promoted fields moved back into its `ext`: the object itself when none is set. */
 function holderIn25(holder: Json, fields: readonly string[]): Json {
   // Copied once, however many of its fields move (a rest spread per field cost a copy each).
   let moved: Record<string, unknown> | undefined;
-  for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = holder[field];
+  for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = writtenAsGo(field, holder[field]);
   if (!moved) return holder;
   const rest: Record<string, unknown> = {};
   for (const key in holder) if (!(key in moved)) rest[key] = holder[key];

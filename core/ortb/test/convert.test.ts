@@ -65,7 +65,8 @@ describe('OpenRTB versions: down to 2.5 per bidder', () => {
       imp: [{ id: 'i1', ext: { bidder: { p: 1 }, prebid: { is_rewarded_inventory: 1 } } }, { id: 'i2', ext: { bidder: {} } }],
       regs: { gpp: 'DBAA', gpp_sid: [2], ext: { gdpr: 1, us_privacy: '1YNN' } },
       user: { ext: { data: 1, consent: 'CO', eids: [{ source: 's' }] } },
-      source: { tid: 't', ext: { schain: { ver: '1.0' } } },
+      // Written from Go's SupplyChain struct, whose complete and nodes are always written.
+      source: { tid: 't', ext: { schain: { complete: 0, nodes: null, ver: '1.0' } } },
       device: { sua: { browsers: [] } },
     });
     expect(JSON.stringify(request), 'the input stays as it was').to.equal(before);
@@ -90,6 +91,18 @@ describe('OpenRTB versions: down to 2.5 per bidder', () => {
   it("writes imp.ext.<ns> that gains is_rewarded_inventory as Prebid Server's ExtImpPrebid struct writes it", () => {
     const request = asRequest({ id: 'r', imp: [{ id: 'i', rwdd: 1, ext: { bidder: {}, prebid: { options: { echovideoattrs: false, unknown: 1 } } } }] });
     expect(convertDownTo25(request, 'prebid').imp[0]!.ext).to.deep.equal({ bidder: {}, prebid: { is_rewarded_inventory: 1, options: { echovideoattrs: false } } });
+  });
+
+  it('writes a moved schain and eids as their openrtb2 structs write them: members the structs lack are gone', () => {
+    const request = asRequest({
+      id: 'r',
+      imp: [{ id: 'i', ext: {} }],
+      source: { schain: { complete: 1, nodes: [{ asi: 'a', sid: '1', foo: 1 }], ver: '1.0', bar: 2 } },
+      user: { eids: [{ source: 's', uids: [{ id: '1', zzz: 3 }], yyy: 4 }] },
+    });
+    const converted = convertDownTo25(request, 'prebid');
+    expect(converted.source).to.deep.equal({ ext: { schain: { complete: 1, nodes: [{ asi: 'a', sid: '1' }], ver: '1.0' } } });
+    expect(converted.user).to.deep.equal({ ext: { eids: [{ source: 's', uids: [{ id: '1' }] }] } });
   });
 
   it('returns a request with nothing to move as it is', () => {
