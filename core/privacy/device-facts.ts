@@ -118,20 +118,30 @@ function isAddressOfVersion(address: unknown, version: 4 | 6): boolean {
 const ZERO_IFA = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Prebid Server's iOS rule (privacy/lmt/ios.go), for app requests from iOS: on 14.0 and 14.1, limit ad tracking
- * is an empty or zero IFA; from 14.2, the app tracking status `device.ext.atts` (0 not determined, 1 restricted,
- * 2 denied: limited; 3 authorized: not).
+ * Prebid Server's iOS rule (privacy/lmt/ios.go), for app requests from iOS: on 14.0 and 14.1 (`osv` written exactly
+ * so), limit ad tracking is an empty or zero IFA; from 14.2 (`osv` of two or three parts, major and minor integers),
+ * the app tracking status `device.ext.atts` (0 not determined, 1 restricted, 2 denied: limited; 3 authorized: not).
+ * Any other `osv` (`14`, `14.0.1`, `17.x`) changes nothing, as Prebid Server's version classification has it.
  */
 function limitTrackingForIos(request: BidRequest, device: Json): void {
   if (!request.app || typeof device.os !== 'string' || device.os.toLowerCase() !== 'ios' || typeof device.osv !== 'string') return;
-  const [major, minor] = device.osv.split('.').map((part) => Number.parseInt(part, 10));
-  if (major === undefined || Number.isNaN(major)) return;
-  const minorVersion = minor === undefined || Number.isNaN(minor) ? 0 : minor;
-  if (major === 14 && minorVersion < 2) {
+  if (device.osv === '14.0' || device.osv === '14.1') {
     device.lmt = typeof device.ifa !== 'string' || device.ifa === '' || device.ifa === ZERO_IFA ? 1 : 0;
-  } else if (major > 14 || (major === 14 && minorVersion >= 2)) {
-    const atts = isJsonObject(device.ext) ? device.ext.atts : undefined;
-    if (atts === 0 || atts === 1 || atts === 2) device.lmt = 1;
-    else if (atts === 3) device.lmt = 0;
+    return;
   }
+  if (!isIos142OrLater(device.osv)) return;
+  const atts = isJsonObject(device.ext) ? device.ext.atts : undefined;
+  if (atts === 0 || atts === 1 || atts === 2) device.lmt = 1;
+  else if (atts === 3) device.lmt = 0;
+}
+
+/** `major.minor` or `major.minor.patch` (the patch not read), major and minor integers as Go's Atoi reads them. */
+const IOS_VERSION = /^([+-]?\d+)\.([+-]?\d+)(?:\.[^.]*)?$/;
+
+function isIos142OrLater(osv: string): boolean {
+  const parts = IOS_VERSION.exec(osv);
+  if (!parts) return false;
+  const major = Number(parts[1]);
+  const minor = Number(parts[2]);
+  return major > 14 || (major === 14 && minor >= 2);
 }

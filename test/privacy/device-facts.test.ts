@@ -61,7 +61,12 @@ describe('device facts from the HTTP request', () => {
     expect(lmtOf({ os: 'ios', osv: '14.1', ifa: 'real-ifa' })).to.equal(0);
     expect(lmtOf({ os: 'ios', osv: '14.2', ext: { atts: 2 } })).to.equal(1);
     expect(lmtOf({ os: 'ios', osv: '17.4.1', ext: { atts: 0 } })).to.equal(1);
-    expect(lmtOf({ os: 'ios', osv: '16', ext: { atts: 3 }, lmt: 1 })).to.equal(0);
+    expect(lmtOf({ os: 'ios', osv: '16.0', ext: { atts: 3 }, lmt: 1 })).to.equal(0);
+    // Prebid Server's version classification: 14.0 and 14.1 written exactly so; else major.minor[.patch] from 14.2.
+    expect(lmtOf({ os: 'ios', osv: '16', ext: { atts: 3 }, lmt: 1 })).to.equal(1);
+    expect(lmtOf({ os: 'ios', osv: '14.0.1', ifa: '' })).to.equal(undefined);
+    expect(lmtOf({ os: 'ios', osv: '14.x', ifa: '' })).to.equal(undefined);
+    expect(lmtOf({ os: 'ios', osv: '15.1.2.3', ext: { atts: 2 } })).to.equal(undefined);
     expect(lmtOf({ os: 'ios', osv: '13.7', ifa: '' })).to.equal(undefined);
     expect(lmtOf({ os: 'android', osv: '14.0' })).to.equal(undefined);
     expect(lmtOf({ os: 'ios', osv: '14.0' }, false)).to.equal(undefined);
