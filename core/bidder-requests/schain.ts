@@ -4,7 +4,7 @@ type Json = Record<string, unknown>;
 
 /** Supply chains per bidder (`ext.<ns>.schains`) and the host's own node, read once per auction. */
 export interface SchainPlan {
-  /** By lower-case bidder name; `*` for every bidder not named. */
+  /** By bidder name as the entry spells it (Prebid Server matches names exactly); `*` for every bidder not named. */
   byBidder: Map<string, Json>;
   hostNode: Json | undefined;
 }
@@ -22,11 +22,10 @@ export function planSchains(options: Json | undefined, hostNode: Json | undefine
       if (!isJsonObject(entry) || !Array.isArray(entry.bidders) || !isJsonObject(entry.schain)) continue;
       for (const bidder of entry.bidders) {
         if (typeof bidder !== 'string') continue;
-        const key = bidder === '*' ? '*' : bidder.toLowerCase();
-        if (byBidder.has(key)) {
+        if (byBidder.has(bidder)) {
           return { error: `request.ext.${namespace}.schains contains multiple schains for bidder ${bidder}; it must contain no more than one per bidder.` };
         }
-        byBidder.set(key, entry.schain);
+        byBidder.set(bidder, entry.schain);
       }
     }
   }
@@ -35,13 +34,13 @@ export function planSchains(options: Json | undefined, hostNode: Json | undefine
 }
 
 /**
- * The `source` one bidder receives: `source.schain` is the bidder's own chain from `ext.<ns>.schains` (else the
- * wildcard's), with the host's node appended when the host has one. A bidder with neither keeps the request's
+ * The `source` one bidder receives: `source.schain` is the bidder's own chain from `ext.<ns>.schains` (named as the
+ * request names the bidder, case included; else the wildcard's), with the host's node appended when the host has one. A bidder with neither keeps the request's
  * `source`. Decision: where Prebid Server starts a host-only chain from scratch, a request that already carries
  * `source.schain` keeps its nodes and gets the host's appended, so the publisher's chain is never lost.
  */
 export function sourceFor(plan: SchainPlan, bidder: string, source: unknown): Json | undefined {
-  const own = plan.byBidder.get(bidder.toLowerCase()) ?? plan.byBidder.get('*');
+  const own = plan.byBidder.get(bidder) ?? plan.byBidder.get('*');
   const current = isJsonObject(source) ? source : undefined;
   if (!own && !plan.hostNode) return current;
   const base = own ?? (isJsonObject(current?.schain) ? current!.schain : { complete: 0, nodes: [], ver: '1.0' });

@@ -155,8 +155,15 @@ describe('what each bidder may see: supply chains', () => {
   });
 
   it('refuses a request naming one bidder in two chains', () => {
-    const request = base({ prebid: { schains: [{ bidders: ['appnexus'], schain: chain('a') }, { bidders: ['APPNEXUS'], schain: chain('b') }] } });
-    expect(shape(request, [['appnexus']]).errors).to.deep.equal(['request.ext.prebid.schains contains multiple schains for bidder APPNEXUS; it must contain no more than one per bidder.']);
+    const request = base({ prebid: { schains: [{ bidders: ['appnexus'], schain: chain('a') }, { bidders: ['rubicon', 'appnexus'], schain: chain('b') }] } });
+    expect(shape(request, [['appnexus']]).errors).to.deep.equal(['request.ext.prebid.schains contains multiple schains for bidder appnexus; it must contain no more than one per bidder.']);
+  });
+
+  it("matches bidder names exactly, as Prebid Server does: a chain for APPNEXUS is not appnexus's", () => {
+    const request = base({ prebid: { schains: [{ bidders: ['APPNEXUS'], schain: chain('upper') }, { bidders: ['appnexus'], schain: chain('lower') }] } });
+    const { byBidder, errors } = shape(request, [['appnexus']]);
+    expect(errors).to.equal(undefined);
+    expect(byBidder.appnexus!.source).to.deep.equal({ schain: chain('lower') });
   });
 });
 
