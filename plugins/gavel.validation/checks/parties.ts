@@ -153,6 +153,7 @@ function readInterstitialSettings(interstitial: unknown, path: string, scope: Va
   return { minWidthPercent: settings.minwidthperc as number, minHeightPercent: settings.minheightperc as number };
 }
 
+/** Both shares are required, as Prebid Server's ExtDeviceInt decoder requires them: without one there is no size range. */
 function percentError(value: unknown, path: string): string | undefined {
   const valid = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 100;
   return valid ? undefined : `${path} must be a number between 0 and 100`;

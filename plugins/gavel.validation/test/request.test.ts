@@ -153,6 +153,13 @@ describe('gavel.validation: device', () => {
       'request.device.ext.svc.interstitial.minwidthperc must be a number between 0 and 100');
     expectAccepted(withRequest((r) => { r.device = { ext: { svc: { interstitial: { minwidthperc: 50, minheightperc: 40 } } } }; }));
   });
+
+  it('requires both interstitial percentages, as Prebid Server decodes them', () => {
+    expectRejected(withRequest((r) => { r.device = { ext: { svc: { interstitial: { minwidthperc: 50 } } } }; }),
+      'request.device.ext.svc.interstitial.minheightperc must be a number between 0 and 100');
+    expectRejected(withRequest((r) => { r.device = { ext: { svc: { interstitial: {} } } }; }),
+      'request.device.ext.svc.interstitial.minwidthperc must be a number between 0 and 100');
+  });
 });
 
 describe('gavel.validation: regs', () => {
