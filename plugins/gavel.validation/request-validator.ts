@@ -10,7 +10,7 @@ import { checkImps, impProblemAfterFirstPartyData } from './checks/imp.js';
 import { checkDevice, checkDistributionChannel, checkRegs, checkSource, checkUser } from './checks/parties.js';
 import { ValidationReport } from './checks/report.js';
 import {
-  checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidAdjustments, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid,
+  checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidAdjustments, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid, checkNoSale,
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
@@ -75,6 +75,7 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkSource(request, scope);
   checkRegs(request, scope);
   checkUser(request, scope);
+  checkNoSale(options, scope);
   checkEids(request, scope);
   checkImps(request, scope);
   return report;

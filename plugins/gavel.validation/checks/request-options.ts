@@ -121,6 +121,24 @@ export function checkChannel(options: JsonObject, scope: ValidationScope): void 
 }
 
 /**
+ * `nosale` lists the bidders the US opt-out does not hold back: `"*"` alone for all, else bidders spelled as the host
+ * spells them or aliases of this request (Prebid Server's CCPA policy refuses anything else, with its words).
+ */
+export function checkNoSale(options: JsonObject, scope: ValidationScope): void {
+  const noSale = options.nosale;
+  if (!Array.isArray(noSale) || (noSale.length === 1 && noSale[0] === '*')) return;
+  for (const bidder of noSale) {
+    if (typeof bidder !== 'string') continue; // a decoder error, reported with the other members' types
+    const problem = bidder === '*' ? 'can only specify all bidders if no other bidders are provided'
+      : scope.bidders.isExactName(bidder) ? undefined : `unrecognized bidder '${bidder}'`;
+    if (problem !== undefined) {
+      scope.report.addError(`${scope.optionsPaths.options}.nosale is invalid: ${problem}`);
+      return;
+    }
+  }
+}
+
+/**
  * `currency.rates` (`{FROM: {TO: rate}}`): every code must be a currency Prebid Server can read, in any case (its
  * `currency code <code> is not recognized or malformed`, naming the first one).
  */

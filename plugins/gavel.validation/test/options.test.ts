@@ -182,3 +182,20 @@ describe('gavel.validation: aliasgvlids, eidpermissions and channel, in Prebid S
     expectAccepted(withOptions({ channel: { name: 'web', version: '' } }));
   });
 });
+
+describe('gavel.validation: nosale, as Prebid Server\'s CCPA policy reads it', () => {
+  it('accepts "*" alone, bidders as the host spells them, and request aliases', () => {
+    expectAccepted(withOptions({ nosale: ['*'] }));
+    expectAccepted(withOptions({ nosale: ['appnexus', 'friend'], aliases: { friend: 'rubicon' } }));
+  });
+
+  it('rejects "*" beside bidders', () => {
+    expectRejected(withOptions({ nosale: ['*', 'appnexus'] }, 'prebid'),
+      'request.ext.prebid.nosale is invalid: can only specify all bidders if no other bidders are provided');
+  });
+
+  it('rejects a name that is no bidder or alias, case included', () => {
+    expectRejected(withOptions({ nosale: ['appnexus', 'nobody'] }), "request.ext.svc.nosale is invalid: unrecognized bidder 'nobody'");
+    expectRejected(withOptions({ nosale: ['AppNexus'] }), "request.ext.svc.nosale is invalid: unrecognized bidder 'AppNexus'");
+  });
+});
