@@ -215,7 +215,7 @@ function offerImp(split: Split, imp: Imp, impExt: Json, index: number, name: str
   if (hostBidder === undefined) return;
   const host = split.deps.bidders.get(hostBidder)!;
   if (!host.enabled) {
-    split.context.warn('general', { code: BidderErrorCode.BidderTemporarilyDisabled, message: `bidder ${name} is disabled on this host; its imps were not sent` });
+    split.context.warn('general', { code: BidderErrorCode.BidderTemporarilyDisabled, message: `Bidder "${name}" has been disabled on this instance of Prebid Server. Please work with the PBS host to enable this bidder again.` });
     return;
   }
   let supported = host.capabilities[split.kind]?.mediaTypes ?? NO_MEDIA_TYPES;

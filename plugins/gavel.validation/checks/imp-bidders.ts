@@ -7,7 +7,7 @@
  *
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
-import { encodeImpOptionsAsPrebidServer, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
+import { BidderErrorCode, encodeImpOptionsAsPrebidServer, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
@@ -87,6 +87,8 @@ class ImpBidderCheck {
       if (hostBidder === undefined) {
         this.fail(`${this.extPath()}.${namespace}.bidder contains unknown bidder: ${name}. `
           + `Did you forget an alias in ${this.scope.optionsPaths.aliases}?`);
+      } else if (this.isSwitchedOff(name, hostBidder)) {
+        this.dropFromImp(name);
       } else {
         this.accept(name, hostBidder, bidderMap[name], namespace);
       }
@@ -104,6 +106,10 @@ class ImpBidderCheck {
         this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.extPath()} contains unknown bidder: '${key}', `
           + `ignoring. If it is an alias, declare it in ${this.scope.optionsPaths.aliases}.`);
       } else if (!namedInNamespaceForm(ext, key)) {
+        if (this.isSwitchedOff(key, hostBidder)) {
+          this.dropFromImp(key);
+          continue;
+        }
         // Reported under the namespace form, the one the bidder's params are known by once split.
         this.accept(key, hostBidder, ext[key], this.scope.namespace);
         if (promote) (promoted ??= []).push(key);
@@ -133,6 +139,31 @@ class ImpBidderCheck {
       const options = rebuilt[namespace];
       rebuilt[namespace] = encodeImpOptionsAsPrebidServer(isJsonObject(options) ? { ...options, bidder } : { bidder });
       imp!.ext = rebuilt;
+    });
+  }
+
+  /**
+   * A bidder the host switched off leaves the imp with a warning in Prebid Server's words (code 6), as its validator
+   * drops it (ortb/request_validator.go validateImpExt): the imp still needs another bidder.
+   */
+  private isSwitchedOff(name: string, hostBidder: string): boolean {
+    if (this.scope.bidders.isEnabled(hostBidder)) return false;
+    this.scope.report.addWarning(BidderErrorCode.BidderTemporarilyDisabled, `Bidder "${name}" has been disabled on this instance of `
+      + 'Prebid Server. Please work with the PBS host to enable this bidder again.');
+    return true;
+  }
+
+  /** Removes a bidder from the imp, in whichever form (or forms) the imp names it. */
+  private dropFromImp(name: string): void {
+    const impIndex = this.impIndex;
+    this.scope.report.addChange((payload) => {
+      const ext = payload.request.imp?.[impIndex]?.ext;
+      if (!isJsonObject(ext)) return;
+      delete ext[name];
+      for (const namespace of NAMESPACES) {
+        const options = ext[namespace];
+        if (isJsonObject(options) && isJsonObject(options.bidder)) delete options.bidder[name];
+      }
     });
   }
 

@@ -129,3 +129,30 @@ describe('gavel.validation: bid adjustment factors', () => {
     expectAccepted(withFactors({ appnexus: 1, mediatypes: { video: { rubicon: 0.5 } } }));
   });
 });
+
+describe('gavel.validation: bidders the host switched off', () => {
+  const switchedOff = (): ReturnType<typeof testDeps> => {
+    const deps = testDeps();
+    (deps.bidders as Map<string, { adapter: string; capabilities: object; enabled: boolean }>).get('rubicon')!.enabled = false;
+    return deps;
+  };
+  const disabledWarning = {
+    code: 6,
+    message: 'Bidder "rubicon" has been disabled on this instance of Prebid Server. Please work with the PBS host to enable this bidder again.',
+  };
+
+  it('drops them from the imp with Prebid Server\'s warning, in either form', () => {
+    for (const ext of [{ appnexus: { placementId: 1 }, rubicon: {} }, { svc: { bidder: { appnexus: { placementId: 1 }, rubicon: {} } } }]) {
+      const request = withRequest((r) => { r.imp[0].ext = ext; });
+      const result = expectAccepted(request, 'svc', switchedOff());
+      expect(result?.warnings?.general).to.deep.equal([disabledWarning]);
+      expect(applyChanges(result, request).imp[0].ext).to.deep.equal({ svc: { bidder: { appnexus: { placementId: 1 } } } });
+    }
+  });
+
+  it('refuses an imp left without a bidder', () => {
+    const result = validate(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { rubicon: {} } } }; }), 'svc', switchedOff());
+    expect(result?.invalid).to.deep.equal(['request.imp[0].ext.prebid.bidder must contain at least one bidder']);
+    expect(result?.warnings?.general).to.deep.equal([disabledWarning]);
+  });
+});
