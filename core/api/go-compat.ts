@@ -86,21 +86,6 @@ export function decodeExtImpBidder(ext: unknown): { value: ExtImpBidder } | { er
 }
 
 /**
- * An imp's `ext.prebid` decoded as Prebid Server's auction endpoint first reads it (`parseImpInfo`, with
- * `jsonutil.Unmarshal` into `openrtb_ext.ExtImpPrebid`): undefined when it fits, else the decoder's text, e.g.
- * `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "` for a string there.
- */
-export function extImpPrebidError(prebid: unknown): string | undefined {
-  try {
-    if (prebid !== null) readGoStruct(goStruct(prebid, []), 'openrtb_ext.ExtImpPrebid', EXT_IMP_PREBID_FIELDS, []);
-    return undefined;
-  } catch (err) {
-    if (err instanceof GoDecodeError) return err.message;
-    throw err;
-  }
-}
-
-/**
  * One member (`prebid` or `ae`) of an `adapters.ExtImpBidder` embedded in an adapter's own imp ext struct, read as
  * `decodeExtImpBidder` reads it: undefined when it fits (or is absent), else the decoder's text. json-iterator names a
  * failure at the top of an embedded struct's field by the field's own name (`Prebid`, `AuctionEnvironment`), not by
@@ -110,6 +95,46 @@ export function embeddedExtImpBidderError(name: 'prebid' | 'ae', value: unknown)
   if (value === undefined) return undefined;
   const decoded = decodeExtImpBidder({ [name]: value });
   return 'error' in decoded ? decoded.error.replace(/^cannot unmarshal adapters\.ExtImpBidder\./, 'cannot unmarshal ') : undefined;
+}
+
+/**
+ * `imp.ext.prebid` as Prebid Server's auction endpoint reads it before anything else (parseImpInfo,
+ * endpoints/openrtb2/auction.go): the value `jsonparser.Get` finds (a string without its quotes, so the decoder meets
+ * its first character) decoded with `jsonutil.Unmarshal` into `openrtb_ext.ExtImpPrebid`. The decoder's text, e.g.
+ * `cannot unmarshal openrtb_ext.ExtImpPrebid.Options: expect { or n, but found "`, or undefined when it fits.
+ */
+export function extImpPrebidDecodeProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  // At the top the decoder's text is its detail alone.
+  if (typeof value === 'string') return `expect { or n, but found ${JSON.stringify(value).slice(1, -1)[0] ?? '\u0000'}`;
+  try {
+    readGoStruct(goStruct(value, []), 'openrtb_ext.ExtImpPrebid', EXT_IMP_PREBID_FIELDS, []);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/**
+ * Every imp's `ext.<ns>` (for each of `namespaces`) that `extImpPrebidDecodeProblem` refuses, as Prebid Server's
+ * endpoint refuses a request with all of them before it reads anything else: the decoder's words, then where
+ * (`cannot unmarshal openrtb_ext.ExtImpPrebid.Options: expect { or n, but found " (in request.imp[0].ext.prebid)`).
+ * Undefined when every one decodes.
+ */
+export function undecodableImpOptions(imps: unknown, namespaces: readonly string[]): string[] | undefined {
+  if (!Array.isArray(imps)) return undefined;
+  let problems: string[] | undefined;
+  for (let index = 0; index < imps.length; index++) {
+    const imp: unknown = imps[index];
+    const ext = isJsonObject(imp) ? imp.ext : undefined;
+    if (!isJsonObject(ext)) continue;
+    for (const namespace of namespaces) {
+      const problem = extImpPrebidDecodeProblem(ext[namespace]);
+      if (problem !== undefined) (problems ??= []).push(`${problem} (in request.imp[${index}].ext.${namespace})`);
+    }
+  }
+  return problems;
 }
 
 /** A struct field: its Go name, and the reader of its Go type (throws `GoDecodeError` with the chain of links). */

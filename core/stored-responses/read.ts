@@ -1,4 +1,4 @@
-import { extImpPrebidError, isJsonObject, RESERVED_IMP_EXT_KEYS, type BidRequest, type Namespace } from '../api/index.js';
+import { isJsonObject, undecodableImpOptions, RESERVED_IMP_EXT_KEYS, type BidRequest, type Namespace } from '../api/index.js';
 import type { FetchOptions, StoredDataFetcher } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
@@ -149,8 +149,8 @@ export async function readStoredResponses(
   if (!namesStoredResponses(request, namespace)) return undefined;
   // Prebid Server decodes every imp's ext.prebid before anything else: a stored response id of the wrong type is
   // that decoder's error, not a missing id (request validation words it alike for the requests that name none).
-  const undecodable = request.imp.flatMap((imp) => extImpPrebidError(impOptions(imp, namespace).options) ?? []);
-  if (undecodable.length > 0) return { errors: undecodable };
+  const undecodable = undecodableImpOptions(request.imp, [namespace]);
+  if (undecodable !== undefined) return { errors: undecodable };
   const named = nameStoredResponses(request, namespace);
   if ('error' in named) return { errors: [named.error] };
   const ids = new Set<string>(named.auction.values());

@@ -13,8 +13,8 @@ import {
   checkAliases, checkAliasGvlIds, checkBidAdjustmentFactors, checkBidAdjustments, checkBidderControls, checkCache, checkChannel, checkCurrencyRates, checkEidPermissions, checkMultiBid, checkNoSale,
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
-import { firstNamespaceIn, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
-import { extImpPrebidError, isJsonObject, openrtb2DecodeProblem, WarningCode } from '../../core/api/index.js';
+import { firstNamespaceIn, NAMESPACES, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
+import { isJsonObject, openrtb2DecodeProblem, undecodableImpOptions, WarningCode } from '../../core/api/index.js';
 import { fieldKindError, isPresent, kindError, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -32,11 +32,10 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
     report.addError('request body must be a JSON object');
     return report;
   }
-  // Prebid Server reads each imp's ext.prebid into its ExtImpPrebid struct before anything else (parseImpInfo), and
-  // stops there, naming every imp that does not fit.
-  const impExtProblems = impExtPrebidProblems(request, namespace);
-  if (impExtProblems.length > 0) {
-    for (const problem of impExtProblems) report.addError(problem);
+  // Prebid Server reads each imp's ext.prebid before anything else, and stops with all it cannot decode.
+  const undecodableImps = undecodableImpOptions(request.imp, NAMESPACES);
+  if (undecodableImps !== undefined) {
+    for (const problem of undecodableImps) report.addError(problem);
     return report;
   }
   // Prebid Server decodes the request into its OpenRTB structs next, and stops at a member of the wrong JSON type.
@@ -79,21 +78,6 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkEids(request, scope);
   checkImps(request, scope);
   return report;
-}
-
-/**
- * Each imp's `ext.<ns>` decoded as Prebid Server's ExtImpPrebid: the decoder's text for every imp that does not fit
- * (e.g. `cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "`); none for most.
- */
-function impExtPrebidProblems(request: JsonObject, namespace: Namespace): string[] {
-  if (!Array.isArray(request.imp)) return [];
-  const problems: string[] = [];
-  for (const imp of request.imp) {
-    const ext = isJsonObject(imp) ? imp.ext : undefined;
-    const problem = isJsonObject(ext) && ext[namespace] !== undefined ? extImpPrebidError(ext[namespace]) : undefined;
-    if (problem !== undefined) problems.push(problem);
-  }
-  return problems;
 }
 
 /** Stands for the options of a request that has none (the checks only read them). */

@@ -46,9 +46,9 @@ describe('gavel.validation: imp bidders', () => {
   });
 
   it('moves the bidders of an imp without a bidder map into one, leaving every other member where it is', () => {
-    const request = withRequest((r) => { r.imp[0].ext = { appnexus: { placementId: 1 }, mystery: 2, gpid: 'g', svc: { adunitcode: 'slot-1' } }; });
+    const request = withRequest((r) => { r.imp[0].ext = { appnexus: { placementId: 1 }, mystery: 2, gpid: 'g', svc: { adunitcode: 'top' } }; });
     const changed = applyChanges(expectAccepted(request), request);
-    expect(changed.imp[0].ext).to.deep.equal({ svc: { adunitcode: 'slot-1', bidder: { appnexus: { placementId: 1 } } }, mystery: 2, gpid: 'g' });
+    expect(changed.imp[0].ext).to.deep.equal({ svc: { adunitcode: 'top', bidder: { appnexus: { placementId: 1 } } }, mystery: 2, gpid: 'g' });
     const prebid = withRequest((r) => { r.imp[0].ext = { rubicon: {} }; r.ext = { prebid: {} }; });
     expect(applyChanges(expectAccepted(prebid, 'prebid'), prebid).imp[0].ext).to.deep.equal({ prebid: { bidder: { rubicon: {} } } });
   });

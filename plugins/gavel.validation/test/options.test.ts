@@ -87,9 +87,9 @@ describe('gavel.validation: stored requests', () => {
     expectAccepted(withOptions({ storedrequest: { id: '13' } }));
   });
 
-  it("requires an imp-level stored request id to be a string, in the words of Prebid Server's ExtImpPrebid decoder", () => {
+  it('requires an imp-level stored request id to be a string, in the words of Prebid Server\'s decoder', () => {
     expectRejected(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 4 }; }),
-      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found 4');
+      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found 4 (in request.imp[0].ext.svc)');
     expectAccepted(withRequest((r) => { r.imp[0].ext.svc.storedrequest = { id: 'imp-4' }; }));
   });
 });

@@ -92,11 +92,32 @@ describe('gavel.validation: request-level checks', () => {
   });
 
   it('decodes imp.ext as Prebid Server does: its namespace, data, tid and gpid', () => {
-    expectRejected(withRequest((r) => { r.imp[0].ext.prebid = 1; }), 'imp[0].imp.ext is invalid: expect { or n, but found 1 (request.imp[0].ext.prebid must be an object)');
     expectRejected(withRequest((r) => { r.imp[0].ext.data = 'x'; }), 'imp[0].imp.ext is invalid: expect { or n, but found " (request.imp[0].ext.data must be an object)');
     expectRejected(withRequest((r) => { r.imp[0].ext.tid = 1; }), 'imp[0].imp.ext is invalid: expects " or n, but found 1 (request.imp[0].ext.tid must be a string)');
     expectRejected(withRequest((r) => { r.imp[0].ext.gpid = {}; }), 'imp[0].imp.ext is invalid: expects " or n, but found { (request.imp[0].ext.gpid must be a string)');
     expectAccepted(withRequest((r) => { Object.assign(r.imp[0].ext, { data: { pbadslot: 'a' }, tid: 't', gpid: '/1/a' }); }));
+  });
+
+  it('reads each imp.ext.prebid first, as Prebid Server does, and refuses with every one it cannot decode alone', () => {
+    const result = validate(withRequest((r) => {
+      r.tmax = -1;
+      r.imp[0].ext.prebid = 'x';
+      r.imp.push({ id: 'imp-2', banner: { w: 1, h: 1 }, ext: { prebid: { bidder: { appnexus: { placementId: 1 } }, options: 1 } } });
+      r.imp.push({ id: 'imp-3', banner: { w: 1, h: 1 }, ext: { svc: { is_rewarded_inventory: '1' } } });
+    }));
+    expect(result?.invalid).to.deep.equal([
+      'expect { or n, but found x (in request.imp[0].ext.prebid)',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.Options: expect { or n, but found 1 (in request.imp[1].ext.prebid)',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.IsRewardedInventory: unexpected character: \ufffd (in request.imp[2].ext.svc)',
+    ]);
+    for (const [member, text] of [
+      [{ storedrequest: { id: 5 } }, 'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found 5'],
+      [{ adunitcode: 5 }, 'cannot unmarshal openrtb_ext.ExtImpPrebid.AdUnitCode: expects " or n, but found 5'],
+      [{ floors: { floorrulevalue: '1' } }, 'cannot unmarshal openrtb_ext.ExtImpPrebidFloors.FloorRuleValue: invalid number'],
+      [{ bidder: [] }, 'cannot unmarshal openrtb_ext.ExtImpPrebid.Bidder: expect { or n, but found ['],
+    ] as const) {
+      expectRejected(withRequest((r) => { r.imp[0].ext.prebid = member; }), `${text} (in request.imp[0].ext.prebid)`);
+    }
   });
 
   it('reports every problem it finds, one line each', () => {
