@@ -1,4 +1,4 @@
-import { goBool, goMap, goSlice, goString, goStruct } from './go-decoding.js';
+import { GoDecodeError, goBool, goMap, goSlice, goString, goStruct } from './go-decoding.js';
 import { isJsonObject } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -81,11 +81,34 @@ const EXT_REQUEST_PREBID_MEMBERS: Readonly<Record<string, readonly [string, Preb
  */
 export function reencodeExtRequestPrebid(value: unknown, links: readonly string[]): Json {
   const prebid = goStruct(value, links);
+  decodeExtRequestPrebidMembers(prebid, links);
+  return encodeRequestOptionsAsPrebidServer(prebid);
+}
+
+/**
+ * `ext.prebid` as Prebid Server's endpoint decodes it into `openrtb_ext.ExtRequestPrebid` (its `req.ext is invalid`
+ * step): each member's JSON type checked at its top, in the order written; the decoder's text for the first that does
+ * not fit (`cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expect { or n, but found [`), or undefined.
+ */
+export function extRequestPrebidDecodeProblem(prebid: Json): string | undefined {
+  try {
+    decodeExtRequestPrebidMembers(prebid, []);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/** Throws a `GoDecodeError` at the first member of `ExtRequestPrebid` whose JSON type its field cannot hold. */
+function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[]): void {
   for (const key in prebid) {
     const member = Object.hasOwn(prebid, key) ? EXT_REQUEST_PREBID_MEMBERS[key.toLowerCase()] : undefined;
     const memberValue = prebid[key];
     if (member === undefined || memberValue === null) continue;
     const [goName, kind] = member;
+    // Every request comes through here: the chain of links is spelled only for a member that does not fit.
+    if (fitsMemberKind(memberValue, kind)) continue;
     const memberLinks = [...links, `openrtb_ext.ExtRequestPrebid.${goName}`];
     if (kind === 'struct') goStruct(memberValue, memberLinks);
     else if (kind === 'map') goMap(memberValue, memberLinks);
@@ -93,7 +116,16 @@ export function reencodeExtRequestPrebid(value: unknown, links: readonly string[
     else if (kind === 'string') goString(memberValue, memberLinks);
     else if (kind !== 'raw') goSlice(memberValue, memberLinks, kind);
   }
-  return encodeRequestOptionsAsPrebidServer(prebid);
+}
+
+function fitsMemberKind(value: unknown, kind: PrebidMemberKind): boolean {
+  switch (kind) {
+    case 'struct': case 'map': return isJsonObject(value);
+    case 'bool': return typeof value === 'boolean';
+    case 'string': return typeof value === 'string';
+    case 'raw': return true;
+    default: return Array.isArray(value);
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   checkStoredRequest, checkTargeting,
 } from './checks/request-options.js';
 import { firstNamespaceIn, NAMESPACES, optionsPathsFor, type Namespace, type ValidationScope } from './checks/scope.js';
-import { isJsonObject, openrtb2DecodeProblem, undecodableImpOptions, WarningCode } from '../../core/api/index.js';
+import { extRequestPrebidDecodeProblem, isJsonObject, openrtb2DecodeProblem, undecodableImpOptions, WarningCode } from '../../core/api/index.js';
 import { fieldKindError, isPresent, kindError, type JsonObject } from './checks/values.js';
 
 type ValidationDeps = Pick<ModuleDeps, 'bidders' | 'validateBidderParams'>;
@@ -88,7 +88,7 @@ const REQUEST_EXT_DECODER = 'req.ext is invalid';
 
 /**
  * `request.ext.<ns>`, or an empty object when the request has no (usable) options. `request.ext`, its options and
- * its `schain` must be objects, as Prebid Server decodes them (`req.ext is invalid: expect { or n, but found 1`).
+ * its `schain` must be objects, the options' members of the JSON types their Go fields hold, as Prebid Server decodes them (`req.ext is invalid: expect { or n, but found 1`).
  */
 function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject {
   const ext = request.ext;
@@ -98,6 +98,9 @@ function requestOptions(request: JsonObject, scope: ValidationScope): JsonObject
   }
   const options = scope.declaredNamespace === undefined ? undefined : ext[scope.declaredNamespace];
   scope.report.addError(kindError(options, 'object', scope.optionsPaths.options, REQUEST_EXT_DECODER));
+  // Its members as Prebid Server's ExtRequestPrebid holds them: the first of the wrong JSON type, in its decoder's words.
+  const undecodable = isJsonObject(options) ? extRequestPrebidDecodeProblem(options) : undefined;
+  if (undecodable !== undefined) scope.report.addError(`${REQUEST_EXT_DECODER}: ${undecodable} (in ${scope.optionsPaths.options})`);
   scope.report.addError(fieldKindError(ext, 'schain', 'object', 'request.ext', REQUEST_EXT_DECODER));
   return isJsonObject(options) ? options : NO_OPTIONS;
 }

@@ -77,6 +77,16 @@ describe('gavel.validation: request-level checks', () => {
     expectAccepted(withRequest((r) => { r.ext = { svc: {}, schain: { ver: '1.0' } }; }));
   });
 
+  it('reads the options as Prebid Server\'s ExtRequestPrebid holds them, naming the first member of the wrong JSON type', () => {
+    expectRejected(withRequest((r) => { r.ext = { prebid: { aliases: [] } }; }),
+      'req.ext is invalid: cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expect { or n, but found [ (in request.ext.prebid)');
+    expectRejected(withRequest((r) => { r.ext = { svc: { debug: 'yes', targeting: 1 } }; }),
+      'req.ext is invalid: cannot unmarshal openrtb_ext.ExtRequestPrebid.Debug: expect t or f, but found " (in request.ext.svc)');
+    expectRejected(withRequest((r) => { r.ext = { prebid: { nosale: 'appnexus' } }; }),
+      'req.ext is invalid: cannot unmarshal openrtb_ext.ExtRequestPrebid.NoSale: decode slice: expect [ or n, but found " (in request.ext.prebid)');
+    expectAccepted(withRequest((r) => { r.ext = { prebid: { aliases: {}, debug: true, nosale: ['appnexus'], passthrough: 1, unknown: 'x' } }; }));
+  });
+
   it('decodes source.ext, regs.ext and user.ext as Prebid Server does, naming the member', () => {
     expectRejected(withRequest((r) => { r.source = { ext: 'x' }; }), 'req.source.ext is invalid: expect { or n, but found " (request.source.ext must be an object)');
     expectRejected(withRequest((r) => { r.source = { ext: { schain: 1 } }; }), 'req.source.ext is invalid: expect { or n, but found 1 (request.source.ext.schain must be an object)');
