@@ -1,6 +1,6 @@
 /** Checks of the request's top-level objects other than imps: site/app/dooh, device, regs, user. */
 import { namespacesInOrder, type InterstitialSettings, type Namespace, type ValidationScope } from './scope.js';
-import { isJsonObject } from '../../../core/api/index.js';
+import { GoDecodeError, goMap, goString, isJsonObject } from '../../../core/api/index.js';
 import { fieldKindError, isNonEmptyString, isPresent, kindError, nonNegativeIntegerFieldsError, type JsonKind, type JsonObject } from './values.js';
 
 const CHANNELS = ['site', 'app', 'dooh'] as const;
@@ -201,21 +201,39 @@ export function checkUser(request: JsonObject, scope: ValidationScope): void {
     if (!isJsonObject(options)) continue;
     // The service's part of user.ext holds only the buyer ids: without them it has no reason to be there.
     const path = EXT_PATHS.user.namespaces[namespace];
+    const undecodable = buyerUidsDecodeProblem(options.buyeruids);
+    if (undecodable !== undefined) {
+      scope.report.addError(`${EXT_PATHS.user.decoderContext}: ${undecodable} (${path}.buyeruids must map bidder names to user id strings)`);
+      continue;
+    }
     if (!isPresent(options.buyeruids) || (isJsonObject(options.buyeruids) && Object.keys(options.buyeruids).length === 0)) {
       scope.report.addError(`${path} requires a "buyeruids" property with at least one ID defined. If none exist, then ${path} should not be defined.`);
       continue;
     }
-    checkBuyerUids(options.buyeruids, `${path}.buyeruids`, scope);
+    checkBuyerUids(options.buyeruids as JsonObject, `${path}.buyeruids`, scope);
   }
 }
 
-/** `user.ext.<ns>.buyeruids`: a non-empty map from known bidders (or aliases) to their ids for this user. */
-function checkBuyerUids(buyerUids: unknown, path: string, scope: ValidationScope): void {
-  const uids = scope.report.optionalObject(buyerUids, path, 'must be an object mapping bidder names to user ids');
-  if (uids === undefined) return;
+/** The links to `buyeruids` in Prebid Server's user ext struct, which its decoder names. */
+const BUYER_UIDS_LINKS = ['openrtb_ext.ExtUserPrebid.BuyerUIDs'] as const;
+
+/** `buyeruids` as Prebid Server decodes it (a Go `map[string]string`): its decoder's text, or undefined when it fits. */
+function buyerUidsDecodeProblem(buyerUids: unknown): string | undefined {
+  if (!isPresent(buyerUids)) return undefined;
+  try {
+    const uids = goMap(buyerUids, BUYER_UIDS_LINKS);
+    for (const bidder in uids) if (Object.hasOwn(uids, bidder)) goString(uids[bidder], BUYER_UIDS_LINKS);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/** `user.ext.<ns>.buyeruids` (decoded already): a non-empty map from known bidders (or aliases) to their ids for this user. */
+function checkBuyerUids(uids: JsonObject, path: string, scope: ValidationScope): void {
   for (const bidder in uids) {
     if (!Object.hasOwn(uids, bidder)) continue; // see hasOwnKeys
-    scope.report.addError(fieldKindError(uids, bidder, 'string', path));
     // As Prebid Server checks these keys: an enabled host bidder in any case, else a request alias spelt exactly.
     const hostBidder = scope.bidders.hostBidder(bidder);
     if ((hostBidder !== undefined && scope.bidders.isEnabled(hostBidder)) || scope.bidders.isAliasAsSpelt(bidder)) continue;

@@ -226,6 +226,15 @@ describe('gavel.validation: user', () => {
     expectAccepted(withRequest((r) => { r.user = { consent: 'CO-abc', ext: { consent: 'CO-abc' } }; }));
   });
 
+  it('reads buyeruids as Prebid Server\'s user ext struct holds it, in its decoder\'s words', () => {
+    expectRejected(withRequest((r) => { r.user = { ext: { prebid: { buyeruids: 'x' } } }; }),
+      'req.user.ext is invalid: cannot unmarshal openrtb_ext.ExtUserPrebid.BuyerUIDs: expect { or n, but found " '
+      + '(request.user.ext.prebid.buyeruids must map bidder names to user id strings)');
+    expectRejected(withRequest((r) => { r.user = { ext: { svc: { buyeruids: { appnexus: 'a', rubicon: 7 } } } }; }),
+      'req.user.ext is invalid: cannot unmarshal openrtb_ext.ExtUserPrebid.BuyerUIDs: expects " or n, but found 7 '
+      + '(request.user.ext.svc.buyeruids must map bidder names to user id strings)');
+  });
+
   it('requires buyeruids keys to be known bidders or aliases, case-insensitively', () => {
     expectRejected(withRequest((r) => { r.user = { ext: { prebid: { buyeruids: { nobody: 'u1' } } } }; }),
       'request.user.ext.nobody is neither a known bidder name nor an alias in request.ext.prebid.aliases', 'prebid');
