@@ -1,7 +1,7 @@
 /** Checks of the request's top-level objects other than imps: site/app/dooh, device, regs, user. */
 import { namespacesInOrder, type InterstitialSettings, type Namespace, type ValidationScope } from './scope.js';
 import { GoDecodeError, goMap, goString, isJsonObject } from '../../../core/api/index.js';
-import { fieldKindError, isNonEmptyString, isPresent, kindError, nonNegativeIntegerFieldsError, type JsonKind, type JsonObject } from './values.js';
+import { DECODER_WORDS_ALONE, fieldKindError, isNonEmptyString, isPresent, kindError, nonNegativeIntegerFieldsError, type JsonKind, type JsonObject } from './values.js';
 
 const CHANNELS = ['site', 'app', 'dooh'] as const;
 const SITE_IDENTITY_MISSING = 'request.site should include at least one of request.site.id or request.site.page.';
@@ -26,16 +26,21 @@ interface ExtPaths {
   readonly ignoresNamespace?: boolean;
 }
 
-function extPathsOf(object: string): ExtPaths {
+/**
+ * `decoderContext` is how Prebid Server introduces its decoder's words for this ext: its OpenRTB 2.6 conversion
+ * decodes regs, user and source ext first (`req.user.ext is invalid: ...`); site, app and device ext are decoded
+ * later, where it reports the decoder's words alone.
+ */
+function extPathsOf(object: string, decoderContext = `req.${object}.ext is invalid`): ExtPaths {
   const ext = `request.${object}.ext`;
-  return { ext, decoderContext: `req.${object}.ext is invalid`, namespaces: { svc: `${ext}.svc`, prebid: `${ext}.prebid` } };
+  return { ext, decoderContext, namespaces: { svc: `${ext}.svc`, prebid: `${ext}.prebid` } };
 }
 
 /** Spelled once, at load: every request has some of these objects. */
 const EXT_PATHS = {
-  site: { ...extPathsOf('site'), ignoresNamespace: true },
-  app: extPathsOf('app'),
-  device: extPathsOf('device'),
+  site: { ...extPathsOf('site', DECODER_WORDS_ALONE), ignoresNamespace: true },
+  app: { ...extPathsOf('app', DECODER_WORDS_ALONE), decodesNamespace: true },
+  device: { ...extPathsOf('device', DECODER_WORDS_ALONE), decodesNamespace: true },
   regs: { ...extPathsOf('regs'), ignoresNamespace: true },
   user: { ...extPathsOf('user'), decodesNamespace: true },
   source: { ...extPathsOf('source'), ignoresNamespace: true },

@@ -61,16 +61,21 @@ export function hasKind(value: unknown, kind: JsonKind): boolean {
   }
 }
 
+/** A decoder context for an ext Prebid Server decodes where it reports its decoder's words alone (site, app, device). */
+export const DECODER_WORDS_ALONE = '';
+
 /**
  * A present value of the wrong JSON kind: `request.user.ext.consent must be a string`, or, when a decoder context
- * is given, `req.user.ext is invalid: expects " or n, but found 1 (request.user.ext.consent must be a string)`.
+ * is given, `req.user.ext is invalid: expects " or n, but found 1 (request.user.ext.consent must be a string)`
+ * (with DECODER_WORDS_ALONE, `expects " or n, but found 1 (...)`).
  */
 export function kindError(value: unknown, kind: JsonKind, path: string, decoderContext?: string): string | undefined {
   if (!isPresent(value) || hasKind(value, kind)) return undefined;
   const sentence = `${path} must be ${KIND_NOUN[kind]}`;
   if (decoderContext === undefined) return sentence;
   const found = JSON.stringify(value)?.charAt(0) ?? '?';
-  return `${decoderContext}: ${DECODER_EXPECTATION[kind]}, but found ${found} (${sentence})`;
+  const words = `${DECODER_EXPECTATION[kind]}, but found ${found} (${sentence})`;
+  return decoderContext === DECODER_WORDS_ALONE ? words : `${decoderContext}: ${words}`;
 }
 
 /** kindError for `object[field]`, spelling the field's path (`<objectPath>.<field>`) only when there is an error. */

@@ -98,7 +98,7 @@ describe('gavel.validation: request-level checks', () => {
 
   it('leaves the service namespace of site.ext, source.ext and regs.ext alone, as Prebid Server never decodes it', () => {
     expectAccepted(withRequest((r) => { r.site.ext = { prebid: 1, svc: 'x' }; r.source = { ext: { prebid: [] } }; r.regs = { ext: { prebid: 'x' } }; }));
-    expectRejected(withRequest((r) => { r.device = { ext: { prebid: 1 } }; }), 'request.device.ext.prebid must be an object');
+    expectRejected(withRequest((r) => { r.device = { ext: { prebid: 1 } }; }), 'expect { or n, but found 1 (request.device.ext.prebid must be an object)');
   });
 
   it('decodes imp.ext as Prebid Server does: its namespace, data, tid and gpid', () => {
@@ -160,6 +160,13 @@ describe('gavel.validation: site, app and dooh', () => {
     expectRejected(withRequest((r) => { delete r.site; r.dooh = { name: 'lobby' }; }),
       'request.dooh should include at least one of request.dooh.id or request.dooh.venuetype.');
     expectAccepted(withRequest((r) => { delete r.site; r.dooh = { venuetype: ['mall'] }; }));
+  });
+
+  it('names a site, app or device ext that is no object in the decoder\'s words alone, as Prebid Server reports them', () => {
+    expectRejected(withRequest((r) => { r.site.ext = 'x'; }), 'expect { or n, but found " (request.site.ext must be an object)');
+    expectRejected(withRequest((r) => { delete r.site; r.app = { id: 'a', ext: [] }; }), 'expect { or n, but found [ (request.app.ext must be an object)');
+    expectRejected(withRequest((r) => { delete r.site; r.app = { id: 'a', ext: { prebid: 'x' } }; }), 'expect { or n, but found " (request.app.ext.prebid must be an object)');
+    expectRejected(withRequest((r) => { r.device = { ext: 2 }; }), 'expect { or n, but found 2 (request.device.ext must be an object)');
   });
 
   it('requires app.ext.<ns>.source and version to be strings', () => {
