@@ -1,4 +1,4 @@
-import { GoDecodeError, goBool, goMap, goSlice, goString, goStruct } from './go-decoding.js';
+import { failInUnmarshaler, GoDecodeError, goBool, goDecodeErrorText, goFloat, goInt, goMap, goSlice, goString, goStruct } from './go-decoding.js';
 import { isJsonObject } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -92,7 +92,7 @@ export function reencodeExtRequestPrebid(value: unknown, links: readonly string[
  */
 export function extRequestPrebidDecodeProblem(prebid: Json): string | undefined {
   try {
-    decodeExtRequestPrebidMembers(prebid, []);
+    decodeExtRequestPrebidMembers(prebid, [], true);
     return undefined;
   } catch (err) {
     if (err instanceof GoDecodeError) return err.message;
@@ -100,13 +100,23 @@ export function extRequestPrebidDecodeProblem(prebid: Json): string | undefined 
   }
 }
 
-/** Throws a `GoDecodeError` at the first member of `ExtRequestPrebid` whose JSON type its field cannot hold. */
-function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[]): void {
+/**
+ * Throws a `GoDecodeError` at the first member of `ExtRequestPrebid` whose JSON type its field cannot hold; `deep`
+ * reads the members Prebid Server's endpoint validation reads (DEEP_MEMBERS) down to their leaves.
+ */
+function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[], deep = false): void {
   for (const key in prebid) {
-    const member = Object.hasOwn(prebid, key) ? EXT_REQUEST_PREBID_MEMBERS[key.toLowerCase()] : undefined;
+    const name = key.toLowerCase();
+    const member = Object.hasOwn(prebid, key) ? EXT_REQUEST_PREBID_MEMBERS[name] : undefined;
     const memberValue = prebid[key];
     if (member === undefined || memberValue === null) continue;
     const [goName, kind] = member;
+    const deepType = deep ? DEEP_MEMBERS[name] : undefined;
+    if (deepType !== undefined) {
+      const stack = [...links, `openrtb_ext.ExtRequestPrebid.${goName}`];
+      decodeGo(memberValue, deepType, stack);
+      continue;
+    }
     // Every request comes through here: the chain of links is spelled only for a member that does not fit.
     if (fitsMemberKind(memberValue, kind)) continue;
     const memberLinks = [...links, `openrtb_ext.ExtRequestPrebid.${goName}`];
@@ -117,6 +127,136 @@ function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[]): 
     else if (kind !== 'raw') goSlice(memberValue, memberLinks, kind);
   }
 }
+
+/**
+ * A Go type as json-iterator decodes it, for the members of `ExtRequestPrebid` read down to their leaves. Struct
+ * fields carry their whole link (`openrtb_ext.ExtRequestTargeting.IncludeWinners`), spelled once at load.
+ */
+type GoType =
+  | 'string' | 'bool' | 'int' | 'uint16' | 'float64' | 'raw'
+  | { struct: Readonly<Record<string, readonly [link: string, type: GoType]>> }
+  | { map: GoType }
+  | { slice: string; of: GoType }
+  | { unmarshal: (value: unknown, links: readonly string[]) => void };
+
+function goStructType(goType: string, fields: Readonly<Record<string, readonly [goName: string, type: GoType]>>): GoType {
+  return { struct: Object.fromEntries(Object.entries(fields).map(([json, [goName, type]]) => [json.toLowerCase(), [`${goType}.${goName}`, type] as const])) };
+}
+
+/**
+ * Reads `value` as `type`, throwing json-iterator's error at the first thing that does not fit. `links` is a stack
+ * the readers push to and pop from: a value that fits costs no allocation.
+ */
+function decodeGo(value: unknown, type: GoType, links: string[]): void {
+  if (value === null) return;
+  if (typeof type === 'string') {
+    if (type === 'string') goString(value, links);
+    else if (type === 'bool') goBool(value, links);
+    else if (type === 'int') goInt(value, links);
+    else if (type === 'uint16') goUint16(value, links);
+    else if (type === 'float64') goFloat(value, links);
+    return;
+  }
+  if ('unmarshal' in type) {
+    type.unmarshal(value, links);
+  } else if ('struct' in type) {
+    const object = goStruct(value, links);
+    for (const key in object) {
+      const field = Object.hasOwn(object, key) ? type.struct[key.toLowerCase()] : undefined;
+      if (field === undefined) continue;
+      links.push(field[0]);
+      decodeGo(object[key], field[1], links);
+      links.pop();
+    }
+  } else if ('map' in type) {
+    const object = goMap(value, links);
+    for (const key in object) if (Object.hasOwn(object, key)) decodeGo(object[key], type.map, links);
+  } else {
+    const items = goSlice(value, links, type.slice);
+    if (items.length === 0) return;
+    links.push(type.slice);
+    for (const item of items) decodeGo(item, type.of, links);
+    links.pop();
+  }
+}
+
+/** A `uint16`: read as an unsigned number, so a sign is an unexpected character; past 65535 it overflows. */
+function goUint16(value: unknown, links: readonly string[]): void {
+  if (typeof value === 'number' && value < 0) failRead(links, 'readUint32', 'unexpected character: \ufffd');
+  const read = goInt(value, links);
+  if (read > 0xffffffff) failRead(links, 'readUint32', 'overflow');
+  if (read > 0xffff) failRead(links, 'ReadUint16', `overflow: ${read}`);
+}
+
+function failRead(links: readonly string[], operation: string, detail: string): never {
+  throw new GoDecodeError(goDecodeErrorText(links, operation, detail));
+}
+
+const LEGACY_GRANULARITIES = new Set(['low', 'med', 'medium', 'high', 'auto', 'dense']);
+
+const GRANULARITY_RAW = goStructType('openrtb_ext.PriceGranularityRaw', {
+  precision: ['Precision', 'int'],
+  ranges: ['Ranges', { slice: '[]openrtb_ext.GranularityRange', of: goStructType('openrtb_ext.GranularityRange', { min: ['Min', 'float64'], max: ['Max', 'float64'], increment: ['Increment', 'float64'] }) }],
+});
+
+/**
+ * `*PriceGranularity` has its own UnmarshalJSON: a legacy name, else the struct, whose error (cut by jsonutil)
+ * json-iterator reports under the field.
+ */
+const PRICE_GRANULARITY: GoType = {
+  unmarshal: (value, links) => {
+    if (typeof value === 'string' && LEGACY_GRANULARITIES.has(value)) return;
+    try {
+      decodeGo(goStruct(value, []), GRANULARITY_RAW, []);
+    } catch (err) {
+      if (err instanceof GoDecodeError) failInUnmarshaler(links, err.message);
+      throw err;
+    }
+  },
+};
+
+const TARGETING = goStructType('openrtb_ext.ExtRequestTargeting', {
+  pricegranularity: ['PriceGranularity', PRICE_GRANULARITY],
+  mediatypepricegranularity: ['MediaTypePriceGranularity', goStructType('openrtb_ext.MediaTypePriceGranularity', {
+    banner: ['Banner', PRICE_GRANULARITY], video: ['Video', PRICE_GRANULARITY], native: ['Native', PRICE_GRANULARITY],
+  })],
+  includewinners: ['IncludeWinners', 'bool'],
+  includebidderkeys: ['IncludeBidderKeys', 'bool'],
+  includebrandcategory: ['IncludeBrandCategory', goStructType('openrtb_ext.ExtIncludeBrandCategory', {
+    primaryadserver: ['PrimaryAdServer', 'int'], publisher: ['Publisher', 'string'], withcategory: ['WithCategory', 'bool'],
+    translatecategories: ['TranslateCategories', 'bool'],
+  })],
+  includeformat: ['IncludeFormat', 'bool'],
+  durationrangesec: ['DurationRangeSec', { slice: '[]int', of: 'int' }],
+  preferdeals: ['PreferDeals', 'bool'],
+  appendbiddernames: ['AppendBidderNames', 'bool'],
+  alwaysincludedeals: ['AlwaysIncludeDeals', 'bool'],
+  prefix: ['Prefix', 'string'],
+});
+
+const CACHE_RETURN_CREATIVE = (goType: string): GoType => goStructType(goType, { returncreative: ['ReturnCreative', 'bool'] });
+
+/**
+ * The members Prebid Server's endpoint validates, read down to their leaves as its decoder reads them.
+ * `bidadjustmentfactors.mediatypes` (a Gavel extension: per-media-type factors) is not a factor and is left out.
+ */
+const DEEP_MEMBERS: Readonly<Record<string, GoType>> = {
+  aliases: { map: 'string' },
+  aliasgvlids: { map: 'uint16' },
+  bidadjustmentfactors: {
+    unmarshal: (value, links) => {
+      const factors = goMap(value, links);
+      for (const key in factors) if (Object.hasOwn(factors, key) && key !== 'mediatypes') decodeGo(factors[key], 'float64', links as string[]);
+    },
+  },
+  cache: goStructType('openrtb_ext.ExtRequestPrebidCache', {
+    bids: ['Bids', CACHE_RETURN_CREATIVE('openrtb_ext.ExtRequestPrebidCacheBids')],
+    vastxml: ['VastXML', CACHE_RETURN_CREATIVE('openrtb_ext.ExtRequestPrebidCacheVAST')],
+  }),
+  channel: goStructType('openrtb_ext.ExtRequestPrebidChannel', { name: ['Name', 'string'], version: ['Version', 'string'] }),
+  nosale: { slice: '[]string', of: 'string' },
+  targeting: TARGETING,
+};
 
 function fitsMemberKind(value: unknown, kind: PrebidMemberKind): boolean {
   switch (kind) {

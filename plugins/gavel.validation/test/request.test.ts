@@ -87,6 +87,24 @@ describe('gavel.validation: request-level checks', () => {
     expectAccepted(withRequest((r) => { r.ext = { prebid: { aliases: {}, debug: true, nosale: ['appnexus'], passthrough: 1, unknown: 'x' } }; }));
   });
 
+  it('reads the options Prebid Server validates down to their leaves, naming the first that does not fit', () => {
+    const rejected = (prebid: Record<string, unknown>, text: string) =>
+      expectRejected(withRequest((r) => { r.ext = { prebid }; }), `req.ext is invalid: ${text} (in request.ext.prebid)`);
+    rejected({ targeting: { includewinners: 'yes' } }, 'cannot unmarshal openrtb_ext.ExtRequestTargeting.IncludeWinners: expect t or f, but found "');
+    rejected({ targeting: { pricegranularity: 'fine' } }, 'cannot unmarshal openrtb_ext.ExtRequestTargeting.PriceGranularity: expect { or n, but found "');
+    rejected({ targeting: { pricegranularity: { precision: 1.5 } } },
+      'cannot unmarshal openrtb_ext.ExtRequestTargeting.PriceGranularity: cannot unmarshal openrtb_ext.PriceGranularityRaw.Precision: can not decode float as int');
+    rejected({ aliases: { friend: 1 } }, 'cannot unmarshal openrtb_ext.ExtRequestPrebid.Aliases: expects " or n, but found 1');
+    rejected({ cache: { bids: 'x' } }, 'cannot unmarshal openrtb_ext.ExtRequestPrebidCache.Bids: expect { or n, but found "');
+    rejected({ channel: { name: 1 } }, 'cannot unmarshal openrtb_ext.ExtRequestPrebidChannel.Name: expects " or n, but found 1');
+    rejected({ bidadjustmentfactors: { appnexus: '1' } }, 'cannot unmarshal openrtb_ext.ExtRequestPrebid.BidAdjustmentFactors: invalid number');
+    rejected({ channel: { name: 'web' }, aliasgvlids: { friend: -1 }, targeting: 1 }, 'cannot unmarshal openrtb_ext.ExtRequestPrebid.AliasGVLIDs: unexpected character: \ufffd');
+    expectAccepted(withRequest((r) => {
+      r.ext = { prebid: { targeting: { pricegranularity: 'dense', mediatypepricegranularity: { video: { precision: 2, ranges: [{ max: 5, increment: 1 }] } }, includewinners: true, durationrangesec: [15, 30] },
+        bidadjustmentfactors: { appnexus: 0.9, mediatypes: { banner: { appnexus: 0.8 } } }, cache: { bids: { returnCreative: false } }, channel: { name: 'web', version: '1' } } };
+    }));
+  });
+
   it('decodes source.ext, regs.ext and user.ext as Prebid Server does, naming the member', () => {
     expectRejected(withRequest((r) => { r.source = { ext: 'x' }; }), 'req.source.ext is invalid: expect { or n, but found " (request.source.ext must be an object)');
     expectRejected(withRequest((r) => { r.source = { ext: { schain: 1 } }; }), 'req.source.ext is invalid: expect { or n, but found 1 (request.source.ext.schain must be an object)');
