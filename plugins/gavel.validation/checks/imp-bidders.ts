@@ -8,6 +8,7 @@
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
 import { BidderErrorCode, encodeImpOptionsAsPrebidServer, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
+import { REMOVED_BIDDERS } from './removed-bidders.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
 import { firstNamespaceIn, impPath, namespacesInOrder, NAMESPACES, type Namespace, type ValidationScope } from './scope.js';
@@ -84,7 +85,9 @@ class ImpBidderCheck {
     for (const name in bidderMap) {
       if (!Object.hasOwn(bidderMap, name)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(name);
-      if (hostBidder === undefined) {
+      if (hostBidder === undefined && this.isRemoved(name)) {
+        this.dropFromImp(name);
+      } else if (hostBidder === undefined) {
         this.fail(`${this.extPath()}.${namespace}.bidder contains unknown bidder: ${name}. `
           + `Did you forget an alias in ${this.scope.optionsPaths.aliases}?`);
       } else if (this.isSwitchedOff(name, hostBidder)) {
@@ -101,7 +104,10 @@ class ImpBidderCheck {
     for (const key in ext) {
       if (!Object.hasOwn(ext, key) || RESERVED_IMP_EXT_KEYS.has(key)) continue; // see hasOwnKeys
       const hostBidder = this.scope.bidders.resolve(key);
-      if (hostBidder === undefined) {
+      // Prebid Server looks at direct keys only while it promotes them (an imp without a bidder map).
+      if (hostBidder === undefined && promote && this.isRemoved(key)) {
+        this.dropFromImp(key);
+      } else if (hostBidder === undefined) {
         // Prebid Server's words first (clients match on them), then how to make it a bidder.
         this.scope.report.addWarning(WarningCode.UnknownImpExtKey, `${this.extPath()} contains unknown bidder: '${key}', `
           + `ignoring. If it is an alias, declare it in ${this.scope.optionsPaths.aliases}.`);
@@ -150,6 +156,14 @@ class ImpBidderCheck {
     if (this.scope.bidders.isEnabled(hostBidder)) return false;
     this.scope.report.addWarning(BidderErrorCode.BidderTemporarilyDisabled, `Bidder "${name}" has been disabled on this instance of `
       + 'Prebid Server. Please work with the PBS host to enable this bidder again.');
+    return true;
+  }
+
+  /** A bidder Prebid Server no longer has leaves the imp with its warning (code 6), as a switched-off one does. */
+  private isRemoved(name: string): boolean {
+    const message = REMOVED_BIDDERS.get(name);
+    if (message === undefined) return false;
+    this.scope.report.addWarning(BidderErrorCode.BidderTemporarilyDisabled, message);
     return true;
   }
 

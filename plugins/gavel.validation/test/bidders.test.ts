@@ -156,3 +156,25 @@ describe('gavel.validation: bidders the host switched off', () => {
     expect(result?.warnings?.general).to.deep.equal([disabledWarning]);
   });
 });
+
+describe('gavel.validation: bidders Prebid Server no longer has', () => {
+  const removed = { code: 6, message: 'Bidder "groupm" is no longer available in Prebid Server. Please update your configuration.' };
+
+  it('drops them from the imp with Prebid Server\'s message, in either form', () => {
+    for (const ext of [{ appnexus: { placementId: 1 }, groupm: {} }, { svc: { bidder: { appnexus: { placementId: 1 }, groupm: {} } } }]) {
+      const request = withRequest((r) => { r.imp[0].ext = ext; });
+      const result = expectAccepted(request);
+      expect(result?.warnings?.general).to.deep.equal([removed]);
+      expect(applyChanges(result, request).imp[0].ext).to.deep.equal({ svc: { bidder: { appnexus: { placementId: 1 } } } });
+    }
+  });
+
+  it('refuses an imp left without a bidder, and tells how to rename one', () => {
+    const result = validate(withRequest((r) => { r.imp[0].ext = { yssp: {} }; }));
+    expect(result?.invalid).to.deep.equal(['request.imp[0].ext.prebid.bidder must contain at least one bidder']);
+    expect(result?.warnings?.general).to.deep.equal([{
+      code: 6,
+      message: 'Bidder "yssp" is no longer available in Prebid Server. If you\'re looking to use the Yahoo SSP adapter, please rename it to "yahooAds" in your configuration.',
+    }]);
+  });
+});
