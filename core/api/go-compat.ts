@@ -137,24 +137,32 @@ export function undecodableImpOptions(imps: unknown, namespaces: readonly string
   return problems;
 }
 
-/** A struct field: its Go name, and the reader of its Go type (throws `GoDecodeError` with the chain of links). */
-type GoFieldReader = readonly [goName: string, read: (value: unknown, links: readonly string[]) => unknown];
+/**
+ * A struct field: its Go name, and the reader of its Go type (throws `GoDecodeError` with the chain of links). The
+ * links are a stack the struct readers push to and pop from, so a value that fits costs no copy of the chain.
+ */
+type GoFieldReader = readonly [goName: string, read: (value: unknown, links: string[]) => unknown];
 
-/** Members matched ignoring case, in the order written, each read with its field's reader; unknown members skipped. */
-function readGoStruct(object: JsonObject, goType: string, fields: Readonly<Record<string, GoFieldReader>>, links: readonly string[]): Record<string, unknown> {
+/**
+ * Members matched ignoring case, in the order written, each read with its field's reader; unknown members skipped.
+ * `links` is pushed to and popped from: callers pass a fresh array.
+ */
+function readGoStruct(object: JsonObject, goType: string, fields: Readonly<Record<string, GoFieldReader>>, links: string[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const key in object) {
     if (!Object.hasOwn(object, key)) continue;
     const name = key.toLowerCase();
     const field = fields[name];
     if (field === undefined) continue;
-    values[name] = field[1](object[key], [...links, `${goType}.${field[0]}`]);
+    links.push(`${goType}.${field[0]}`);
+    values[name] = field[1](object[key], links);
+    links.pop();
   }
   return values;
 }
 
 /** A `*Struct` field: `null` is nil, anything else an object whose fields are read. */
-const structField = (goType: string, fields: Readonly<Record<string, GoFieldReader>>) => (value: unknown, links: readonly string[]): unknown =>
+const structField = (goType: string, fields: Readonly<Record<string, GoFieldReader>>) => (value: unknown, links: string[]): unknown =>
   value === null ? undefined : readGoStruct(goStruct(value, links), goType, fields, links);
 
 /** Raw JSON (`json.RawMessage`): any value, kept as written. */

@@ -105,6 +105,7 @@ export function extRequestPrebidDecodeProblem(prebid: Json): string | undefined 
  * reads the members Prebid Server's endpoint validation reads (DEEP_MEMBERS) down to their leaves.
  */
 function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[], deep = false): void {
+  let stack: string[] | undefined;
   for (const key in prebid) {
     const name = key.toLowerCase();
     const member = Object.hasOwn(prebid, key) ? EXT_REQUEST_PREBID_MEMBERS[name] : undefined;
@@ -113,8 +114,10 @@ function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[], d
     const [goName, kind] = member;
     const deepType = deep ? DEEP_MEMBERS[name] : undefined;
     if (deepType !== undefined) {
-      const stack = [...links, `openrtb_ext.ExtRequestPrebid.${goName}`];
+      stack ??= [...links];
+      stack.push(`openrtb_ext.ExtRequestPrebid.${goName}`);
       decodeGo(memberValue, deepType, stack);
+      stack.pop();
       continue;
     }
     // Every request comes through here: the chain of links is spelled only for a member that does not fit.
