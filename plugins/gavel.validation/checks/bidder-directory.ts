@@ -25,11 +25,6 @@ export class BidderDirectory {
     return !(typeof entry === 'object' && entry !== null && (entry as { enabled?: unknown }).enabled === false);
   }
 
-  /** Whether a request name is a host bidder or a request alias exactly as written (no case folding). */
-  isExactName(name: string): boolean {
-    return this.hostBidders.has(name) || this.aliases?.has(name) === true;
-  }
-
   addAlias(alias: string, hostBidder: string): void {
     (this.aliases ??= new Map()).set(alias, hostBidder);
     (this.aliasesByLowerCase ??= new Map()).set(alias.toLowerCase(), hostBidder);

@@ -121,21 +121,14 @@ export function checkChannel(options: JsonObject, scope: ValidationScope): void 
 }
 
 /**
- * `nosale` lists the bidders the US opt-out does not hold back: `"*"` alone for all, else bidders spelled as the host
- * spells them or aliases of this request (Prebid Server's CCPA policy refuses anything else, with its words).
+ * `nosale` lists the bidders the US opt-out does not hold back: `"*"` alone means all of them, and beside bidders it
+ * is refused in Prebid Server's CCPA policy's words. A name that is no bidder is left alone (docs/privacy.md: it is
+ * ignored, where Prebid Server refuses it).
  */
 export function checkNoSale(options: JsonObject, scope: ValidationScope): void {
   const noSale = options.nosale;
-  if (!Array.isArray(noSale) || (noSale.length === 1 && noSale[0] === '*')) return;
-  for (const bidder of noSale) {
-    if (typeof bidder !== 'string') continue; // a decoder error, reported with the other members' types
-    const problem = bidder === '*' ? 'can only specify all bidders if no other bidders are provided'
-      : scope.bidders.isExactName(bidder) ? undefined : `unrecognized bidder '${bidder}'`;
-    if (problem !== undefined) {
-      scope.report.addError(`${scope.optionsPaths.options}.nosale is invalid: ${problem}`);
-      return;
-    }
-  }
+  if (!Array.isArray(noSale) || noSale.length < 2 || !noSale.includes('*')) return;
+  scope.report.addError(`${scope.optionsPaths.options}.nosale is invalid: can only specify all bidders if no other bidders are provided`);
 }
 
 /**
