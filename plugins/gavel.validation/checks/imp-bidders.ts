@@ -7,7 +7,7 @@
  *
  * Every imp of every auction comes through here, so paths are spelled only for a message.
  */
-import { BidderErrorCode, encodeImpOptionsAsPrebidServer, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
+import { BidderErrorCode, decodeGoFields, encodeImpOptionsAsPrebidServer, GO_STRING_FIELD, goObjectExpected, hasOwnKeys, RESERVED_IMP_EXT_KEYS } from '../../../core/api/index.js';
 import { REMOVED_BIDDERS } from './removed-bidders.js';
 import { WarningCode } from './report.js';
 import { storedRequestError } from './request-options.js';
@@ -35,7 +35,8 @@ class ImpBidderCheck {
       return;
     }
     if (!isJsonObject(ext)) {
-      this.fail(`${this.extPath()} must be an object`);
+      // Prebid Server reads imp.ext as any JSON first, and fails on it when it converts the request up to 2.6.
+      this.fail(kindError(ext, 'object', this.extPath(), this.decoderContext())!);
       return;
     }
     if (isJsonObject(ext)) {
@@ -45,6 +46,10 @@ class ImpBidderCheck {
       for (const [field, kind] of IMP_EXT_FIELDS) {
         const value = ext[field];
         if (isPresent(value) && !hasKind(value, kind)) this.fail(kindError(value, kind, `${this.extPath()}.${field}`, this.decoderContext())!);
+      }
+      if (isJsonObject(ext.data)) {
+        const undecodable = impDataDecodeProblem(ext.data);
+        if (undecodable !== undefined) this.fail(`${this.decoderContext()}: ${undecodable} (in ${this.extPath()}.data)`);
       }
       this.checkDirectBidders(ext);
     }
@@ -192,6 +197,19 @@ class ImpBidderCheck {
     this.reportedProblem = true;
     this.scope.report.addError(message);
   }
+}
+
+const IMP_DATA_FIELDS = { pbadslot: GO_STRING_FIELD('PbAdslot'), adserver: { goName: 'AdServer', refuse: (value: unknown) => (isJsonObject(value) ? undefined : goObjectExpected(value)) } };
+const IMP_DATA_AD_SERVER_FIELDS = { name: GO_STRING_FIELD('Name'), adslot: GO_STRING_FIELD('AdSlot') };
+
+/** `imp.ext.data` as Prebid Server decodes it (`openrtb_ext.ExtImpData`, its `adserver` too): the decoder's text, or undefined. */
+function impDataDecodeProblem(data: JsonObject): string | undefined {
+  const decoded = decodeGoFields(data, 'openrtb_ext.ExtImpData', IMP_DATA_FIELDS);
+  if ('error' in decoded) return decoded.error;
+  const adServer = decoded.values.adserver;
+  if (!isJsonObject(adServer)) return undefined;
+  const decodedAdServer = decodeGoFields(adServer, 'openrtb_ext.ExtImpDataAdServer', IMP_DATA_AD_SERVER_FIELDS);
+  return 'error' in decodedAdServer ? decodedAdServer.error : undefined;
 }
 
 /** Whether the imp has an `imp.ext.<ns>.bidder` member under either namespace (Prebid Server's `prebid.bidder != nil`). */

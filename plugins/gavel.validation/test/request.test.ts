@@ -123,6 +123,11 @@ describe('gavel.validation: request-level checks', () => {
     expectRejected(withRequest((r) => { r.imp[0].ext.data = 'x'; }), 'imp[0].imp.ext is invalid: expect { or n, but found " (request.imp[0].ext.data must be an object)');
     expectRejected(withRequest((r) => { r.imp[0].ext.tid = 1; }), 'imp[0].imp.ext is invalid: expects " or n, but found 1 (request.imp[0].ext.tid must be a string)');
     expectRejected(withRequest((r) => { r.imp[0].ext.gpid = {}; }), 'imp[0].imp.ext is invalid: expects " or n, but found { (request.imp[0].ext.gpid must be a string)');
+    expectRejected(withRequest((r) => { r.imp[0].ext = 'x'; }), 'imp[0].imp.ext is invalid: expect { or n, but found " (request.imp[0].ext must be an object)');
+    expectRejected(withRequest((r) => { r.imp[0].ext.data = { pbadslot: 1 }; }),
+      'imp[0].imp.ext is invalid: cannot unmarshal openrtb_ext.ExtImpData.PbAdslot: expects " or n, but found 1 (in request.imp[0].ext.data)');
+    expectRejected(withRequest((r) => { r.imp[0].ext.data = { adserver: { name: 'gam', adslot: 5 } }; }),
+      'imp[0].imp.ext is invalid: cannot unmarshal openrtb_ext.ExtImpDataAdServer.AdSlot: expects " or n, but found 5 (in request.imp[0].ext.data)');
     expectAccepted(withRequest((r) => { Object.assign(r.imp[0].ext, { data: { pbadslot: 'a' }, tid: 't', gpid: '/1/a' }); }));
   });
 
