@@ -162,3 +162,80 @@ export function goBool(value: unknown, links: readonly string[]): boolean | unde
 export function failInUnmarshaler(links: readonly string[], error: string): never {
   fail(links, 'unmarshalerDecoder', error);
 }
+
+/**
+ * A Go type as json-iterator decodes it, for reading a value down to its leaves (`decodeGo`). Struct fields carry
+ * their whole link (`openrtb_ext.ExtRequestTargeting.IncludeWinners`), spelled once by `goStructType`; a slice names
+ * its Go type (`[]request.Asset`); `unmarshal` is a type with its own UnmarshalJSON.
+ */
+export type GoType =
+  | 'string' | 'bool' | 'int' | 'int8' | 'uint16' | 'float64' | 'raw'
+  | { struct: Readonly<Record<string, readonly [link: string, type: GoType]>> }
+  | { map: GoType }
+  | { slice: string; of: GoType }
+  | { unmarshal: (value: unknown, links: string[]) => void };
+
+/** A struct type from its fields by JSON name (matched ignoring case, as Go's decoder matches them). */
+export function goStructType(goType: string, fields: Readonly<Record<string, readonly [goName: string, type: GoType]>>): GoType {
+  return { struct: Object.fromEntries(Object.entries(fields).map(([json, [goName, type]]) => [json.toLowerCase(), [`${goType}.${goName}`, type] as const])) };
+}
+
+/**
+ * Reads `value` as `type`, throwing a `GoDecodeError` with json-iterator's text (as `jsonutil` cuts it) at the first
+ * thing that does not fit; `null` is the zero value. `links` is a stack the readers push to and pop from, so a value
+ * that fits copies no chain.
+ */
+export function decodeGo(value: unknown, type: GoType, links: string[]): void {
+  if (value === null) return;
+  if (typeof type === 'string') {
+    if (type === 'string') goString(value, links);
+    else if (type === 'bool') goBool(value, links);
+    else if (type === 'int') goInt(value, links);
+    else if (type === 'int8') goInt8(value, links);
+    else if (type === 'uint16') goUint16(value, links);
+    else if (type === 'float64') goFloat(value, links);
+    return;
+  }
+  if ('unmarshal' in type) {
+    type.unmarshal(value, links);
+  } else if ('struct' in type) {
+    const object = goStruct(value, links);
+    for (const key in object) {
+      const field = Object.hasOwn(object, key) ? type.struct[key.toLowerCase()] : undefined;
+      if (field === undefined) continue;
+      links.push(field[0]);
+      decodeGo(object[key], field[1], links);
+      links.pop();
+    }
+  } else if ('map' in type) {
+    const object = goMap(value, links);
+    for (const key in object) if (Object.hasOwn(object, key)) decodeGo(object[key], type.map, links);
+  } else {
+    const items = goSlice(value, links, type.slice);
+    if (items.length === 0) return;
+    links.push(type.slice);
+    for (const item of items) decodeGo(item, type.of, links);
+    links.pop();
+  }
+}
+
+/** `decodeGo` from the top of a value: the decoder's text, or undefined when it fits. */
+export function goDecodeProblem(value: unknown, type: GoType): string | undefined {
+  try {
+    decodeGo(value, type, []);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GoDecodeError) return err.message;
+    throw err;
+  }
+}
+
+/** A `uint16`: read as an unsigned number, so a sign is an unexpected character; past 65535 it overflows. */
+export function goUint16(value: unknown, links: readonly string[]): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && value < 0) fail(links, 'readUint32', 'unexpected character: \ufffd');
+  const read = goInt(value, links);
+  if (read > 0xffffffff) fail(links, 'readUint32', 'overflow');
+  if (read > 0xffff) fail(links, 'ReadUint16', `overflow: ${read}`);
+  return read;
+}

@@ -1,4 +1,4 @@
-import { failInUnmarshaler, GoDecodeError, goBool, goDecodeErrorText, goFloat, goInt, goMap, goSlice, goString, goStruct } from './go-decoding.js';
+import { decodeGo, failInUnmarshaler, GoDecodeError, goBool, goMap, goSlice, goString, goStruct, goStructType, type GoType } from './go-decoding.js';
 import { isJsonObject } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -129,70 +129,6 @@ function decodeExtRequestPrebidMembers(prebid: Json, links: readonly string[], d
     else if (kind === 'string') goString(memberValue, memberLinks);
     else if (kind !== 'raw') goSlice(memberValue, memberLinks, kind);
   }
-}
-
-/**
- * A Go type as json-iterator decodes it, for the members of `ExtRequestPrebid` read down to their leaves. Struct
- * fields carry their whole link (`openrtb_ext.ExtRequestTargeting.IncludeWinners`), spelled once at load.
- */
-type GoType =
-  | 'string' | 'bool' | 'int' | 'uint16' | 'float64' | 'raw'
-  | { struct: Readonly<Record<string, readonly [link: string, type: GoType]>> }
-  | { map: GoType }
-  | { slice: string; of: GoType }
-  | { unmarshal: (value: unknown, links: readonly string[]) => void };
-
-function goStructType(goType: string, fields: Readonly<Record<string, readonly [goName: string, type: GoType]>>): GoType {
-  return { struct: Object.fromEntries(Object.entries(fields).map(([json, [goName, type]]) => [json.toLowerCase(), [`${goType}.${goName}`, type] as const])) };
-}
-
-/**
- * Reads `value` as `type`, throwing json-iterator's error at the first thing that does not fit. `links` is a stack
- * the readers push to and pop from: a value that fits costs no allocation.
- */
-function decodeGo(value: unknown, type: GoType, links: string[]): void {
-  if (value === null) return;
-  if (typeof type === 'string') {
-    if (type === 'string') goString(value, links);
-    else if (type === 'bool') goBool(value, links);
-    else if (type === 'int') goInt(value, links);
-    else if (type === 'uint16') goUint16(value, links);
-    else if (type === 'float64') goFloat(value, links);
-    return;
-  }
-  if ('unmarshal' in type) {
-    type.unmarshal(value, links);
-  } else if ('struct' in type) {
-    const object = goStruct(value, links);
-    for (const key in object) {
-      const field = Object.hasOwn(object, key) ? type.struct[key.toLowerCase()] : undefined;
-      if (field === undefined) continue;
-      links.push(field[0]);
-      decodeGo(object[key], field[1], links);
-      links.pop();
-    }
-  } else if ('map' in type) {
-    const object = goMap(value, links);
-    for (const key in object) if (Object.hasOwn(object, key)) decodeGo(object[key], type.map, links);
-  } else {
-    const items = goSlice(value, links, type.slice);
-    if (items.length === 0) return;
-    links.push(type.slice);
-    for (const item of items) decodeGo(item, type.of, links);
-    links.pop();
-  }
-}
-
-/** A `uint16`: read as an unsigned number, so a sign is an unexpected character; past 65535 it overflows. */
-function goUint16(value: unknown, links: readonly string[]): void {
-  if (typeof value === 'number' && value < 0) failRead(links, 'readUint32', 'unexpected character: \ufffd');
-  const read = goInt(value, links);
-  if (read > 0xffffffff) failRead(links, 'readUint32', 'overflow');
-  if (read > 0xffff) failRead(links, 'ReadUint16', `overflow: ${read}`);
-}
-
-function failRead(links: readonly string[], operation: string, detail: string): never {
-  throw new GoDecodeError(goDecodeErrorText(links, operation, detail));
 }
 
 const LEGACY_GRANULARITIES = new Set(['low', 'med', 'medium', 'high', 'auto', 'dense']);

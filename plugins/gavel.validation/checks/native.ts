@@ -5,7 +5,7 @@
  * another asset already holds that number, the next free one), and only duplicate or non-integer ids are refused.
  * Validation parses the request once and hands back the numbered form.
  */
-import { isJsonObject } from '../../../core/api/index.js';
+import { goDecodeProblem, goStructType, isJsonObject, type GoType } from '../../../core/api/index.js';
 import { isPresent, type JsonObject } from './values.js';
 
 export type NativeOutcome = { error: string } | { normalisedRequest: string };
@@ -26,6 +26,44 @@ const VIDEO_PROTOCOLS: readonly [number, number] = [1, 10];
 const inRange = (value: number, [low, high]: readonly [number, number]): boolean => value >= low && value <= high;
 const listedOrExchange = (value: number, range: readonly [number, number]): boolean => inRange(value, range) || value >= EXCHANGE_SPECIFIC;
 
+/**
+ * The Native request as Prebid Server decodes it (`native1/request.Request` of its OpenRTB library) before it checks
+ * it: a member of the wrong JSON type fails in its decoder's words (`cannot unmarshal request.Request.Context: ...`).
+ * An asset's `id` is left to this module's own rule (the decision above), which names the asset.
+ */
+const NATIVE_REQUEST: GoType = goStructType('request.Request', {
+  ver: ['Ver', 'string'],
+  context: ['Context', 'int'],
+  contextsubtype: ['ContextSubType', 'int'],
+  plcmttype: ['PlcmtType', 'int'],
+  plcmtcnt: ['PlcmtCnt', 'int'],
+  seq: ['Seq', 'int'],
+  assets: ['Assets', {
+    slice: '[]request.Asset',
+    of: goStructType('request.Asset', {
+      id: ['ID', 'raw'],
+      required: ['Required', 'int8'],
+      title: ['Title', goStructType('request.Title', { len: ['Len', 'int'] })],
+      img: ['Img', goStructType('request.Image', {
+        type: ['Type', 'int'], w: ['W', 'int'], wmin: ['WMin', 'int'], h: ['H', 'int'], hmin: ['HMin', 'int'],
+        mimes: ['MIMEs', { slice: '[]string', of: 'string' }],
+      })],
+      video: ['Video', goStructType('request.Video', {
+        mimes: ['MIMEs', { slice: '[]string', of: 'string' }], minduration: ['MinDuration', 'int'], maxduration: ['MaxDuration', 'int'],
+        protocols: ['Protocols', { slice: '[]adcom1.MediaCreativeSubtype', of: 'int' }],
+      })],
+      data: ['Data', goStructType('request.Data', { type: ['Type', 'int'], len: ['Len', 'int'] })],
+    }),
+  }],
+  aurlsupport: ['AURLSupport', 'int8'],
+  durlsupport: ['DURLSupport', 'int8'],
+  eventtrackers: ['EventTrackers', {
+    slice: '[]request.EventTracker',
+    of: goStructType('request.EventTracker', { event: ['Event', 'int'], methods: ['Methods', { slice: '[]native1.EventTrackingMethod', of: 'int' }] }),
+  }],
+  privacy: ['Privacy', 'int8'],
+});
+
 export function normaliseNative(native: unknown, path: string): NativeOutcome {
   if (!isJsonObject(native)) return { error: `${path} must be an object` };
   if (!isPresent(native.request)) return { error: `${path} missing required property "request"` };
@@ -37,6 +75,8 @@ export function normaliseNative(native: unknown, path: string): NativeOutcome {
   const wrapped = isJsonObject(document.native) && !isPresent(document.assets);
   const body = wrapped ? (document.native as JsonObject) : document;
   const requestPath = `${path}.request${wrapped ? '.native' : ''}`;
+  const undecodable = goDecodeProblem(body, NATIVE_REQUEST);
+  if (undecodable !== undefined) return { error: `${undecodable} (in ${requestPath})` };
   const error =
     integersError(body, ['context', 'contextsubtype', 'plcmttype'], requestPath) ??
     contextError(body, requestPath) ??

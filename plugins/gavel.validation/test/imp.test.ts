@@ -139,6 +139,17 @@ describe('gavel.validation: native', () => {
     expectRejected(withImp((imp) => { delete imp.banner; imp.native = {}; }), 'request.imp[0].native missing required property "request"');
   });
 
+  it('reads native.request as Prebid Server decodes it, in its decoder\'s words', () => {
+    expectRejected(withImp(nativeImp({ context: '1', assets: [{ title: { len: 90 } }] })),
+      'cannot unmarshal request.Request.Context: unexpected character: \ufffd (in request.imp[0].native.request)');
+    expectRejected(withImp(nativeImp({ assets: 'x' })),
+      'cannot unmarshal request.Request.Assets: decode slice: expect [ or n, but found " (in request.imp[0].native.request)');
+    expectRejected(withImp(nativeImp({ assets: [{ title: { len: 90 } }, { video: { mimes: ['v'], protocols: ['2'] } }] })),
+      'cannot unmarshal []adcom1.MediaCreativeSubtype: unexpected character: \ufffd (in request.imp[0].native.request)');
+    expectRejected(withImp(nativeImp({ ver: 1.2, assets: [{ title: { len: 90 } }] })),
+      'cannot unmarshal request.Request.Ver: expects " or n, but found 1 (in request.imp[0].native.request)');
+  });
+
   it('requires native.request to be a JSON object string', () => {
     expectRejected(withImp(nativeImp('{not json')),
       'request.imp[0].native.request must be a JSON encoded string conforming to the openrtb 1.2 Native spec');
