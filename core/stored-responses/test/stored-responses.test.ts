@@ -66,7 +66,7 @@ describe("stored responses, with Prebid Server's rules", () => {
 
   it("names a stored response id of the wrong type with Prebid Server's ExtImpPrebid decoder text, which comes first", async () => {
     expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 5 } })]), 'prebid', fetcher)).to.deep.equal({
-      errors: ['cannot unmarshal openrtb_ext.ExtStoredAuctionResponse.ID: expects " or n, but found 5'],
+      errors: ['cannot unmarshal openrtb_ext.ExtStoredAuctionResponse.ID: expects " or n, but found 5 (in request.imp[0].ext.prebid)'],
     });
     expect(await readStoredResponses(request([imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus', replaceimpid: 'no' }] })]), 'prebid', fetcher))
       .to.have.property('errors').with.length(1);

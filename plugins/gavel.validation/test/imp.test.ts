@@ -25,9 +25,9 @@ describe('gavel.validation: imps', () => {
       r.tmax = -1;
     });
     expect(validate(request)?.invalid).to.deep.equal([
-      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found "',
-      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredAuctionResponse: expect { or n, but found 5',
-      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found [',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredRequest: expect { or n, but found " (in request.imp[0].ext.svc)',
+      'cannot unmarshal openrtb_ext.ExtImpPrebid.StoredAuctionResponse: expect { or n, but found 5 (in request.imp[1].ext.svc)',
+      'cannot unmarshal openrtb_ext.ExtStoredRequest.ID: expects " or n, but found [ (in request.imp[2].ext.svc)',
     ]);
   });
 
