@@ -66,7 +66,9 @@ export class PrivacyEnforcer {
     const bidder = share.bidder;
     const component = { type: 'bidder' as const, name: bidder };
     if (!privacy.allows('fetchBids', component)) return BLOCKED;
-    const gdpr = privacy.gdprPermissions(bidder, privacy.tcf ? this.vendorIdOf(bidder, share.adapter, request, namespace) : undefined);
+    // GDPR's per-bidder settings (vendor exceptions, basic enforcement vendors) name the host bidder, as Prebid Server
+    // hands its permissions the core bidder; only the vendor id may come from the request's alias.
+    const gdpr = privacy.gdprPermissions(share.adapter, privacy.tcf ? this.vendorIdOf(bidder, share.adapter, request, namespace) : undefined);
     if (!gdpr.allowBidRequest) return BLOCKED;
 
     let scrubs = 0;

@@ -45,7 +45,8 @@ function enforced(
   };
   const original = structuredClone(request);
   const { privacy, warnings } = read(request, options);
-  const shares: BidderRequest[] = bidders.map((bidder) => ({ bidder, adapter: bidder, request: { ...request, imp: request.imp.slice() } as BidRequest }));
+  const aliases: Record<string, string> = request.ext?.prebid?.aliases ?? {};
+  const shares: BidderRequest[] = bidders.map((bidder) => ({ bidder, adapter: aliases[bidder] ?? bidder, request: { ...request, imp: request.imp.slice() } as BidRequest }));
   new PrivacyEnforcer(catalog, {}).enforce(request as BidRequest, shares, privacy, 'prebid', (warning) => warnings.push(warning));
   expect(request, 'the auction request is never changed').to.deep.equal(original);
   const objects = new Map(shares.map((share) => [share.bidder, share.request as Json]));
@@ -138,6 +139,15 @@ describe('privacy: TCF v2 per bidder', () => {
     const { shares, warnings } = enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha', 'gamma']);
     expect([...shares.keys()]).to.deep.equal(['gamma']);
     expect(warnings).to.deep.equal([{ code: 10017, message: 'bidder "alpha" blocked by privacy settings' }]);
+  });
+
+  it("reads vendor exceptions and basic enforcement vendors for a request alias under its host bidder's name, as Prebid Server's core bidder", () => {
+    const consent = tcString({ purposes: [1, 2, 4], vendors: [99] });
+    const aliases = { ext: { prebid: { aliases: { myalpha: 'alpha' } } } };
+    const excepted = settings((p) => (p.gdpr.tcf2.purpose2.vendorExceptions = ['alpha']));
+    expect(enforced({ regs: { gdpr: 1 }, user: { consent }, ...aliases }, ['myalpha'], { privacy: excepted }).shares.size).to.equal(1);
+    const exceptedAlias = settings((p) => (p.gdpr.tcf2.purpose2.vendorExceptions = ['myalpha']));
+    expect(enforced({ regs: { gdpr: 1 }, user: { consent }, ...aliases }, ['myalpha'], { privacy: exceptedAlias }).shares.size).to.equal(0);
   });
 
   it('legitimate interest for purpose 2 lets a vendor that declares it be asked, and keep ids', () => {
