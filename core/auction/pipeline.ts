@@ -215,7 +215,7 @@ export class AuctionPipeline {
     const refused = this.bidderRequests.shape(request, shares, context, validator.validateImp && ((imp, index) => validator.validateImp!(imp, index, context)));
     if (refused) return { kind: 'invalid', messages: refused };
     // What each bidder may receive is decided here, before any bidder-request hook or adapter sees its share.
-    this.privacy.enforce(request, shares, privacy, context.namespace, (warning) => context.warn('general', warning));
+    this.privacy.enforce(request, shares, privacy, context.namespace, (warning) => context.warn(context.namespace, warning));
 
     const currency = context.currency;
     const bidderDeadline = context.deadline - config.auction.networkBufferMs - config.auction.responsePrepMs;

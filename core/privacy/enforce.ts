@@ -35,15 +35,27 @@ export class PrivacyEnforcer {
    * warning 10017) and narrows the others. Shares are edited by shallow copies of the branches that change; a bidder
    * whose rules and branches are those of the bidder before it gets that bidder's scrubbed branches, not copies of
    * its own.
+   *
+   * The warnings of this step (the request's `exchangeWarnings`, then one per blocked bidder) are Prebid Server's
+   * exchange errors: it reports them under `ext.warnings.prebid` only when at least one bidder is asked (its
+   * makeExtBidResponse writes them per bidder answer), so `warn` is called only then.
    */
   enforce(request: BidRequest, shares: BidderRequest[], privacy: RequestPrivacy, namespace: string, warn: (warning: Warning) => void): void {
-    if (privacy.permitsEverything) return;
+    const blocked = privacy.permitsEverything ? undefined : this.enforceEach(request, shares, privacy, namespace);
+    if (shares.length === 0) return;
+    for (const warning of privacy.exchangeWarnings) warn(warning);
+    if (blocked) for (const warning of blocked) warn(warning);
+  }
+
+  /** Enforces the rules on each share; answers the warnings for the bidders it blocked, if any. */
+  private enforceEach(request: BidRequest, shares: BidderRequest[], privacy: RequestPrivacy, namespace: string): Warning[] | undefined {
+    let blocked: Warning[] | undefined;
     let kept = 0;
     let previous: ScrubbedBranches | undefined;
     for (const share of shares) {
       const scrubs = this.scrubsFor(request, share, privacy, namespace);
       if (scrubs === BLOCKED) {
-        warn({ code: WarningCode.BidderBlockedByPrivacySettings, message: `bidder "${share.adapter}" blocked by privacy settings` });
+        (blocked ??= []).push({ code: WarningCode.BidderBlockedByPrivacySettings, message: `bidder "${share.adapter}" blocked by privacy settings` });
         continue;
       }
       shares[kept++] = share;
@@ -59,6 +71,7 @@ export class PrivacyEnforcer {
       previous = scrubs & TRANSACTION_IDS ? undefined : { scrubs, before, after: SCRUBBED.map((key) => own[key]) };
     }
     shares.length = kept;
+    return blocked;
   }
 
   /** What the rules take from one bidder's share, as bits (0: nothing), or BLOCKED when the bidder may not be asked. */

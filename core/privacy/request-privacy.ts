@@ -40,6 +40,11 @@ export class RequestPrivacy implements PrivacySignals {
   /** `regs.gpp_sid` is given, as a list (Prebid Server sets the legacy `regs.gdpr` only then). */
   gppSidGiven = false;
   tcf: TcfPermissions | undefined = undefined;
+  /**
+   * Warnings of Prebid Server's exchange step (cleanOpenRTBRequests) rather than of its endpoint: the US privacy
+   * string it could not enforce. They are reported with the bidders blocked by privacy, under the namespace's scope.
+   */
+  exchangeWarnings: readonly Warning[] = NO_WARNINGS;
   activities: ActivityControl = ActivityControl.ALLOW_ALL;
   facts: ActivityFacts = NO_FACTS;
   ipv4Bits = 24;
@@ -67,6 +72,7 @@ export class RequestPrivacy implements PrivacySignals {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const NO_WARNINGS: readonly Warning[] = Object.freeze([]);
 const NO_FACTS: ActivityFacts = Object.freeze({ gppSids: [], geo: [] });
 
 /** The channel the policies are switched on or off for (Prebid Server's channel types). */

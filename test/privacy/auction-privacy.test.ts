@@ -37,11 +37,11 @@ describe('privacy end to end: what each bidder receives', () => {
     }
   });
 
-  it('GDPR with an invalid consent string: no bidder is asked, warning 10001', async () => {
+  it('GDPR with an invalid consent string: no bidder is asked, warning 10001 (and no 10017: Prebid Server reports its exchange warnings only beside a bidder asked)', async () => {
     const { received, json } = await auction({ regs: { gdpr: 1 }, user: { ...user, consent: 'not-a-tc-string' } });
     expect(received.size).to.equal(0);
     expect(json.ext.warnings.general).to.deep.include({ code: 10001, message: "Consent string 'not-a-tc-string' is not a valid TCF2 consent string." });
-    expect(json.ext.warnings.general).to.deep.include({ code: 10017, message: 'bidder "alpha" blocked by privacy settings' });
+    expect(json.ext.warnings.prebid).to.equal(undefined);
   });
 
   it('GDPR with consent for alpha and beta: alpha (special feature 1) gets precise geo, beta a masked IP and rounded geo', async () => {
@@ -97,12 +97,13 @@ describe('privacy end to end: activity controls of the host', () => {
     { privacy: { allowActivities: { fetchBids: { rules: [{ allow: false, condition: { componentName: ['beta'] } }] }, transmitTids: { default: false } } } },
   );
 
-  it('fetchBids denied: beta is not asked (warning 10017); transmitTids denied: no source.tid', async () => {
+  it('fetchBids denied: beta is not asked (warning 10017 under the namespace, as Prebid Server reports its exchange warnings); transmitTids denied: no source.tid', async () => {
     const before = servers.bidder.received.length;
-    const { json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {}, beta: {} }, { source: { tid: 'tid-1' } }));
+    const { json } = await postJson(`${servers.gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {}, beta: {} }, { source: { tid: 'tid-1' }, ext: { prebid: {} } }));
     const calls = servers.bidder.received.slice(before);
     expect(calls.map((call) => new URL(call.url, 'http://x').searchParams.get('name'))).to.deep.equal(['alpha']);
     expect((calls[0]!.body.source as Json | undefined)?.tid).to.equal(undefined);
-    expect(json.ext.warnings.general).to.deep.include({ code: 10017, message: 'bidder "beta" blocked by privacy settings' });
+    expect(json.ext.warnings.prebid).to.deep.equal([{ code: 10017, message: 'bidder "beta" blocked by privacy settings' }]);
+    expect(json.ext.warnings.general ?? []).to.not.deep.include({ code: 10017, message: 'bidder "beta" blocked by privacy settings' });
   });
 });

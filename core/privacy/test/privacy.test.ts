@@ -33,7 +33,17 @@ function enforced(
   extra: Json,
   bidders = ['alpha'],
   options: Parameters<typeof read>[1] = {},
-): { shares: Map<string, Json>; warnings: Array<{ code: number; message: string }>; privacy: RequestPrivacy; original: Json; request: Json; objects: Map<string, Json> } {
+): {
+  shares: Map<string, Json>;
+  /** The warnings of the read (the endpoint's, under `general`). */
+  warnings: Array<{ code: number; message: string }>;
+  /** The warnings of the per-bidder step (the exchange's, under the namespace). */
+  exchangeWarnings: Array<{ code: number; message: string }>;
+  privacy: RequestPrivacy;
+  original: Json;
+  request: Json;
+  objects: Map<string, Json>;
+} {
   const request: Json = {
     id: 'r',
     imp: [{ id: 'i', banner: {}, ext: { tid: 'imp-tid' } }],
@@ -47,10 +57,11 @@ function enforced(
   const { privacy, warnings } = read(request, options);
   const aliases: Record<string, string> = request.ext?.prebid?.aliases ?? {};
   const shares: BidderRequest[] = bidders.map((bidder) => ({ bidder, adapter: aliases[bidder] ?? bidder, request: { ...request, imp: request.imp.slice() } as BidRequest }));
-  new PrivacyEnforcer(catalog, {}).enforce(request as BidRequest, shares, privacy, 'prebid', (warning) => warnings.push(warning));
+  const exchangeWarnings: Array<{ code: number; message: string }> = [];
+  new PrivacyEnforcer(catalog, {}).enforce(request as BidRequest, shares, privacy, 'prebid', (warning) => exchangeWarnings.push(warning));
   expect(request, 'the auction request is never changed').to.deep.equal(original);
   const objects = new Map(shares.map((share) => [share.bidder, share.request as Json]));
-  return { shares: new Map(shares.map((share) => [share.bidder, JSON.parse(JSON.stringify(share.request))])), warnings, privacy, original, request, objects };
+  return { shares: new Map(shares.map((share) => [share.bidder, JSON.parse(JSON.stringify(share.request))])), warnings, exchangeWarnings, privacy, original, request, objects };
 }
 
 const FULL_CONSENT = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [32, 99], specialFeatures: [1] });
@@ -136,9 +147,16 @@ describe('privacy: TCF v2 per bidder', () => {
 
   it('a vendor without consent is not asked (purpose 2), with warning 10017', () => {
     const consent = tcString({ purposes: [1, 2, 4], vendors: [99] });
-    const { shares, warnings } = enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha', 'gamma']);
+    const { shares, exchangeWarnings } = enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha', 'gamma']);
     expect([...shares.keys()]).to.deep.equal(['gamma']);
-    expect(warnings).to.deep.equal([{ code: 10017, message: 'bidder "alpha" blocked by privacy settings' }]);
+    expect(exchangeWarnings).to.deep.equal([{ code: 10017, message: 'bidder "alpha" blocked by privacy settings' }]);
+  });
+
+  it('reports no blocked bidder when no bidder is left to ask, as Prebid Server writes its exchange warnings beside the bidders asked', () => {
+    const consent = tcString({ purposes: [1, 2, 4], vendors: [99] });
+    const { shares, exchangeWarnings } = enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha']);
+    expect(shares.size).to.equal(0);
+    expect(exchangeWarnings).to.deep.equal([]);
   });
 
   it("reads vendor exceptions and basic enforcement vendors for a request alias under its host bidder's name, as Prebid Server's core bidder", () => {
@@ -335,9 +353,9 @@ describe('privacy: activity controls', () => {
         },
       },
     };
-    const { shares, warnings } = enforced({}, ['alpha', 'beta', 'gamma'], { account });
+    const { shares, exchangeWarnings } = enforced({}, ['alpha', 'beta', 'gamma'], { account });
     expect([...shares.keys()]).to.deep.equal(['alpha', 'gamma']);
-    expect(warnings).to.deep.equal([{ code: 10017, message: 'bidder "beta" blocked by privacy settings' }]);
+    expect(exchangeWarnings).to.deep.equal([{ code: 10017, message: 'bidder "beta" blocked by privacy settings' }]);
     const alpha = shares.get('alpha')!;
     expect(alpha.user).to.deep.equal({ geo: { lat: -33.86, lon: 151.21 }, ext: {} });
     expect(alpha.device).to.not.have.property('ifa');
