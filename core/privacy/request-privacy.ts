@@ -1,7 +1,7 @@
 import { isJsonObject, WarningCode, type AccountChannels, type AccountSettings, type BidRequest, type EndpointName, type PrivacySignals, type Warning } from '../api/index.js';
 import type { GavelConfig } from '../config/index.js';
 import { ActivityControl, type Activity, type ActivityFacts, type Component } from './activities.js';
-import { GPP_TCF_EU_V2, readGpp, regsValue, userConsent, usPrivacyProblem, userGeo, type GppSignals } from './signals.js';
+import { GPP_TCF_EU_V2, GPP_US_PRIVACY, readGpp, regsValue, userConsent, usPrivacyProblem, userGeo, type GppSignals } from './signals.js';
 import { ALLOW_ALL, decodeTcfConsent, TcfPermissions, tcfRules, type AuctionPermissions, type TcfRules } from './tcf.js';
 import type { VendorLists } from './vendor-lists.js';
 import { SyncConsent, type SyncSignals } from './sync-consent.js';
@@ -224,18 +224,30 @@ export class PrivacyService {
       }
     }
 
-    // US privacy: GPP's uspv1 when gpp_sid names it, else regs.us_privacy.
+    // US privacy: GPP's uspv1 when gpp_sid names it, else regs.us_privacy. As in Prebid Server (ccpa.ReadFromRequestWrapper
+    // and Parse), a regs.us_privacy that contradicts uspv1, or a string that is not valid, is warned about where the
+    // request is validated and again where the bidders' requests are built, and no US privacy string is enforced.
     const requestUsp = typeof regsValue(request, 'us_privacy') === 'string' ? (regsValue(request, 'us_privacy') as string) : '';
     let usp = requestUsp;
-    if (gpp?.usPrivacy !== undefined && privacy.gppSid.includes(6)) {
-      if (requestUsp !== '' && requestUsp !== gpp.usPrivacy) warn({ code: WarningCode.InvalidPrivacyConsent, message: 'regs.us_privacy consent does not match uspv1 in GPP, using regs.gpp' });
+    let unusable = false;
+    if (gpp?.usPrivacy !== undefined && gpp.usPrivacy !== '' && privacy.gppSid.includes(GPP_US_PRIVACY)) {
       usp = gpp.usPrivacy;
+      if (requestUsp !== '' && requestUsp !== usp) {
+        const mismatch = { code: WarningCode.InvalidPrivacyConsent, message: 'regs.us_privacy consent does not match uspv1 in GPP, using regs.gpp' };
+        warn(mismatch);
+        privacy.exchangeWarnings = [mismatch];
+        unusable = true;
+      }
     }
     privacy.usPrivacy = usp;
-    const problem = usPrivacyProblem(usp);
-    if (problem) warn({ code: WarningCode.InvalidPrivacyConsent, message: `CCPA consent is invalid and will be ignored. (request.regs.ext.us_privacy ${problem})` });
+    const problem = unusable ? undefined : usPrivacyProblem(usp);
+    if (problem) {
+      warn({ code: WarningCode.InvalidPrivacyConsent, message: `CCPA consent is invalid and will be ignored. (request.regs.ext.us_privacy ${problem})` });
+      privacy.exchangeWarnings = [{ code: WarningCode.InvalidPrivacyConsent, message: `request.regs.ext.us_privacy ${problem}` }];
+      unusable = true;
+    }
     if (this.ccpaEnabled(account, channel)) {
-      privacy.usOptOut = (!problem && usp[2] === 'Y') || gpp?.usOptOut === true;
+      privacy.usOptOut = (!unusable && usp[2] === 'Y') || gpp?.usOptOut === true;
       const options = isJsonObject(request.ext) ? request.ext[namespace] : undefined;
       const noSale = isJsonObject(options) && Array.isArray(options.nosale) ? options.nosale.filter((name): name is string => typeof name === 'string') : [];
       if (noSale.length > 0) privacy.noSale = new Set(noSale);

@@ -250,6 +250,19 @@ describe('privacy: US privacy, COPPA, LMT', () => {
     const invalid = enforced({ regs: { us_privacy: '2YYN' } });
     expect(invalid.shares.get('alpha')!.user.buyeruid).to.equal('b');
     expect(invalid.warnings).to.deep.equal([{ code: 10001, message: 'CCPA consent is invalid and will be ignored. (request.regs.ext.us_privacy must specify version 1)' }]);
+    expect(invalid.exchangeWarnings).to.deep.equal([{ code: 10001, message: 'request.regs.ext.us_privacy must specify version 1' }]);
+  });
+
+  it("a regs.us_privacy that contradicts GPP's uspv1 leaves US privacy unenforced, warned at the read and again beside the bidders, as Prebid Server's extractCCPA", () => {
+    const mismatch = { code: 10001, message: 'regs.us_privacy consent does not match uspv1 in GPP, using regs.gpp' };
+    const contradicted = enforced({ regs: { us_privacy: '1NNN', gpp: 'DBABTA~1YYN', gpp_sid: [6] } });
+    expect(contradicted.shares.get('alpha')!.user.buyeruid).to.equal('b');
+    expect(contradicted.warnings).to.deep.equal([mismatch]);
+    expect(contradicted.exchangeWarnings).to.deep.equal([mismatch]);
+    const agreed = enforced({ regs: { us_privacy: '1YYN', gpp: 'DBABTA~1YYN', gpp_sid: [6] } });
+    expect(agreed.shares.get('alpha')!.user).to.not.have.property('buyeruid');
+    expect(agreed.warnings).to.deep.equal([]);
+    expect(enforced({ regs: { gpp: 'DBABTA~1YYN', gpp_sid: [6] } }).shares.get('alpha')!.user).to.not.have.property('buyeruid');
   });
 
   it('bidders under the same rules share one scrubbed copy of each branch; a bidder under other rules keeps its own', () => {
