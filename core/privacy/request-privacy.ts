@@ -205,11 +205,11 @@ export class PrivacyService {
     // GDPR: `gpp_sid` wins over `regs.gdpr` when both are given.
     const regsGdpr = regsValue(request, 'gdpr');
     let signal: -1 | 0 | 1 = regsGdpr === 1 ? 1 : regsGdpr === 0 ? 0 : -1;
-    if (privacy.gppSid.length > 0) {
-      const gppSignal = privacy.gppSid.includes(GPP_TCF_EU_V2) ? 1 : 0;
-      if (signal !== -1 && signal !== gppSignal) warn({ code: WarningCode.InvalidPrivacyConsent, message: 'regs.gdpr signal conflicts with GPP (regs.gpp_sid) and will be ignored' });
-      signal = gppSignal;
-    }
+    const gppSignal = privacy.gppSid.includes(GPP_TCF_EU_V2) ? 1 : 0;
+    // Prebid Server judges the conflict whenever gpp_sid is given (an empty list says 0), but lets only a list with
+    // members decide GDPR.
+    if (privacy.gppSidGiven && signal !== -1 && signal !== gppSignal) warn({ code: WarningCode.InvalidPrivacyConsent, message: 'regs.gdpr signal conflicts with GPP (regs.gpp_sid) and will be ignored' });
+    if (privacy.gppSid.length > 0) signal = gppSignal;
     const geo = userGeo(request);
     privacy.gdprApplies = this.gdprApplies({ signal, country: geo.country }, account, channel);
     const given = userConsent(request);

@@ -122,6 +122,13 @@ describe('privacy: GDPR applicability', () => {
     expect(read({ regs: { gdpr: 1, gpp_sid: [7] } }).privacy.gdprApplies).to.equal(false);
   });
 
+  it('warns of a regs.gdpr 1 beside an empty gpp_sid (which says 0), yet lets regs.gdpr decide, as Prebid Server validates and reads it', () => {
+    const { privacy, warnings } = read({ regs: { gdpr: 1, gpp_sid: [] } });
+    expect(privacy.gdprApplies).to.equal(true);
+    expect(warnings).to.deep.equal([{ code: 10001, message: 'regs.gdpr signal conflicts with GPP (regs.gpp_sid) and will be ignored' }]);
+    expect(read({ regs: { gdpr: 0, gpp_sid: [] } }).warnings).to.deep.equal([]);
+  });
+
   it('warns 10001 for a consent string that is not TCF v2 when GDPR applies', () => {
     const { warnings } = read({ regs: { gdpr: 1 }, user: { consent: 'BOGUS' } });
     expect(warnings).to.deep.equal([{ code: 10001, message: "Consent string 'BOGUS' is not a valid TCF2 consent string." }]);
