@@ -66,11 +66,18 @@ export function parseVendorList(json: unknown, source = 'vendor list'): VendorLi
   const vendors = new Map<number, GvlVendor>();
   for (const [id, vendor] of Object.entries(json.vendors)) {
     if (!isJsonObject(vendor)) continue;
-    vendors.set(Number(id), { purposes: idSet(vendor.purposes), legIntPurposes: idSet(vendor.legIntPurposes), specialFeatures: idSet(vendor.specialFeatures) });
+    // A flexible purpose may be used under either basis (the publisher picks): Prebid Server's vendor list reader
+    // (go-gdpr's Purpose and LegitimateInterest) counts it as declared for consent and for legitimate interest.
+    const flexible = idSet(vendor.flexiblePurposes);
+    vendors.set(Number(id), { purposes: idSet(vendor.purposes, flexible), legIntPurposes: idSet(vendor.legIntPurposes, flexible), specialFeatures: idSet(vendor.specialFeatures) });
   }
   return { specVersion, version: json.vendorListVersion, vendor: (id) => vendors.get(id) };
 }
 
-function idSet(value: unknown): ReadonlySet<number> {
-  return new Set(Array.isArray(value) ? value.filter((id): id is number => typeof id === 'number') : []);
+function idSet(value: unknown, also: ReadonlySet<number> = NO_IDS): ReadonlySet<number> {
+  const ids = new Set(Array.isArray(value) ? value.filter((id): id is number => typeof id === 'number') : []);
+  for (const id of also) ids.add(id);
+  return ids;
 }
+
+const NO_IDS: ReadonlySet<number> = new Set();

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { AccountSettings, BidderRequest, BidRequest } from '../../api/index.js';
 import type { BidderCatalog, BidderEntry } from '../../bidders/catalog.js';
 import { defaultConfig, type GavelConfig } from '../../config/index.js';
 import { tcString, TEST_GVL_PATH } from '../../../test/support/tcf.js';
-import { ActivityControl, maskIPv4, maskIPv6, PrivacyEnforcer, PrivacyService, roundCoordinate, VendorLists, type RequestPrivacy } from '../index.js';
+import { ActivityControl, decodeTcfConsent, maskIPv4, maskIPv6, parseVendorList, PrivacyEnforcer, PrivacyService, roundCoordinate, TcfPermissions, tcfRules, VendorLists, type RequestPrivacy } from '../index.js';
 
 type Json = Record<string, any>;
 
@@ -221,6 +222,20 @@ describe('privacy: TCF v2 per bidder', () => {
   it('a string made with a vendor list the host has not loaded gets only the defaults', () => {
     const consent = tcString({ purposes: [1, 2, 4], vendors: [32], specialFeatures: [1], vendorListVersion: 9 });
     expect(enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha']).shares.size).to.equal(0);
+  });
+
+  it("a purpose the GVL lists as flexible counts as declared for consent and for legitimate interest, as Prebid Server's vendor list reader has it", () => {
+    const json = JSON.parse(readFileSync(TEST_GVL_PATH, 'utf8'));
+    const consent = decodeTcfConsent(tcString({ purposes: [2], vendors: [52] }));
+    const rules = tcfRules(settings().gdpr.tcf2, undefined);
+    const withList = (list: unknown) => {
+      const vendorLists = new VendorLists();
+      vendorLists.add(parseVendorList(list));
+      return new TcfPermissions(rules, consent, vendorLists).auction('beta', 52);
+    };
+    expect(withList(json).allowBidRequest, 'purpose 2 declared only for legitimate interest').to.equal(false);
+    json.vendors['52'].flexiblePurposes = [2];
+    expect(withList(json)).to.include({ allowBidRequest: true, passId: true });
   });
 
   it('basic enforcement reads only the string: a vendor that does not declare purpose 2 is asked when consented', () => {
