@@ -132,8 +132,10 @@ const REQUIRE_LEGITIMATE_INTEREST = 2;
 function legalBasis(rules: TcfRules, rule: PurposeRule, name: string, vendorId: number, vendor: GvlVendor | undefined, consent: TcfConsent, overrides: Overrides): boolean {
   const enforcePurpose = overrides.enforcePurpose || rule.enforcePurpose;
   const enforceVendors = overrides.enforceVendors || rule.enforceVendors;
-  const basicVendor = rule.purpose !== 1 && rules.basicEnforcementVendors.has(name);
-  if (rule.basic || basicVendor) {
+  // A basic enforcement vendor is downgraded to the basic algorithm after purpose 1; once the algorithm is basic, being
+  // one counts for every purpose, purpose 1 included (Prebid Server's purposeConfig.basicEnforcementVendor).
+  const basicVendor = rules.basicEnforcementVendors.has(name);
+  if (rule.basic || (basicVendor && rule.purpose !== 1)) {
     if (!enforcePurpose && !enforceVendors) return true;
     if (rule.vendorExceptions.has(name) && !overrides.blockVendorExceptions) return true;
     if (!enforcePurpose && basicVendor) return true;

@@ -255,6 +255,24 @@ describe('privacy: TCF v2 per bidder', () => {
   });
 });
 
+describe('privacy: basic enforcement vendors', () => {
+  it('under a basic purpose 1, a basic enforcement vendor needs the purpose but not its own vendor consent to sync, as Prebid Server reads that list for every purpose once the algorithm is basic', () => {
+    const privacy = settings((p) => (p.gdpr.tcf2.purpose1.enforceAlgo = 'basic'));
+    const service = new PrivacyService(privacy, lists);
+    const basicVendor: AccountSettings = { id: 'basic-vendors', gdpr: { basic_enforcement_vendors: ['alpha'] } };
+    const consent = tcString({ purposes: [1], vendors: [99] });
+    expect(service.permissionsFor(consent, account).syncAllowed('alpha', 32, false)).to.equal(false);
+    expect(service.permissionsFor(consent, basicVendor).syncAllowed('alpha', 32, false)).to.equal(true);
+    expect(service.permissionsFor(tcString({ purposes: [2], vendors: [99] }), basicVendor).syncAllowed('alpha', 32, false)).to.equal(false);
+  });
+
+  it('under the full purpose 1, a basic enforcement vendor is not downgraded: it needs its own consent to sync', () => {
+    const service = new PrivacyService(settings(), lists);
+    const basicVendor: AccountSettings = { id: 'basic-vendors-full', gdpr: { basic_enforcement_vendors: ['alpha'] } };
+    expect(service.permissionsFor(tcString({ purposes: [1], vendors: [99] }), basicVendor).syncAllowed('alpha', 32, false)).to.equal(false);
+  });
+});
+
 describe('privacy: US privacy, COPPA, LMT', () => {
   it('a US privacy opt-out removes ids, device ids, eids, demographics, masks the IP and rounds geo', () => {
     const { shares } = enforced({ regs: { us_privacy: '1YYN' } });
