@@ -4,7 +4,7 @@ import type { AccountSettings, BidderRequest, BidRequest } from '../../api/index
 import type { BidderCatalog, BidderEntry } from '../../bidders/catalog.js';
 import { defaultConfig, type GavelConfig } from '../../config/index.js';
 import { tcString, TEST_GVL_PATH } from '../../../test/support/tcf.js';
-import { ActivityControl, decodeTcfConsent, maskIPv4, maskIPv6, parseVendorList, PrivacyEnforcer, PrivacyService, roundCoordinate, TcfPermissions, tcfRules, VendorLists, type RequestPrivacy } from '../index.js';
+import { ActivityControl, decodeTcfConsent, maskIPv4, maskIPv6, parseVendorList, privacyAnalyticsGate, PrivacyEnforcer, PrivacyService, roundCoordinate, TcfPermissions, tcfRules, VendorLists, type RequestPrivacy } from '../index.js';
 
 type Json = Record<string, any>;
 
@@ -252,6 +252,32 @@ describe('privacy: TCF v2 per bidder', () => {
     expect(service.permissionsFor(tcString({ purposes: [1], vendors: [99] }), account).syncAllowed('alpha', 32, false)).to.equal(false);
     expect(service.permissionsFor('', account).syncAllowed('alpha', 32, false)).to.equal(false);
     expect(service.permissionsFor(tcString({ purposeOneTreatment: true, vendors: [32] }), account).syncAllowed('alpha', 32, false)).to.equal(true);
+  });
+});
+
+describe('privacy: what an analytics module sees', () => {
+  const request = {
+    id: 'r',
+    imp: [{ id: 'i', banner: {} }],
+    device: { ip: '203.0.113.77', ifa: 'ifa-1', geo: { lat: 48.85661, lon: 2.35222 } },
+    user: { id: 'u', buyeruid: 'b', keywords: 'k', data: [{ id: 'd' }], ext: { data: { x: 1 }, other: 1 } },
+  };
+  const recordFor = (allowactivities: Json) => {
+    const { privacy } = read(request, { account: { id: 'analytics', privacy: { allowactivities } } as AccountSettings });
+    return { type: 'auction' as const, status: 200, receivedAt: 0, request: request as BidRequest, response: {}, privacy };
+  };
+
+  it("transmitUfpd or transmitPreciseGeo denied for the module: it sees the request scrubbed as a bidder would, as Prebid Server's analytics evaluateActivities does", () => {
+    const gate = privacyAnalyticsGate(undefined);
+    const denyUfpd = recordFor({ transmitUfpd: { rules: [{ allow: false, condition: { componentType: ['analytics'] } }] } });
+    const seen = gate(denyUfpd, 'analytics.ndjson') as Json;
+    expect(seen.request.user).to.deep.equal({ ext: { other: 1 } });
+    expect(seen.request.device).to.deep.equal({ ip: '203.0.113.77', geo: { lat: 48.85661, lon: 2.35222 } });
+    expect(denyUfpd.request.user?.buyeruid, 'the record itself is untouched').to.equal('b');
+    const denyGeo = recordFor({ transmitPreciseGeo: { default: false } });
+    expect((gate(denyGeo, 'analytics.ndjson') as Json).request.device).to.deep.equal({ ip: '203.0.113.0', ifa: 'ifa-1', geo: { lat: 48.86, lon: 2.35 } });
+    const otherModule = recordFor({ transmitPreciseGeo: { rules: [{ allow: false, condition: { componentName: ['someone.else'] } }] } });
+    expect(gate(otherModule, 'analytics.ndjson')).to.equal(otherModule);
   });
 });
 
