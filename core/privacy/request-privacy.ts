@@ -217,12 +217,9 @@ export class PrivacyService {
       warn({ code: WarningCode.InvalidPrivacyConsent, message: 'user.consent GDPR string conflicts with GPP (regs.gpp) GDPR string, using regs.gpp' });
     }
     privacy.consent = gpp?.tcfConsent ?? given;
-    if (privacy.gdprApplies) {
-      privacy.tcf = this.permissionsFor(privacy.consent, account);
-      if (privacy.consent !== '' && decodeTcfConsent(privacy.consent) === undefined) {
-        warn({ code: WarningCode.InvalidPrivacyConsent, message: `Consent string '${privacy.consent}' is not a valid TCF2 consent string.` });
-      }
-    }
+    // A string that is no TCF v2 one gets the permissions of no string, without a warning (Prebid Server warns of
+    // nothing: its permissions fall back to their defaults).
+    if (privacy.gdprApplies) privacy.tcf = this.permissionsFor(privacy.consent, account);
 
     // US privacy: GPP's uspv1 when gpp_sid names it, else regs.us_privacy. As in Prebid Server (ccpa.ReadFromRequestWrapper
     // and Parse), a regs.us_privacy that contradicts uspv1, or a string that is not valid, is warned about where the

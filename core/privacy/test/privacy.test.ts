@@ -130,9 +130,10 @@ describe('privacy: GDPR applicability', () => {
     expect(read({ regs: { gdpr: 0, gpp_sid: [] } }).warnings).to.deep.equal([]);
   });
 
-  it('warns 10001 for a consent string that is not TCF v2 when GDPR applies', () => {
-    const { warnings } = read({ regs: { gdpr: 1 }, user: { consent: 'BOGUS' } });
-    expect(warnings).to.deep.equal([{ code: 10001, message: "Consent string 'BOGUS' is not a valid TCF2 consent string." }]);
+  it('takes a consent string that is not TCF v2 for no string, without a warning, as Prebid Server does', () => {
+    const { privacy, warnings } = read({ regs: { gdpr: 1 }, user: { consent: 'BOGUS' } });
+    expect(warnings).to.deep.equal([]);
+    expect(privacy.gdprPermissions('alpha', 32)).to.deep.equal({ allowBidRequest: false, passGeo: false, passId: false });
   });
 });
 
