@@ -58,10 +58,14 @@ export class ShareScrubber {
     return isJsonObject(branch) && branch[field] !== undefined;
   }
 
+  /** Removes a `user.ext` member; an ext left empty goes too, as Prebid Server writes an empty ext it edited as none. */
   private removeUserExt(field: string): void {
     const user = this.request.user as Json | undefined;
     if (!isJsonObject(user) || !isJsonObject(user.ext) || user.ext[field] === undefined) return;
-    delete this.userExt()![field];
+    const ext = this.userExt()!;
+    delete ext[field];
+    for (const _ in ext) return;
+    delete this.user()!.ext;
   }
 
   deviceIds(): void {
