@@ -203,7 +203,7 @@ export class AuctionPipeline {
     request = processed.request;
     const resolvedRequest = context.debug ? resolvedRequestOf(request, context.namespace, this.hostServer) : undefined;
     // The privacy signals of the request as the hooks left it: read once, for every bidder, sync and report.
-    const privacy = this.deps.privacy.read(request, context.endpoint, context.account, context.namespace, (warning) => context.warn('general', warning));
+    const privacy = this.deps.privacy.read(request, context.endpoint, context.account, context.namespace, (warning) => context.warn('general', warning), context.accountId);
     context.privacy = privacy;
     // Before the split: the account's default DSA object goes to the bidders with the request (its gdpr_only asks
     // whether GDPR is enforced, so after the signals are read).

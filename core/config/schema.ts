@@ -476,6 +476,10 @@ export const configSchema = Type.Object(
           }),
         ),
         vendorListTimeoutMs: Type.Integer({ minimum: 1, default: 5000, description: 'Time limit of one vendor list fetch' }),
+        nonStandardPublishers: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: "Publisher (account) ids whose auctions pass every bidder the ids and precise geo where GDPR applies, whatever the TCF string says (Prebid Server's `gdpr.non_standard_publishers`); user syncs are decided as for any publisher",
+        }),
         bidderVendorIds: MapOf(Type.Integer({ minimum: 0, maximum: 65535 }), {
           default: {},
           description: "GVL vendor id per bidder, for bidders whose adapter declares none (or to replace it): `{<bidder>: <id>}`",

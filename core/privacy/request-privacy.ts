@@ -112,6 +112,8 @@ export interface GdprInputs {
  */
 export class PrivacyService {
   private readonly hostEea: ReadonlySet<string>;
+  /** `privacy.gdpr.nonStandardPublishers`: publishers whose auctions GDPR's TCF permissions do not narrow. */
+  private readonly nonStandardPublishers: ReadonlySet<string>;
   private readonly byAccount = new WeakMap<object, WeakMap<object, AccountRules>>();
 
   constructor(
@@ -119,6 +121,7 @@ export class PrivacyService {
     readonly vendorLists: VendorLists,
   ) {
     this.hostEea = new Set(settings.gdpr.eeaCountries.map((country) => country.toUpperCase()));
+    this.nonStandardPublishers = new Set(settings.gdpr.nonStandardPublishers ?? []);
   }
 
   /**
@@ -190,7 +193,7 @@ export class PrivacyService {
    * Reads a request's signals once: GDPR (with GPP's conflict rules), TCF consent, US privacy and `nosale`, GPP,
    * COPPA, LMT, and the activity controls of its account. Warnings (code 10001) go to `warn`.
    */
-  read(request: BidRequest, endpoint: EndpointName, account: AccountSettings, namespace: string, warn: (warning: Warning) => void): RequestPrivacy {
+  read(request: BidRequest, endpoint: EndpointName, account: AccountSettings, namespace: string, warn: (warning: Warning) => void, publisherId = ''): RequestPrivacy {
     const privacy = new RequestPrivacy();
     const settings = this.settings;
     const channel = channelOf(endpoint, request);
@@ -219,7 +222,9 @@ export class PrivacyService {
     privacy.consent = gpp?.tcfConsent ?? given;
     // A string that is no TCF v2 one gets the permissions of no string, without a warning (Prebid Server warns of
     // nothing: its permissions fall back to their defaults).
-    if (privacy.gdprApplies) privacy.tcf = this.permissionsFor(privacy.consent, account);
+    // A non-standard publisher's auctions get every permission, as Prebid Server's AuctionActivitiesAllowed answers
+    // AllowAll for the publisher ids of gdpr.non_standard_publishers.
+    if (privacy.gdprApplies && !this.nonStandardPublishers.has(publisherId)) privacy.tcf = this.permissionsFor(privacy.consent, account);
 
     // US privacy: GPP's uspv1 when gpp_sid names it, else regs.us_privacy. As in Prebid Server (ccpa.ReadFromRequestWrapper
     // and Parse), a regs.us_privacy that contradicts uspv1, or a string that is not valid, is warned about where the

@@ -63,6 +63,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
           eeaCountries: [...EEA_COUNTRIES],
           vendorLists: [],
           vendorListTimeoutMs: 5000,
+          nonStandardPublishers: [],
           bidderVendorIds: {},
           tcf2: {
             ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`purpose${i + 1}`, PURPOSE])),

@@ -130,6 +130,17 @@ describe('privacy: GDPR applicability', () => {
     expect(read({ regs: { gdpr: 0, gpp_sid: [] } }).warnings).to.deep.equal([]);
   });
 
+  it("a publisher in privacy.gdpr.nonStandardPublishers gets every permission where GDPR applies, as Prebid Server's gdpr.non_standard_publishers", () => {
+    const privacy = settings((p) => (p.gdpr.nonStandardPublishers = ['pub-1']));
+    const service = new PrivacyService(privacy, lists);
+    const readFor = (publisherId: string) => service.read({ id: 'r', imp: [], regs: { gdpr: 1 } } as BidRequest, 'auction', account, 'prebid', () => undefined, publisherId);
+    const standard = readFor('pub-2');
+    expect(standard.gdprPermissions('alpha', 32)).to.deep.equal({ allowBidRequest: false, passGeo: false, passId: false });
+    const nonStandard = readFor('pub-1');
+    expect(nonStandard.gdprApplies).to.equal(true);
+    expect(nonStandard.gdprPermissions('alpha', 32)).to.deep.equal({ allowBidRequest: true, passGeo: true, passId: true });
+  });
+
   it('takes a consent string that is not TCF v2 for no string, without a warning, as Prebid Server does', () => {
     const { privacy, warnings } = read({ regs: { gdpr: 1 }, user: { consent: 'BOGUS' } });
     expect(warnings).to.deep.equal([]);
