@@ -51,6 +51,17 @@ export class SyncConsent {
     return this.service.activitiesFor(this.account).allows('syncUser', { type: 'bidder', name: bidder }, { gppSids: this.gppSids, geo: [] });
   }
 
+  /**
+   * Whether the host may keep its own cookie: where GDPR applies and the host names its vendor id
+   * (`privacy.gdpr.hostVendorId`), purpose 1 for that vendor (Prebid Server's HostCookiesAllowed; without a host vendor
+   * id the host cookie is allowed). Without it `/cookie_sync` offers no sync at all.
+   */
+  get hostCookieAllowed(): boolean {
+    const hostVendorId = this.service.settings.gdpr.hostVendorId;
+    if (!this.tcf || !hostVendorId) return true;
+    return this.tcf.syncAllowed('', hostVendorId, false);
+  }
+
   /** Whether `/cookie_sync` may offer this bidder a sync. */
   bidderMaySync(bidder: string, vendorId: number | undefined): boolean {
     if (!this.activityAllows(bidder)) return false;

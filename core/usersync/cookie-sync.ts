@@ -81,6 +81,9 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
   const privacy = read.request.privacy;
   const consent = await syncConsentOf(deps, input.body?.account, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });
   if ('status' in consent) return consent;
+  const status = Object.keys(live).length > 0 ? 'ok' : 'no_cookie';
+  // As Prebid Server's chooser: a host cookie GDPR does not allow blocks every sync before any bidder is looked at.
+  if (!consent.hostCookieAllowed) return jsonResponse(200, { status, bidder_status: [] } satisfies CookieSyncResponse);
   const rejected: string[] = [];
   const permitted: SyncPermission = (syncer) => {
     if (consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder))) return true;
@@ -88,7 +91,7 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
     return false;
   };
   const response: CookieSyncResponse = {
-    status: Object.keys(live).length > 0 ? 'ok' : 'no_cookie',
+    status,
     bidder_status: chooseSyncs(read.request, live, deps, permitted),
   };
   if (input.body?.debug === true && rejected.length > 0) response.debug = rejected.map((bidder) => ({ bidder, error: REJECTED_BY_PRIVACY }));

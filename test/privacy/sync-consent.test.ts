@@ -90,6 +90,15 @@ describe('user sync under privacy signals', () => {
       expect(quiet).to.not.have.property('debug');
     });
 
+    it("with a host vendor id and no purpose 1 for it, no sync is offered at all (no debug entries), as Prebid Server's chooser checks the host cookie first", async () => {
+      const bidderOnly = tcString({ purposes: [1], vendors: [32] });
+      const blocked = (await cookieSync({ bidders: ['appnexus'], gdpr: 1, gdpr_consent: bidderOnly, debug: true }, withHostVendor)).body as Json;
+      expect(blocked).to.deep.equal({ status: 'no_cookie', bidder_status: [] });
+      const hostAndBidder = tcString({ purposes: [1], vendors: [32, 700] });
+      const offered = (await cookieSync({ bidders: ['appnexus'], gdpr: 1, gdpr_consent: hostAndBidder }, withHostVendor)).body as Json;
+      expect(offered.bidder_status.map((status: Json) => status.bidder)).to.deep.equal(['appnexus']);
+    });
+
     it('a US privacy opt-out of sale offers no sync; the syncUser activity leaves its bidders out', async () => {
       expect(((await cookieSync({ bidders: ['appnexus', 'openx'], us_privacy: '1YYN' })).body as Json).bidder_status).to.deep.equal([]);
       expect(((await cookieSync({ bidders: ['appnexus', 'openx'], us_privacy: '1YNN' })).body as Json).bidder_status).to.have.length(2);
