@@ -49,7 +49,8 @@ export function planFirstPartyData(request: BidRequest, options: Json | undefine
   if (!listed && configs.size === 0) return undefined;
   const plan: FpdPlan = { listed, configs };
   const errors = checkResolvable(request, plan);
-  return errors.length > 0 ? { errors } : plan;
+  // Prebid Server answers every problem in one 400 line, joined by commas.
+  return errors.length > 0 ? { errors: [errors.join(',')] } : plan;
 }
 
 /** Prebid Server resolves every bidder's data up front, so a bad config is the request's error even for a bidder not bid on. */
@@ -59,6 +60,8 @@ function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
   for (const bidder of bidders) {
     const fpd = plan.configs.get(bidder);
     if (!fpd) continue;
+    // Prebid Server's order: app, then site, then device.
+    if (fpd.app && !isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
     if (fpd.site) {
       if (!isJsonObject(request.site)) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object is not defined in request, but defined in FPD config`);
       else {
@@ -66,7 +69,6 @@ function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
         if (!site.id && !site.page) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object cannot set empty page if req.site.id is empty`);
       }
     }
-    if (fpd.app && !isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
     if (fpd.device) errors.push(...deviceProblems(mergePatch(isJsonObject(request.device) ? request.device : {}, fpd.device) as Json));
   }
   return errors;
