@@ -173,16 +173,17 @@ function withKeyReplaced(object: Json, key: string, value: Json | undefined): Js
 /**
  * Buyer ids (spec 2.12): an explicit `user.buyeruid` wins; else the bidder's own entry in `user.ext.<ns>.buyeruids`,
  * by the name the imp gives it, any case (an alias gets only its own, as in Prebid Server). `user.ext.<ns>` goes
- * from the bidder's copy whole, as Prebid Server's struct rewrite leaves nothing of it once the ids are taken (and
- * `user.ext` with it when left empty).
+ * from the bidder's copy whole, buyer ids or not (and `user.ext` with it when left empty): Prebid Server reads it into a
+ * struct whose only member is `buyeruids`, and writes it back without them, so nothing else in it survives.
  */
 function userForBidder(request: BidRequest, ns: string, seat: string): BidRequest['user'] {
   const user = request.user;
   if (!user) return undefined;
-  const nsExt = isJsonObject(user.ext?.[ns]) ? (user.ext![ns] as Json) : undefined;
-  const buyeruids = nsExt && isJsonObject(nsExt.buyeruids) ? (nsExt.buyeruids as Json) : undefined;
-  if (!buyeruids) return user;
-  const copy = withKeyReplaced(user, 'ext', withoutKey(user.ext!, ns)) as NonNullable<BidRequest['user']>;
+  if (!isJsonObject(user.ext) || !hasOwnProperty.call(user.ext, ns)) return user;
+  const nsExt = user.ext[ns];
+  const buyeruids = isJsonObject(nsExt) && isJsonObject(nsExt.buyeruids) ? (nsExt.buyeruids as Json) : undefined;
+  const copy = withKeyReplaced(user, 'ext', withoutKey(user.ext, ns)) as NonNullable<BidRequest['user']>;
+  if (!buyeruids) return copy;
   if (!user.buyeruid) {
     const key = keyIgnoringCase(buyeruids, seat.toLowerCase());
     if (key !== undefined && typeof buyeruids[key] === 'string') copy.buyeruid = buyeruids[key];
