@@ -38,7 +38,9 @@ export function impFor(imp: Imp, bidder: string, namespace: string, recheck: Imp
     else if (narrowed) newExt[key] = narrowed;
   }
 
-  const fpd = isJsonObject(options.imp) ? impFpdFor(options.imp, bidder) : undefined;
+  // By the bidder's name exactly, as Prebid Server's splitImps looks it up.
+  const own = isJsonObject(options.imp) && Object.hasOwn(options.imp, bidder) ? options.imp[bidder] : undefined;
+  const fpd = isJsonObject(own) ? own : undefined;
   if (!fpd) return { ...imp, ext: newExt };
   const merged = mergePatch(imp, fpd) as Json;
   // The bidder's ext is the one built here: first-party data does not reach into it.
@@ -48,11 +50,4 @@ export function impFor(imp: Imp, bidder: string, namespace: string, recheck: Imp
   const problem = recheck(merged as Imp, auctionImps.findIndex((candidate) => candidate.id === imp.id));
   if (problem !== undefined) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: [${problem}]`);
   return merged as Imp;
-}
-
-function impFpdFor(byBidder: Json, bidder: string): Json | undefined {
-  if (isJsonObject(byBidder[bidder])) return byBidder[bidder] as Json;
-  const lower = bidder.toLowerCase();
-  for (const key of Object.keys(byBidder)) if (key.toLowerCase() === lower && isJsonObject(byBidder[key])) return byBidder[key] as Json;
-  return undefined;
 }
