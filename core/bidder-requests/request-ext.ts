@@ -10,6 +10,8 @@ const SHARED_MEMBERS: ReadonlyArray<readonly [name: string, write: (value: Json)
   ['channel', (channel) => ({ name: stringOrEmpty(channel.name), version: stringOrEmpty(channel.version) })],
   ['currency', (currency) => ({ rates: currency.rates ?? null, usepbsrates: currency.usepbsrates ?? null })],
   ['sdk', (sdk) => (Array.isArray(sdk.renderers) && sdk.renderers.length > 0 ? { renderers: sdk.renderers.map(sdkRenderer) } : {})],
+  // The request's own, when the host has no identity of its own to put there (which then replaces it).
+  ['server', (server) => ({ externalurl: stringOrEmpty(server.externalurl), gvlid: typeof server.gvlid === 'number' ? server.gvlid : 0, datacenter: stringOrEmpty(server.datacenter) })],
 ];
 
 function stringOrEmpty(value: unknown): string {
@@ -119,7 +121,6 @@ export function requestExtFor(plan: RequestExtPlan, bidder: string, adapter: str
   if (options) {
     const multibid = Array.isArray(options.multibid) ? multibidFor(options.multibid, bidder, codes) : undefined;
     if (multibid) own.multibid = multibid;
-    if (!plan.server && options.server !== undefined && options.server !== null) own.server = options.server;
     const category = isJsonObject(options.targeting) ? options.targeting.includebrandcategory : undefined;
     if (isJsonObject(category)) own.targeting = { includebrandcategory: brandCategory(category) };
   }
