@@ -1,4 +1,4 @@
-import { isJsonObject, type Imp } from '../api/index.js';
+import { isJsonObject, openrtb2DecodeProblem, type Imp, type JsonObject } from '../api/index.js';
 import { mergePatch } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
@@ -11,6 +11,14 @@ export class InvalidImpFpd {
   constructor(readonly message: string) {}
 }
 
+/**
+ * Imp first-party data an imp cannot take (a member of the wrong JSON type for its OpenRTB field): Prebid Server's
+ * merge into its Imp struct fails, and it then asks no bidder at all.
+ */
+export class UndecodableImpFpd {
+  constructor(readonly message: string) {}
+}
+
 /** Re-checks an imp first-party data changed, `index` its place in the request (RequestValidator.validateImp). */
 export type ImpRecheck = (imp: Imp, index: number) => string | undefined;
 
@@ -19,7 +27,7 @@ export type ImpRecheck = (imp: Imp, index: number) => string | undefined;
  * for this bidder (`imp.ext.<ns>.imp.<bidder>`) merged over it. The same imp object when nothing changes. Returns
  * the 400 line when the merged imp is no longer a valid imp.
  */
-export function impFor(imp: Imp, bidder: string, namespace: string, recheck: ImpRecheck | undefined, auctionImps: readonly Imp[]): Imp | InvalidImpFpd {
+export function impFor(imp: Imp, bidder: string, namespace: string, recheck: ImpRecheck | undefined, auctionImps: readonly Imp[]): Imp | InvalidImpFpd | UndecodableImpFpd {
   const ext = imp.ext;
   const options = isJsonObject(ext) && isJsonObject(ext[namespace]) ? (ext[namespace] as Json) : undefined;
   if (!options) return imp;
@@ -42,12 +50,18 @@ export function impFor(imp: Imp, bidder: string, namespace: string, recheck: Imp
   const own = isJsonObject(options.imp) && Object.hasOwn(options.imp, bidder) ? options.imp[bidder] : undefined;
   const fpd = isJsonObject(own) ? own : undefined;
   if (!fpd) return { ...imp, ext: newExt };
+  // Prebid Server's words, naming the imp by its place in the request (mergeImpFPD).
+  if (openrtb2DecodeProblem({ imp: [fpd] } as JsonObject) !== undefined) return new UndecodableImpFpd(`invalid first party data for imp[${indexOf(imp, auctionImps)}]`);
   const merged = mergePatch(imp, fpd) as Json;
   // The bidder's ext is the one built here: first-party data does not reach into it.
   merged.ext = newExt;
   if (!recheck) return merged as Imp;
   // Prebid Server's validator names the imp by its place in the request, and prints its error list as Go prints a slice.
-  const problem = recheck(merged as Imp, auctionImps.findIndex((candidate) => candidate.id === imp.id));
+  const problem = recheck(merged as Imp, indexOf(imp, auctionImps));
   if (problem !== undefined) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: [${problem}]`);
   return merged as Imp;
+}
+
+function indexOf(imp: Imp, auctionImps: readonly Imp[]): number {
+  return auctionImps.findIndex((candidate) => candidate.id === imp.id);
 }

@@ -1,7 +1,7 @@
-import type { AuctionContext, BidderRequest, BidRequest, Imp } from '../api/index.js';
+import { BidderErrorCode, type AuctionContext, type BidderRequest, type BidRequest, type Imp } from '../api/index.js';
 import { userWithPermittedEids, planEidPermissions } from './eids.js';
 import { applyFirstPartyData, planFirstPartyData } from './first-party-data.js';
-import { impFor, InvalidImpFpd, type ImpRecheck } from './imp-ext.js';
+import { impFor, InvalidImpFpd, UndecodableImpFpd, type ImpRecheck } from './imp-ext.js';
 import { planRequestExt, requestExtFor } from './request-ext.js';
 import { planSchains, sourceFor } from './schain.js';
 
@@ -43,6 +43,7 @@ export class BidderRequestShaper {
     if (fpd && 'errors' in fpd) return fpd.errors;
 
     const errors: string[] = [];
+    const undecodable: string[] = [];
     for (const share of shares) {
       share.auction = request;
       const own = share.request;
@@ -54,9 +55,16 @@ export class BidderRequestShaper {
       if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
       if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);
       if (fpd) applyFirstPartyData(fpd, share.bidder, own);
-      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, recheck, errors);
+      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, recheck, errors, undecodable);
     }
-    return errors.length > 0 ? errors : undefined;
+    if (errors.length > 0) return errors;
+    if (undecodable.length > 0) {
+      // Prebid Server's split fails as a whole: no bidder is asked (the answer's nbr says so). Its error goes nowhere
+      // there, with no bidder to hang it on; here it is shown under the namespace, as its other auction errors are.
+      shares.length = 0;
+      context.fail(namespace, { code: BidderErrorCode.Unknown, message: undecodable[0]! });
+    }
+    return undefined;
   }
 }
 
@@ -71,12 +79,16 @@ function resolvesFirstPartyData(request: BidRequest, endpoint: AuctionContext['e
 }
 
 /** The bidder's imps; the same array when none changes. */
-function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], recheck: ImpRecheck | undefined, errors: string[]): Imp[] {
+function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], recheck: ImpRecheck | undefined, errors: string[], undecodable: string[]): Imp[] {
   let changed: Imp[] | undefined;
   for (let i = 0; i < imps.length; i++) {
     const imp = impFor(imps[i]!, bidder, namespace, recheck, auctionImps);
     if (imp instanceof InvalidImpFpd) {
       errors.push(imp.message);
+      continue;
+    }
+    if (imp instanceof UndecodableImpFpd) {
+      undecodable.push(imp.message);
       continue;
     }
     if (imp !== imps[i]) (changed ??= imps.slice())[i] = imp;
