@@ -1,4 +1,4 @@
-import { isJsonObject, type BidRequest } from '../api/index.js';
+import { isJsonObject, openrtb2DecodeProblem, type BidRequest, type JsonObject } from '../api/index.js';
 import { mergePatch } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
@@ -60,18 +60,35 @@ function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
   for (const bidder of bidders) {
     const fpd = plan.configs.get(bidder);
     if (!fpd) continue;
-    // Prebid Server's order: app, then site, then device.
-    if (fpd.app && !isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
+    // Prebid Server's order: user, app, site, device. A config its struct cannot take (a member of the wrong JSON
+    // type) fails its merge.
+    if (fpd.user && undecodable('user', fpd.user)) errors.push(BAD_FPD);
+    if (fpd.app) {
+      if (!isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
+      else if (undecodable('app', fpd.app)) errors.push(BAD_FPD);
+    }
     if (fpd.site) {
       if (!isJsonObject(request.site)) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object is not defined in request, but defined in FPD config`);
+      else if (undecodable('site', fpd.site)) errors.push(BAD_FPD);
       else {
         const site = mergePatch(request.site, fpd.site) as Json;
         if (!site.id && !site.page) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object cannot set empty page if req.site.id is empty`);
       }
     }
-    if (fpd.device) errors.push(...deviceProblems(mergePatch(isJsonObject(request.device) ? request.device : {}, fpd.device) as Json));
+    if (fpd.device) {
+      if (undecodable('device', fpd.device)) errors.push(BAD_FPD);
+      else errors.push(...deviceProblems(mergePatch(isJsonObject(request.device) ? request.device : {}, fpd.device) as Json));
+    }
   }
   return errors;
+}
+
+/** Prebid Server's message for a bidder config its merge cannot take (firstpartydata.ErrBadFPD). */
+const BAD_FPD = 'invalid first party data ext';
+
+/** True when the OpenRTB object `part` of a request could not hold this config (Prebid Server's merge fails). */
+function undecodable(part: 'site' | 'app' | 'user' | 'device', config: Json): boolean {
+  return openrtb2DecodeProblem({ [part]: config } as JsonObject) !== undefined;
 }
 
 function deviceProblems(device: Json): string[] {
