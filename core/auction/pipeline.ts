@@ -212,6 +212,9 @@ export class AuctionPipeline {
     const bidRules = auctionBidRules(request, context, this.deps.bidChecks);
 
     const shares = services['imp-splitting'].split(request, context);
+    // The bidders Prebid Server would count live before it shapes and screens their requests: one the split left out
+    // for its media types is live there (its adapter refuses the imps), one blocked by privacy is not.
+    const namedBidders = shares.length;
     if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);
     const validator = services['request-validation'];
     const refused = this.bidderRequests.shape(request, shares, context, validator.validateImp && ((imp, index) => validator.validateImp!(imp, index, context)));
@@ -238,8 +241,9 @@ export class AuctionPipeline {
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });
-    // Prebid Server signals an invalid request (nbr 2) when no bidder was left to ask: every one blocked by privacy.
-    const noBidderAsked = seats.length === 0;
+    // Prebid Server signals an invalid request (nbr 2) when no bidder was left to ask: every one blocked by privacy,
+    // or the split failed as a whole (imp first-party data it cannot take); a stored auction answer with no seat too.
+    const noBidderAsked = seats.length === 0 && (stored?.auction !== undefined || (namedBidders > 0 && shares.length === 0));
 
     if (this.hooked(context, 'all-processed-bid-responses')) {
       let all = this.stage('all-processed-bid-responses', { request, seats }, context);
