@@ -98,7 +98,7 @@ describe('gavel.imp-splitting', () => {
   it('skips a disabled bidder with a warning', () => {
     const { shares, result } = split(request([{ id: 'i1', banner: { w: 1, h: 1 }, ext: { off: {}, alpha: {} } }]));
     expect(shares.map((share) => share.bidder)).to.deep.equal(['alpha']);
-    expect(result.warnings!.general![0]!.message).to.contain('off');
+    expect(result.warnings!.general![0]!.message).to.equal('Bidder "off" has been disabled on this instance of Prebid Server. Please work with the PBS host to enable this bidder again.');
     // Prebid Server's BidderTemporarilyDisabled code.
     expect(result.warnings!.general![0]!.code).to.equal(6);
   });
