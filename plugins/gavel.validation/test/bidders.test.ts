@@ -9,6 +9,15 @@ describe('gavel.validation: imp bidders', () => {
       'request.imp[0].ext.svc.bidder must contain at least one bidder');
   });
 
+  it('counts no bidder switched off on this host, and checks none of its params, as Prebid Server removes it', () => {
+    const deps = testDeps();
+    (deps.bidders.get('rubicon') as { enabled: boolean }).enabled = false;
+    const onlyOff = validate(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { rubicon: { bad: true } } } }; r.ext = { prebid: {} }; }), 'prebid', deps);
+    expect(onlyOff?.action).to.equal('reject');
+    expect(onlyOff?.invalid).to.deep.equal(['request.imp[0].ext.prebid.bidder must contain at least one bidder']);
+    expectAccepted(withRequest((r) => { r.imp[0].ext = { prebid: { bidder: { rubicon: { bad: true }, appnexus: { placementId: 1 } } } }; r.ext = { prebid: {} }; }), 'prebid', deps);
+  });
+
   it('requires imp.ext, as Prebid Server words it', () => {
     expectRejected(withRequest((r) => { delete r.imp[0].ext; }), 'request.imp[0].ext is required');
   });
