@@ -188,9 +188,6 @@ class ImpBidderCheck {
 
   /** Params failures read `request.imp[i].ext.<ns>.bidder.<name> failed validation.` whichever form they came in. */
   private accept(name: string, hostBidder: string, params: unknown, namespace: Namespace): void {
-    // A bidder switched off on this host is not checked and does not count: Prebid Server removes it from the imp
-    // (with its warning 6, given where the imp is split), so an imp naming no other bidder names none.
-    if (!this.scope.bidders.isEnabled(hostBidder)) return;
     this.acceptedBidders++;
     const problem = this.scope.validateBidderParams(hostBidder, params);
     if (problem !== undefined) this.fail(`${this.extPath()}.${namespace}.bidder.${name} failed validation.\n${problem}`);
