@@ -56,8 +56,9 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const loaded = await loadAmpRequest(params.tagId, services.stored, { deadline: ampFetchDeadline(input, params, services) });
   if ('error' in loaded) return invalidRequest([loaded.error]);
   const request = loaded.request;
-  // The namespace must be known before the endpoint writes `ext.<ns>.targeting` into the request.
-  const namespace = detectNamespace(request);
+  // The namespace must be known before the endpoint writes `ext.<ns>.targeting` into the request; a stored request
+  // that names neither speaks the host's default, as on the auction endpoint.
+  const namespace = detectNamespace(request, services.config.auction.defaultNamespace);
   unifyNamespaces(request, namespace);
   const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled);
 

@@ -1,10 +1,24 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listFixtureFiles } from '../harness/fixture-outcome.js';
 import { run, runAmpFixture, type AmpFixture } from '../harness/amp-runner.js';
 
 /** The public AMP fixtures, read where CI keeps them (never copied into the repository). */
 const SHARED_AMP_FIXTURES = resolve(process.cwd(), '../shared/conformance/amp/valid');
+
+/** AMP fixtures of our own, in the shared format: each holds one Prebid Server behaviour. */
+const OWN_AMP_FIXTURES = fileURLToPath(new URL('../fixtures/amp/', import.meta.url));
+
+describe('AMP fixtures of our own, through the AMP runner', () => {
+  for (const file of listFixtureFiles(OWN_AMP_FIXTURES)) {
+    it(file.slice(OWN_AMP_FIXTURES.length), async () => {
+      const outcome = await runAmpFixture(JSON.parse(readFileSync(file, 'utf8')) as AmpFixture, file);
+      expect(outcome.diffs).to.deep.equal([]);
+    });
+  }
+});
 
 /** Our own fixture in the shared format: appnexus bids 1.87, which the default granularity buckets to 1.80. */
 function ownFixture(): AmpFixture {

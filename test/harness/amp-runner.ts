@@ -146,7 +146,8 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const app = await bootGavel(testConfig({
     bidders,
     modules: FLOORS_OFF,
-    auction: { autoGenSourceTid: false },
+    // Prebid Server's answers speak `prebid` when the stored request names no namespace.
+    auction: { defaultNamespace: 'prebid', autoGenSourceTid: false },
     accounts: { defaults: { gdpr: { enabled: false } } },
     cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL },
     privacy: { gdpr: { enabled: true }, ccpa: { enforce: false }, trustProxyHeaders: true },
