@@ -70,8 +70,10 @@ export class AccountService implements AccountLoader {
           refusal: {
             status: 400,
             code: ErrorCode.AccountRequired,
+            // Prebid Server's words, then how to fix it (reference behaviour 2).
             message:
-              'Prebid-server has been configured to discard requests without a valid Account ID. Set site.publisher.id (app.publisher.id or dooh.publisher.id; the account parameter on AMP) to the account id your host gave you.',
+              'Prebid-server has been configured to discard requests without a valid Account ID. Please reach out to the prebid server host. ' +
+              'Set site.publisher.id (app.publisher.id or dooh.publisher.id; the account parameter on AMP) to the account id your host gave you.',
           },
         }
       : this.checked(this.defaultsFor(''));
@@ -115,7 +117,7 @@ export class AccountService implements AccountLoader {
   /** An id no backend knows: the defaults under that id, or a refusal when the host requires known accounts. */
   private unknown(id: string): AccountOutcome {
     if (this.settings.required && this.settings.defaults.disabled === true) {
-      return { refusal: { status: 400, code: ErrorCode.AccountRequired, message: `Prebid-server could not verify the Account ID "${id}". Please reach out to the prebid server host.` } };
+      return { refusal: { status: 400, code: ErrorCode.AccountRequired, message: 'Prebid-server could not verify the Account ID. Please reach out to the prebid server host.' } };
     }
     return this.checked(this.defaultsFor(id));
   }

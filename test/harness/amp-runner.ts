@@ -10,7 +10,7 @@ import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { FLOORS_OFF, mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
-import { compareRequests, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
+import { compareRequests, ENDPOINT_TEST_ACCOUNTS, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
 import { Tokens } from '../../core/app/tokens.js';
 import type { AuctionPipeline } from '../../core/auction/pipeline.js';
 
@@ -27,6 +27,10 @@ export interface AmpFixture {
     aliases?: string;
     disabledAdapters?: string[];
     realParamsValidator?: boolean;
+    /** As in the endpoint fixtures: requests must name a known account. */
+    accountRequired?: boolean;
+    blockedApps?: string[];
+    currencyRates?: Record<string, Record<string, number>>;
   };
   /** The stored request the query's `tag_id` names. */
   mockBidRequest: unknown;
@@ -147,14 +151,15 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
     bidders,
     modules: FLOORS_OFF,
     // Prebid Server's answers speak `prebid` when the stored request names no namespace.
-    auction: { defaultNamespace: 'prebid', autoGenSourceTid: false },
-    accounts: { defaults: { gdpr: { enabled: false } } },
+    auction: { defaultNamespace: 'prebid', autoGenSourceTid: false, blockedApps: config.blockedApps ?? [] },
+    accounts: { required: config.accountRequired === true, defaults: { gdpr: { enabled: false } } },
+    ...(config.currencyRates && { currency: { rates: config.currencyRates } }),
     cache: { publicUrl: FIXTURE_CACHE_PUBLIC_URL },
     privacy: { gdpr: { enabled: true }, ccpa: { enforce: false }, trustProxyHeaders: true },
   }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
-      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {}, responses: fixture.mockAmpStoredResponse }) })(container);
+      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {}, responses: fixture.mockAmpStoredResponse, accounts: ENDPOINT_TEST_ACCOUNTS }) })(container);
     },
   });
   // The request the auction ran on, once validated: what Prebid Server hands its exchange.

@@ -134,15 +134,14 @@ export function compareAuction(fixture: AuctionFixture, status: number, text: st
  * `default_integration_acct` (a default integration, for the one it writes into requests), and stored imp
  * `7`, whose JSON is malformed; a fixture adds its own (`mockStoredRequests`, `mockStoredImps`, `mockAmpStoredResponse`).
  */
-const endpointAccounts = new MemoryFetcher({
-  accounts: {
-    valid_acct: { disabled: false },
-    disabled_acct: { disabled: true },
-    malformed_acct: { disabled: 'invalid type' },
-    default_integration_acct: { default_integration: 'account-integration' },
-    alternate_bidder_code_acct: { alternatebiddercodes: { enabled: true, bidders: { appnexus: { enabled: true, allowedbiddercodes: ['groupm'] } } } },
-  },
-});
+export const ENDPOINT_TEST_ACCOUNTS: Readonly<Record<string, unknown>> = {
+  valid_acct: { disabled: false },
+  disabled_acct: { disabled: true },
+  malformed_acct: { disabled: 'invalid type' },
+  default_integration_acct: { default_integration: 'account-integration' },
+  alternate_bidder_code_acct: { alternatebiddercodes: { enabled: true, bidders: { appnexus: { enabled: true, allowedbiddercodes: ['groupm'] } } } },
+};
+const endpointAccounts = new MemoryFetcher({ accounts: ENDPOINT_TEST_ACCOUNTS });
 /** The stored data a fixture's auction runs on: the runner's own, and the documents the fixture adds. */
 function endpointStoredData(fixture: AuctionFixture): StoredDataFetcher {
   const requests = storedDocuments('request', fixture.mockStoredRequests ?? {});

@@ -80,7 +80,7 @@ describe('AccountService', () => {
 
   it('refuses an unknown id when accounts are required and the defaults are disabled', async () => {
     const outcome = await load(service({}, { required: true, defaults: { disabled: true } }), 'who');
-    expect(outcome).to.deep.include({ refusal: { status: 400, code: ErrorCode.AccountRequired, message: 'Prebid-server could not verify the Account ID "who". Please reach out to the prebid server host.' } });
+    expect(outcome).to.deep.include({ refusal: { status: 400, code: ErrorCode.AccountRequired, message: 'Prebid-server could not verify the Account ID. Please reach out to the prebid server host.' } });
   });
 
   it('merges the stored account over the defaults, section by section, and fills its id', async () => {
