@@ -77,20 +77,13 @@ function withWarnings(body: AmpResponseBody, warnings: Record<string, unknown>):
   return present.length > 0 ? { ...body, warnings: Object.fromEntries(present) } : body;
 }
 
-/** Merges the endpoint's own warnings (about query params) into the auction's `general` warnings. */
-function mergeWarnings(auctionWarnings: unknown, endpointWarnings: Warning[]): Record<string, unknown> {
-  const merged: Record<string, unknown> = isJsonObject(auctionWarnings) ? { ...auctionWarnings } : {};
-  if (endpointWarnings.length > 0) {
-    const general = Array.isArray(merged.general) ? merged.general : [];
-    merged.general = [...endpointWarnings, ...general];
-  }
-  return merged;
-}
-
 export interface AnswerContext {
   namespace: Namespace;
   debugRequested: boolean;
-  /** Warnings the endpoint raised while reading the query. */
+  /**
+   * Warnings the endpoint raised while reading the query, for an auction a module rejected (one that ran has them
+   * among its own `general` warnings).
+   */
   warnings: Warning[];
   logger: PluginLogger;
   tagId: string;
@@ -121,10 +114,7 @@ export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): Endp
   if (errors !== undefined && !isJsonObject(errors)) {
     context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.unpackExt);
   }
-  let body: AmpResponseBody = withWarnings(
-    { targeting, errors: isJsonObject(errors) ? errors : {} },
-    mergeWarnings(responseExt.warnings, context.warnings),
-  );
+  let body: AmpResponseBody = withWarnings({ targeting, errors: isJsonObject(errors) ? errors : {} }, isJsonObject(responseExt.warnings) ? responseExt.warnings : {});
   const report = auctionReport(responseExt[context.namespace]);
   if (report !== undefined) body = { ...body, [context.namespace]: report };
   if (context.debugRequested) {

@@ -67,6 +67,9 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   let refused = settleContext(entered, entered.request, services);
   if (refused instanceof Promise) refused = await refused;
   if (refused) return finish(refused, entered.context, services.pipeline);
+  // Prebid Server adds the endpoint's warnings to the exchange's own (its account debug warning first) and before
+  // those of validation; in the context now, they take that place in the answer.
+  for (const warning of built.warnings) entered.context.warn('general', warning);
   const outcome = await runAuction(input, entered, services);
   const answer = ampAnswer(outcome, {
     namespace: entered.namespace,

@@ -146,8 +146,9 @@ describe('GET /openrtb2/amp: query parameters', () => {
   it('targeting that is not JSON is a warning (code 2) and the auction goes on; null removes the data', async () => {
     const answer = await server.get('tag_id=t&targeting=%7Bnot-json');
     expect(answer.status, answer.text).to.equal(200);
-    expect(answer.json.warnings.general[0].code).to.equal(2);
-    expect(answer.json.warnings.general[0].message).to.match(/^unable to merge imp\.ext with targeting data, check targeting data is correct: /);
+    // After the account's debug warning, as Prebid Server adds the endpoint's warnings to the exchange's.
+    expect(answer.json.warnings.general.map((warning: { code: number }) => warning.code)).to.deep.equal([10002, 2]);
+    expect(answer.json.warnings.general[1].message).to.match(/^unable to merge imp\.ext with targeting data, check targeting data is correct: /);
     expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
     await server.get('tag_id=t&targeting=null');
     expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
@@ -206,7 +207,10 @@ describe('GET /openrtb2/amp: query parameters', () => {
   it('a consent string of an unsupported consent_type is left out with a warning', async () => {
     const answer = await server.get('tag_id=t&consent_string=BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA&consent_type=1');
     expect(answer.status, answer.text).to.equal(200);
-    expect(answer.json.warnings.general[0]).to.deep.equal({ code: 10001, message: 'TCF1 consent is deprecated and no longer supported.' });
+    expect(answer.json.warnings.general).to.deep.equal([
+      { code: 10002, message: 'debug turned off for account' },
+      { code: 10001, message: 'TCF1 consent is deprecated and no longer supported.' },
+    ]);
     expect(server.lastBidderRequest().user).to.equal(undefined);
   });
 
