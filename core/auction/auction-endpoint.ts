@@ -183,7 +183,7 @@ function settleUnder(loaded: AccountOutcome, entered: EnteredRequest, request: B
   resolveAuctionContext(entered.context, request, entered.namespace, loaded.account, services.config.auction);
   let stored: StoredResponsesOutcome | Promise<StoredResponsesOutcome>;
   try {
-    stored = services.storedResponses.read(request, entered.namespace, { deadline: entered.context.deadline });
+    stored = services.storedResponses.read(request, entered.namespace, { deadline: entered.context.deadline, amp: entered.context.endpoint === 'amp' });
   } catch (err) {
     return storedDataUnavailable(err, entered.context.logger);
   }

@@ -1,13 +1,13 @@
-export { namesStoredResponses, readStoredResponses, type KnownBidder, type StoredBidAnswer, type StoredResponses, type StoredResponsesOutcome } from './read.js';
+export { namesStoredResponses, readStoredResponses, type KnownBidder, type StoredBidAnswer, type StoredResponses, type StoredResponsesOutcome, type StoredResponsesReadOptions } from './read.js';
 export { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from './answers.js';
 
 import type { BidRequest, Namespace } from '../api/index.js';
-import type { FetchOptions, StoredDataFetcher } from '../stored/index.js';
-import { namesStoredResponses, readStoredResponses, type KnownBidder, type StoredResponsesOutcome } from './read.js';
+import type { StoredDataFetcher } from '../stored/index.js';
+import { namesStoredResponses, readStoredResponses, type KnownBidder, type StoredResponsesOutcome, type StoredResponsesReadOptions } from './read.js';
 
 /** Reads the stored responses a request names (bound under `Tokens.StoredResponses`; a test or runner may replace it). */
 export interface StoredResponseReader {
-  read(request: BidRequest, namespace: Namespace, options?: FetchOptions): StoredResponsesOutcome | Promise<StoredResponsesOutcome>;
+  read(request: BidRequest, namespace: Namespace, options?: StoredResponsesReadOptions): StoredResponsesOutcome | Promise<StoredResponsesOutcome>;
 }
 
 /**

@@ -109,8 +109,7 @@ function nameStoredResponses(request: BidRequest, namespace: Namespace): Named |
  * one), unless the request names stored responses elsewhere and none matched this imp.
  */
 function storedResponsesError(request: BidRequest, namespace: Namespace, named: Named, namedAny: boolean, knownBidder: KnownBidder): string | undefined {
-  const mismatch = (impId: string): string =>
-    `request validation failed. Stored bid responses are specified for imp ${impId}. Bidders specified in imp.ext should match with bidders specified in imp.ext.${namespace}.storedbidresponse`;
+  const mismatch = (impId: string): string => bidResponsesMismatch(impId, namespace);
   for (let index = 0; index < request.imp.length; index++) {
     const imp = request.imp[index]!;
     const { impExt, options } = impOptions(imp, namespace);
@@ -138,12 +137,18 @@ function storedResponsesError(request: BidRequest, namespace: Namespace, named: 
  * The stored responses a request names, fetched from the stored-data backend (`responses/<id>.json`, PostgreSQL
  * rows of kind `response`) in one call: undefined when it names none, the 400 lines when it names them wrongly or
  * names ids the backend does not have. A backend failure is thrown (`StoredFetchError`, a 503).
+ *
+ * Prebid Server's AMP endpoint reads them the same way but loses what its reading reports (its stored-request
+ * loader overwrites those errors with the query's), keeping what it found; only its request validation then
+ * speaks. So with `amp`: a stored auction response without an id, or not found, is as if never named (the bidders
+ * are called); stored bid responses that cannot all be read leave the imp's bidders unmatched, which validation
+ * refuses in its own words.
  */
 export async function readStoredResponses(
   request: BidRequest,
   namespace: Namespace,
   fetcher: StoredDataFetcher,
-  options?: FetchOptions,
+  options?: StoredResponsesReadOptions,
   knownBidder: KnownBidder = () => true,
 ): Promise<StoredResponsesOutcome> {
   if (!namesStoredResponses(request, namespace)) return undefined;
@@ -151,8 +156,9 @@ export async function readStoredResponses(
   // that decoder's error, not a missing id (request validation words it alike for the requests that name none).
   const undecodable = undecodableImpOptions(request.imp, [namespace]);
   if (undecodable !== undefined) return { errors: undecodable };
+  const amp = options?.amp === true;
   const named = nameStoredResponses(request, namespace);
-  if ('error' in named) return { errors: [named.error] };
+  if ('error' in named) return amp ? ampUnread(request, namespace) : { errors: [named.error] };
   const ids = new Set<string>(named.auction.values());
   for (const bidders of named.bids.values()) for (const { id } of bidders.values()) ids.add(id);
   const documents = ids.size > 0 && fetcher.fetchResponses ? await fetcher.fetchResponses([...ids], options) : new Map<string, unknown>();
@@ -161,14 +167,15 @@ export async function readStoredResponses(
   const found: StoredResponses = {};
   for (const [impId, id] of named.auction) {
     const document = documents.get(id);
-    if (document === undefined) errors.push(`failed to fetch stored auction response for impId = ${impId} and storedAuctionResponse id = ${id}`);
-    else (found.auction ??= new Map()).set(impId, document);
+    if (document !== undefined) (found.auction ??= new Map()).set(impId, document);
+    else if (!amp) errors.push(`failed to fetch stored auction response for impId = ${impId} and storedAuctionResponse id = ${id}`);
   }
   for (const [impId, bidders] of named.bids) {
     for (const [bidder, { id, replaceImpId }] of bidders) {
       const document = documents.get(id);
       if (document === undefined) {
-        errors.push(`failed to fetch stored bid response for impId = ${impId}, bidder = ${bidder} and storedBidResponse id = ${id}`);
+        const error = amp ? bidResponsesMismatch(impId, namespace) : `failed to fetch stored bid response for impId = ${impId}, bidder = ${bidder} and storedBidResponse id = ${id}`;
+        if (!errors.includes(error)) errors.push(error);
         continue;
       }
       const bids = (found.bids ??= new Map());
@@ -181,6 +188,28 @@ export async function readStoredResponses(
   const invalid = storedResponsesError(request, namespace, named, ids.size > 0, knownBidder);
   if (invalid !== undefined) return { errors: [invalid] };
   return found.auction || found.bids ? found : undefined;
+}
+
+/** How the endpoint reads them: `amp` as Prebid Server's AMP endpoint, see readStoredResponses. */
+export interface StoredResponsesReadOptions extends FetchOptions {
+  amp?: boolean;
+}
+
+function bidResponsesMismatch(impId: string, namespace: Namespace): string {
+  return `request validation failed. Stored bid responses are specified for imp ${impId}. Bidders specified in imp.ext should match with bidders specified in imp.ext.${namespace}.storedbidresponse`;
+}
+
+/**
+ * Prebid Server's AMP validation of a request whose stored responses it could not read: nothing was read, so an
+ * imp that names stored bid responses has none for its bidders.
+ */
+function ampUnread(request: BidRequest, namespace: Namespace): StoredResponsesOutcome {
+  const errors: string[] = [];
+  for (const imp of request.imp) {
+    const bidResponses = impOptions(imp, namespace).options.storedbidresponse;
+    if (Array.isArray(bidResponses) && bidResponses.length > 0) errors.push(bidResponsesMismatch(imp.id, namespace));
+  }
+  return errors.length > 0 ? { errors } : undefined;
 }
 
 /**

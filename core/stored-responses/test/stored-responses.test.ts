@@ -64,6 +64,21 @@ describe("stored responses, with Prebid Server's rules", () => {
     expect(missing).to.deep.equal({ errors: ['failed to fetch stored bid response for impId = i1, bidder = appnexus and storedBidResponse id = nope'] });
   });
 
+  it("reads them for AMP as Prebid Server's AMP endpoint does: what it cannot read is as if never named, and validation then refuses bid responses left unmatched", async () => {
+    const amp = { amp: true };
+    const mismatch = 'request validation failed. Stored bid responses are specified for imp i1. Bidders specified in imp.ext should match with bidders specified in imp.ext.prebid.storedbidresponse';
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: {} })]), 'prebid', fetcher, amp)).to.equal(undefined);
+    expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 'gone' } })]), 'prebid', fetcher, amp)).to.equal(undefined);
+    expect(await readStoredResponses(request([imp('i1', { storedbidresponse: [{ bidder: 'appnexus' }] })]), 'prebid', fetcher, amp)).to.deep.equal({ errors: [mismatch] });
+    // An auction response without an id drops the bid responses read beside it too.
+    const beside = request([imp('i1', { storedauctionresponse: {}, storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }, { id: 'bid-apn', bidder: 'rubicon' }] })]);
+    expect(await readStoredResponses(beside, 'prebid', fetcher, amp)).to.deep.equal({ errors: [mismatch] });
+    const missing = request([imp('i1', { storedbidresponse: [{ id: 'nope', bidder: 'appnexus' }, { id: 'gone', bidder: 'rubicon' }] })]);
+    expect(await readStoredResponses(missing, 'prebid', fetcher, amp)).to.deep.equal({ errors: [mismatch] });
+    const found = await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 'auction-1' } })]), 'prebid', fetcher, amp);
+    expect(found).to.have.property('auction');
+  });
+
   it("names a stored response id of the wrong type with Prebid Server's ExtImpPrebid decoder text, which comes first", async () => {
     expect(await readStoredResponses(request([imp('i1', { storedauctionresponse: { id: 5 } })]), 'prebid', fetcher)).to.deep.equal({
       errors: ['cannot unmarshal openrtb_ext.ExtStoredAuctionResponse.ID: expects " or n, but found 5 (in request.imp[0].ext.prebid)'],
