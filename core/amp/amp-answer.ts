@@ -79,7 +79,6 @@ function withWarnings(body: AmpResponseBody, warnings: Record<string, unknown>):
 
 export interface AnswerContext {
   namespace: Namespace;
-  debugRequested: boolean;
   /**
    * Warnings the endpoint raised while reading the query, for an auction a module rejected (one that ran has them
    * among its own `general` warnings).
@@ -117,7 +116,9 @@ export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): Endp
   let body: AmpResponseBody = withWarnings({ targeting, errors: isJsonObject(errors) ? errors : {} }, isJsonObject(responseExt.warnings) ? responseExt.warnings : {});
   const report = auctionReport(responseExt[context.namespace]);
   if (report !== undefined) body = { ...body, [context.namespace]: report };
-  if (context.debugRequested) {
+  // Prebid Server forwards the debug output of a request with `test: 1`, whether the query's `debug=1` or the stored
+  // request set it.
+  if (outcome.request.test === 1) {
     if (responseExt.debug === undefined) {
       context.logger.warn({ code: AMP_UNKNOWN_ERROR_CODE, tagId: context.tagId }, responseErrors.debugMissing);
     } else {

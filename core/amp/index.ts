@@ -73,7 +73,6 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const outcome = await runAuction(input, entered, services);
   const answer = ampAnswer(outcome, {
     namespace: entered.namespace,
-    debugRequested: params.debug,
     warnings: built.warnings,
     logger: entered.context.logger,
     tagId: params.tagId ?? '',

@@ -13,12 +13,13 @@ function recordingLogger(): PluginLogger & { lines: Array<{ level: string; messa
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-function completed(response: BidResponse): AuctionOutcome {
-  return { kind: 'completed', response, request: { id: 'r', imp: [{ id: 'i' }] }, seats: [] };
+/** The outcome of an auction that ran; `test` is the request's (1 asks for debug output). */
+function completed(response: BidResponse, test?: number): AuctionOutcome {
+  return { kind: 'completed', response, request: { id: 'r', imp: [{ id: 'i' }], ...(test !== undefined && { test }) }, seats: [] };
 }
 
-function context(logger: PluginLogger, debugRequested = false): AnswerContext {
-  return { namespace: 'prebid', debugRequested, warnings: [], logger, tagId: 'tag' };
+function context(logger: PluginLogger): AnswerContext {
+  return { namespace: 'prebid', warnings: [], logger, tagId: 'tag' };
 }
 
 const bidWithTargeting = (targeting: unknown) => ({ id: 'b', impid: 'i', price: 1, ext: { prebid: { targeting } } });
@@ -75,7 +76,7 @@ describe('AMP answer: spec 7.3 response-stage errors', () => {
 
   it('debug asked for but missing from the response is logged', () => {
     const logger = recordingLogger();
-    const answer = ampAnswer(completed({ id: 'r', seatbid: [], ext: {} }), context(logger, true));
+    const answer = ampAnswer(completed({ id: 'r', seatbid: [], ext: {} }, 1), context(logger));
     expect(answer.status).to.equal(200);
     expect(answer.body).to.not.have.property('debug');
     expect(logger.lines.map((line) => line.message)).to.include('Test set on request but debug not present in response.');

@@ -105,6 +105,7 @@ describe('GET /openrtb2/amp: query parameters', () => {
       stored: {
         t: storedAmpRequest(),
         tmax300: storedAmpRequest({ tmax: 300 }),
+        tested: storedAmpRequest({ test: 1 }),
         bare: storedAmpRequest({ site: { page: 'https://news.example/' } }),
         consented: storedAmpRequest({ regs: { gdpr: 1 } }),
         nameless: storedAmpRequest({ site: { page: 'https://news.example/', domain: 'stored.example', publisher: { name: 'News' } } }),
@@ -231,6 +232,11 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(answer.json.debug.resolvedrequest.imp[0].secure).to.equal(1);
     const quiet = await server.get('tag_id=t');
     expect(quiet.json).to.not.have.property('debug');
+  });
+
+  it("a stored request with test 1 is answered with debug information too, as Prebid Server reads the request's test", async () => {
+    const answer = await server.get('tag_id=tested');
+    expect(answer.json.debug.httpcalls.alpha).to.have.length(1);
   });
 
   describe('timeout and amp_timeout_adjustment_ms', () => {
