@@ -95,22 +95,20 @@ function applyAccount(site: Site, account: string | undefined): void {
 }
 
 /**
- * `targeting` is the amp-ad's JSON targeting: merged (RFC 7386) into `imp[0].ext` as its `data`, as Prebid Server
- * merges `{"data": <targeting>}` (so `null` removes the data, and a value that is not an object replaces it, for
- * validation to judge). Text that is not JSON is a warning (code 2) and leaves the imp as it was.
+ * `targeting` is the amp-ad's JSON targeting: Prebid Server wraps its text as `{"data": <targeting>}` and merges that
+ * (RFC 7386) into `imp[0].ext` (so `null` removes the data, and a value that is not an object replaces it, for
+ * validation to judge); an imp without ext takes the wrapper as it is. A wrapper that is not JSON is a warning
+ * (code 2) in the words of Prebid Server's merge library, and leaves the imp as it was.
  */
 function mergeTargetingData(imp: Imp, targeting: string | undefined): Warning | undefined {
   if (targeting === undefined) return undefined;
-  let data: unknown;
+  let patch: Ext;
   try {
-    data = JSON.parse(targeting);
-  } catch (err) {
-    return { code: BidderErrorCode.BadInput, message: `unable to merge imp.ext with targeting data, check targeting data is correct: ${(err as Error).message}` };
+    patch = JSON.parse(`{"data":${targeting}}`) as Ext;
+  } catch {
+    return { code: BidderErrorCode.BadInput, message: 'unable to merge imp.ext with targeting data, check targeting data is correct: Invalid JSON Patch' };
   }
-  const ext = extOf(imp);
-  const merged = mergePatch(ext.data, data);
-  if (merged === undefined || merged === null) delete ext.data;
-  else ext.data = merged;
+  imp.ext = imp.ext === undefined ? patch : (mergePatch(imp.ext, patch) as Ext);
   return undefined;
 }
 

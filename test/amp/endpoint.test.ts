@@ -149,7 +149,7 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(answer.status, answer.text).to.equal(200);
     // After the account's debug warning, as Prebid Server adds the endpoint's warnings to the exchange's.
     expect(answer.json.warnings.general.map((warning: { code: number }) => warning.code)).to.deep.equal([10002, 2]);
-    expect(answer.json.warnings.general[1].message).to.match(/^unable to merge imp\.ext with targeting data, check targeting data is correct: /);
+    expect(answer.json.warnings.general[1].message).to.equal('unable to merge imp.ext with targeting data, check targeting data is correct: Invalid JSON Patch');
     expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
     await server.get('tag_id=t&targeting=null');
     expect(server.lastBidderRequest().imp[0].ext.data).to.equal(undefined);
