@@ -9,7 +9,7 @@ import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
-import { FLOORS_OFF, mockBidderOverrides, type MockBidderSpec } from './mock-bidders.js';
+import { FLOORS_OFF, mockBidderOverrides, type BidderInfoOverride, type MockBidderSpec } from './mock-bidders.js';
 import { compareRequests, ENDPOINT_TEST_ACCOUNTS, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
 import { Tokens } from '../../core/app/tokens.js';
 import type { AuctionPipeline } from '../../core/auction/pipeline.js';
@@ -31,6 +31,7 @@ export interface AmpFixture {
     accountRequired?: boolean;
     blockedApps?: string[];
     currencyRates?: Record<string, Record<string, number>>;
+    bidderInfoOverrides?: Record<string, BidderInfoOverride>;
   };
   /** The stored request the query's `tag_id` names. */
   mockBidRequest: unknown;
@@ -141,7 +142,7 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   const bidders: Record<string, unknown> = {};
   for (const disabled of config.disabledAdapters ?? []) bidders[disabled.toLowerCase()] = { enabled: false };
   const tagId = new URLSearchParams(fixture.query).get('tag_id');
-  const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator });
+  const mocks = mockBidderOverrides(config.mockBidders, { realParamsValidator: config.realParamsValidator, bidderInfoOverrides: config.bidderInfoOverrides });
   const seen: SeenAuction = { bidderRequests: new Map() };
   // As the auction runner's (see auction-runner.ts): Prebid Server's endpoint tests let every bidder through GDPR,
   // do not enforce CCPA, keep the request's tids, and send from a forwarded client address with no User-Agent.
