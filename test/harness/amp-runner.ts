@@ -5,7 +5,6 @@ import type { RequestData } from '../../core/api/index.js';
 import { bootGavel } from '../../core/app/boot.js';
 import type { BidderTransport } from '../../core/bidders/transport.js';
 import { CountingCacheStore } from '../support/counting-cache-store.js';
-import { deepMerge } from '../../core/config/index.js';
 import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
@@ -24,6 +23,10 @@ export interface AmpFixture {
   query: string;
   config?: {
     mockBidders?: MockBidderSpec[];
+    /**
+     * The endpoint tests' default request. Prebid Server's AMP endpoint is built with it but never merges it (the
+     * stored request is the whole request), so it is not read here either.
+     */
     aliases?: string;
     disabledAdapters?: string[];
     realParamsValidator?: boolean;
@@ -127,12 +130,6 @@ export function compareAmp(fixture: AmpFixture, status: number, text: string): s
   return diffs;
 }
 
-function storedRequestOf(fixture: AmpFixture): unknown {
-  const aliases = fixture.config?.aliases;
-  if (!aliases) return fixture.mockBidRequest;
-  return deepMerge(JSON.parse(aliases) as Json, fixture.mockBidRequest as Json);
-}
-
 /**
  * Runs one AMP fixture against an in-process Gavel: mock bidders in place of the adapters, the fixture's request
  * stored under its `tag_id`, a cache whose ids count from "0" and whose public address is the fixtures' one.
@@ -160,7 +157,7 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
-      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: storedRequestOf(fixture) } : {}, responses: fixture.mockAmpStoredResponse, accounts: ENDPOINT_TEST_ACCOUNTS }) })(container);
+      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: fixture.mockBidRequest } : {}, responses: fixture.mockAmpStoredResponse, accounts: ENDPOINT_TEST_ACCOUNTS }) })(container);
     },
   });
   // The request the auction ran on, once validated: what Prebid Server hands its exchange.
