@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MemoryFetcher } from '../../core/stored/index.js';
 import { tcString } from '../support/tcf.js';
 import { AmpTestServer, storedAmpRequest } from './support.js';
 
@@ -285,6 +286,31 @@ describe('GET /openrtb2/amp: query parameters', () => {
         await strict.close();
       }
     });
+  });
+});
+
+describe('GET /openrtb2/amp: account refusals, in Prebid Server\'s words', () => {
+  it('a disabled account, named by the account param, is a 503', async () => {
+    const server = await AmpTestServer.start({ fetcher: new MemoryFetcher({ requests: { t: storedAmpRequest({ site: { page: 'https://news.example/' } }) }, accounts: { off: { disabled: true } } }) });
+    try {
+      const answer = await server.get('tag_id=t&account=off');
+      expect(answer.status).to.equal(503);
+      expect(answer.text).to.equal('Invalid request: Prebid-server has disabled Account ID: off, please reach out to the prebid server host.\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with accounts required, a request naming none is a 400', async () => {
+    const server = await AmpTestServer.start({ stored: { t: storedAmpRequest({ site: { page: 'https://news.example/' } }) }, config: { accounts: { required: true } } });
+    try {
+      const answer = await server.get('tag_id=t&account=ACCOUNT_ID');
+      expect(answer.status).to.equal(400);
+      expect(answer.text).to.match(/^Invalid request: Prebid-server has been configured to discard requests without a valid Account ID\. Please reach out to the prebid server host\./);
+      expect((await server.get('tag_id=t&account=pub-1')).status).to.equal(200);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { MemoryFetcher } from '../../core/stored/index.js';
 import { replacing, testConfig } from '../support/gavel.js';
 import { compareExchange, diffJson, listFixtureFiles, type FixtureOutcome } from './fixture-outcome.js';
 import { FLOORS_OFF, mockBidderOverrides, type BidderInfoOverride, type MockBidderSpec } from './mock-bidders.js';
-import { compareRequests, ENDPOINT_TEST_ACCOUNTS, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
+import { compareRequests, FIXTURE_CLIENT_IP, type SeenAuction } from './auction-runner.js';
 import { Tokens } from '../../core/app/tokens.js';
 import type { AuctionPipeline } from '../../core/auction/pipeline.js';
 
@@ -30,7 +30,10 @@ export interface AmpFixture {
     aliases?: string;
     disabledAdapters?: string[];
     realParamsValidator?: boolean;
-    /** As in the endpoint fixtures: requests must name a known account. */
+    /**
+     * As in the endpoint fixtures: requests must name an account. Prebid Server's AMP tests have no stored accounts
+     * (an empty account fetcher), so every named account runs on the defaults; so here.
+     */
     accountRequired?: boolean;
     blockedApps?: string[];
     currencyRates?: Record<string, Record<string, number>>;
@@ -157,7 +160,7 @@ export async function runAmpFixture(fixture: AmpFixture, name: string): Promise<
   }), {
     configure(container) {
       mocks.configure(container, recordingTransport(mocks.transport, seen));
-      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: fixture.mockBidRequest } : {}, responses: fixture.mockAmpStoredResponse, accounts: ENDPOINT_TEST_ACCOUNTS }) })(container);
+      replacing({ cacheStore: new CountingCacheStore(), stored: new MemoryFetcher({ requests: tagId ? { [tagId]: fixture.mockBidRequest } : {}, responses: fixture.mockAmpStoredResponse }) })(container);
     },
   });
   // The request the auction ran on, once validated: what Prebid Server hands its exchange.
