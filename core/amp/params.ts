@@ -88,26 +88,37 @@ function wholeNumber(value: string | undefined): number | undefined {
   return Number.isSafeInteger(number) ? number : undefined;
 }
 
-/** A size dimension: a positive whole number; 0 means "not given", as AMP sends it for a missing attribute. */
-function dimension(query: Record<string, string>, name: string): number | undefined {
-  const number = wholeNumber(text(query, name));
-  return number === undefined || number === 0 ? undefined : number;
+/** A size side as Prebid Server reads one (strconv.ParseInt): an optional sign, then digits. */
+function side(value: string): number | undefined {
+  if (!/^[+-]?\d+$/.test(value)) return undefined;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : undefined;
 }
 
 /**
- * `ms` is `320x50,300x50`. One malformed entry (or a size with a zero side, such as `0x0`) makes the whole list
- * unusable, and it is then ignored rather than half-applied.
+ * A size dimension: a whole number; 0 means "not given", as AMP sends it for a missing attribute. A negative one is
+ * used, as Prebid Server uses it, for validation to refuse.
+ */
+function dimension(query: Record<string, string>, name: string): number | undefined {
+  const value = text(query, name);
+  const number = value === undefined ? undefined : side(value.trim());
+  return number === 0 ? undefined : number;
+}
+
+/**
+ * `ms` is `320x50,300x50`. One malformed entry, or a `0x0` one, makes the whole list unusable, and it is then
+ * ignored rather than half-applied. A size with one zero side is kept without that side, as Prebid Server writes it
+ * (`320x0` is `{"w": 320}`); a negative side is kept for validation to refuse.
  */
 export function parseMultiSize(value: string | undefined): Format[] {
   if (value === undefined || value.trim() === '') return [];
   const sizes: Format[] = [];
   for (const entry of value.split(',')) {
-    const match = /^\s*(\d+)x(\d+)\s*$/.exec(entry);
-    if (!match) return [];
-    const w = Number(match[1]);
-    const h = Number(match[2]);
-    if (!Number.isSafeInteger(w) || !Number.isSafeInteger(h) || w === 0 || h === 0) return [];
-    sizes.push({ w, h });
+    const match = /^\s*([+-]?\d+)x([+-]?\d+)\s*$/.exec(entry);
+    const w = match ? side(match[1]!) : undefined;
+    const h = match ? side(match[2]!) : undefined;
+    if (w === undefined || h === undefined || (w === 0 && h === 0)) return [];
+    sizes.push({ ...(w !== 0 && { w }), ...(h !== 0 && { h }) });
   }
   return sizes;
 }

@@ -88,10 +88,15 @@ describe('parseMultiSize', () => {
     expect(parseMultiSize('320x50,300x50, 728x90')).to.deep.equal([{ w: 320, h: 50 }, { w: 300, h: 50 }, { w: 728, h: 90 }]);
   });
 
-  it('discards the whole list for any malformed entry', () => {
-    for (const bad of ['320x50,', '320x50,300', 'x50', '320x-50', '320X50', '320x50x2', '0x0', '320x0', '1.5x2']) {
+  it('discards the whole list for any malformed entry, or a 0x0 one', () => {
+    for (const bad of ['320x50,', '320x50,300', 'x50', '320X50', '320x50x2', '0x0', '320x50,0x0', '1.5x2']) {
       expect(parseMultiSize(bad), bad).to.deep.equal([]);
     }
+  });
+
+  it("keeps a size with one zero side without that side, and a negative side for validation, as Prebid Server does", () => {
+    expect(parseMultiSize('320x0,0x50')).to.deep.equal([{ w: 320 }, { h: 50 }]);
+    expect(parseMultiSize('320x-50')).to.deep.equal([{ w: 320, h: -50 }]);
   });
 
   it('is empty when absent or blank', () => {
