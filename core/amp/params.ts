@@ -123,9 +123,14 @@ export function parseMultiSize(value: string | undefined): Format[] {
   return sizes;
 }
 
+/** The spellings Go's strconv.ParseBool reads, as Prebid Server reads `gdpr_applies`; any other is no value. */
+const TRUE_WORDS: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE_WORDS: ReadonlySet<string> = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
 function booleanParam(value: string | undefined): boolean | undefined {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
+  if (value === undefined) return undefined;
+  if (TRUE_WORDS.has(value)) return true;
+  if (FALSE_WORDS.has(value)) return false;
   return undefined;
 }
 

@@ -400,6 +400,15 @@ describe('GET /openrtb2/amp: consent parameters, as Prebid Server reads them', (
     expect([consentOf(request), gdprOf(request)]).to.deep.equal([TCF2, 0]);
   });
 
+  it("reads gdpr_applies as Go's strconv.ParseBool does (0 and F are false), as Prebid Server does", async () => {
+    for (const no of ['0', 'F', 'FALSE']) {
+      const { request } = await resolved(`consent_string=${TCF2}&consent_type=2&gdpr_applies=${no}`);
+      expect(gdprOf(request), no).to.equal(0);
+    }
+    const { request } = await resolved(`consent_string=${TCF2}&consent_type=2&gdpr_applies=no`);
+    expect(gdprOf(request)).to.equal(1);
+  });
+
   it('gdpr_consent is the older name of consent_string; gdpr_applies=false overrides a stored gdpr', async () => {
     const answer = await server.get(`tag_id=consented&debug=1&gdpr_consent=${TCF2}&gdpr_applies=false`);
     const request = answer.json.debug.resolvedrequest;
