@@ -136,6 +136,18 @@ describe('AMP fixture runner', () => {
     expect((await runAmpFixture(fixture, 'timeout, wrong tmax')).diffs).to.deep.equal(['validated request.tmax: expected 1000, got 700']);
   });
 
+  it("expects the specification's AMP tmax where a fixture expects Prebid Server's (the query's timeout as it is, else the stored tmax)", async () => {
+    const fixture = ownFixture();
+    fixture.query += '&timeout=2500';
+    (fixture.expectedValidatedBidRequest as any).tmax = 2500;
+    (fixture.expectedMockBidderRequests as any).appnexus.tmax = 2500;
+    expect((await runAmpFixture(fixture, 'timeout above the AMP default')).diffs).to.deep.equal([]);
+    const stored = ownFixture();
+    (stored.mockBidRequest as any).tmax = 4000;
+    (stored.expectedValidatedBidRequest as any).tmax = 4000;
+    expect((await runAmpFixture(stored, 'stored tmax above the AMP default')).diffs).to.deep.equal([]);
+  });
+
   it("runs with the host's GDPR switch on, as Prebid Server's AMP tests do: a TCF v2 string in the query reaches the bidder", async () => {
     const consent = 'CPdECS0PdECS0ACABBENAzCv_____3___wAAAQNd_X9cAAAAAAAA';
     const fixture = ownFixture();

@@ -83,7 +83,8 @@ function recordingTransport(inner: BidderTransport, seen: SeenAuction): BidderTr
 /**
  * The tmax the interface specification gives every AMP auction (AMP section, items 3 and 6: the smaller of the AMP
  * default timeout, 1000 ms, and the `timeout` passed, else the stored request's, less the timeout adjustment), where
- * Prebid Server writes one only when the query or the stored request has it. A fixture that expects none gets the
+ * Prebid Server writes the query's `timeout` as it is (less its host's adjustment, none in its tests), else keeps the
+ * stored request's, else writes none. A fixture that expects Prebid Server's tmax, or none, gets the
  * specification's in its expected requests.
  */
 function withSpecTmax(fixture: AmpFixture): AmpFixture {
@@ -92,7 +93,12 @@ function withSpecTmax(fixture: AmpFixture): AmpFixture {
   const timeout = Number(query.get('timeout') ?? NaN);
   const asked = Number.isFinite(timeout) && timeout > 0 ? timeout : typeof stored === 'number' && stored > 0 ? stored : AMP_DEFAULT_TIMEOUT_MS;
   const tmax = Math.max(1, Math.min(AMP_DEFAULT_TIMEOUT_MS, asked) - Number(query.get('amp_timeout_adjustment_ms') ?? 0));
-  const withTmax = (request: unknown) => (request !== null && typeof request === 'object' && (request as Json).tmax === undefined ? { ...(request as Json), tmax } : request);
+  const prebidServerTmax = Number.isFinite(timeout) && timeout >= 0 ? timeout : stored;
+  const withTmax = (request: unknown) => {
+    if (request === null || typeof request !== 'object') return request;
+    const expected = (request as Json).tmax;
+    return expected === undefined || expected === prebidServerTmax ? { ...(request as Json), tmax } : request;
+  };
   const bidders = fixture.expectedMockBidderRequests;
   return {
     ...fixture,
