@@ -64,6 +64,17 @@ describe("stored responses, with Prebid Server's rules", () => {
     expect(missing).to.deep.equal({ errors: ['failed to fetch stored bid response for impId = i1, bidder = appnexus and storedBidResponse id = nope'] });
   });
 
+  it('names only the first entry it cannot read, as Prebid Server stops there, before the checks of validation', async () => {
+    const imps = [
+      imp('i1', { storedbidresponse: [{ id: 'bid-apn', bidder: 'appnexus' }] }),
+      imp('i2', { storedauctionresponse: {} }),
+      imp('i3', { storedbidresponse: [{ bidder: 'appnexus' }] }),
+    ];
+    expect(await readStoredResponses(request(imps), 'prebid', fetcher)).to.deep.equal({
+      errors: ['request.imp[1] has ext.prebid.storedauctionresponse specified, but "id" field is missing '],
+    });
+  });
+
   it("reads them for AMP as Prebid Server's AMP endpoint does: what it cannot read is as if never named, and validation then refuses bid responses left unmatched", async () => {
     const amp = { amp: true };
     const mismatch = 'request validation failed. Stored bid responses are specified for imp i1. Bidders specified in imp.ext should match with bidders specified in imp.ext.prebid.storedbidresponse';
