@@ -475,7 +475,8 @@ export class AuctionPipeline {
     if (errors) ext.errors = errors;
     if (journal.warnings) ext.warnings = journal.warnings;
     if (debugInfo) ext.debug = debugInfo;
-    if (journal.trace) ext[ns] = { modules: { trace: journal.trace } };
+    // As Prebid Server's: a trace asked for where no hook ran has nothing to say, and no modules member.
+    if (journal.trace && journal.trace.length > 0) ext[ns] = { modules: { trace: journal.trace } };
     if ((journal.rejectedBids || journal.rejectedImps) && requestOption(request, 'returnallbidstatus') === true) {
       ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids ?? [], journal.rejectedImps ?? [], ns) };
     }

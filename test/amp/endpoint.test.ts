@@ -226,6 +226,17 @@ describe('GET /openrtb2/amp: query parameters', () => {
     expect(quiet.json).to.not.have.property('prebid');
   });
 
+  it('a trace asked for where no hook ran has no modules member, as in Prebid Server', async () => {
+    const hookless = await AmpTestServer.start({ stored: { t: storedAmpRequest() }, config: { modules: { 'prebid.floors': { enabled: false } } } });
+    try {
+      const answer = await hookless.get('tag_id=t&trace=verbose');
+      expect(answer.status, answer.text).to.equal(200);
+      expect(answer.json).to.not.have.property('prebid');
+    } finally {
+      await hookless.close();
+    }
+  });
+
   it('debug=1 sets request.test and answers with debug information', async () => {
     const answer = await server.get('tag_id=t&debug=1');
     expect(server.lastBidderRequest().test).to.equal(1);
