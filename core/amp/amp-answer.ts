@@ -1,4 +1,5 @@
-import { isJsonObject, type BidResponse, type PluginLogger, type Warning } from '../api/index.js';
+import { isJsonObject, type BidResponse, type PluginLogger } from '../api/index.js';
+import type { RequestJournal } from '../context/request-context.js';
 import type { Namespace } from '../auction/namespace.js';
 import type { AuctionOutcome } from '../auction/pipeline.js';
 import { criticalAuctionError, invalidRequest, type EndpointResponse } from '../auction/endpoint-types.js';
@@ -39,9 +40,24 @@ export function criticalError(message: string): EndpointResponse {
   return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n` };
 }
 
-/** The answer when a module ended the auction early: no targeting, so the ad server fills the slot its own way. */
-export function emptyAmpAnswer(warnings: Warning[] = []): EndpointResponse {
-  return ampJsonAnswer(withWarnings({ targeting: {}, errors: {} }, { general: warnings }));
+/** The answer when a module ended the request at its entrypoint: no targeting, so the ad server fills the slot its own way. */
+export function emptyAmpAnswer(): EndpointResponse {
+  return ampJsonAnswer({ targeting: {}, errors: {} });
+}
+
+/** Prebid Server's account debug warning, which its exchange adds only to an auction it ran. */
+const ACCOUNT_DEBUG_WARNING_CODE = 10002;
+
+/**
+ * The answer when a module rejected the auction: no targeting, and, as Prebid Server's, the request's warnings so far
+ * (the query's, validation's; not the account's debug warning, which only an auction that ran gets) and the hooks
+ * trace.
+ */
+function rejectedAmpAnswer(journal: RequestJournal, namespace: Namespace): EndpointResponse {
+  const warnings = (journal.warnings?.general ?? []).filter((warning) => warning.code !== ACCOUNT_DEBUG_WARNING_CODE);
+  const body = withWarnings({ targeting: {}, errors: {} }, { general: warnings });
+  const trace = journal.trace;
+  return ampJsonAnswer(trace && trace.length > 0 ? { ...body, [namespace]: { modules: { trace } } } : body);
 }
 
 
@@ -79,11 +95,8 @@ function withWarnings(body: AmpResponseBody, warnings: Record<string, unknown>):
 
 export interface AnswerContext {
   namespace: Namespace;
-  /**
-   * Warnings the endpoint raised while reading the query, for an auction a module rejected (one that ran has them
-   * among its own `general` warnings).
-   */
-  warnings: Warning[];
+  /** What the request left for its answer: read for an auction a module rejected (one that ran carries it). */
+  journal: RequestJournal;
   logger: PluginLogger;
   tagId: string;
 }
@@ -92,7 +105,7 @@ export interface AnswerContext {
 export function ampAnswer(outcome: AuctionOutcome, context: AnswerContext): EndpointResponse {
   if (outcome.kind === 'invalid') return invalidRequest(outcome.messages);
   if (outcome.kind === 'failed') return criticalAuctionError(outcome.message);
-  if (outcome.kind === 'rejected') return emptyAmpAnswer(context.warnings);
+  if (outcome.kind === 'rejected') return rejectedAmpAnswer(context.journal, context.namespace);
 
   const response = outcome.response;
   let targeting: Record<string, string>;

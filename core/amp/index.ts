@@ -63,7 +63,8 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled);
 
   const entered = await enterRequest('amp', input, request as Record<string, unknown>, services);
-  if ('status' in entered) return entered.status === 200 ? emptyAmpAnswer(built.warnings) : entered;
+  // A module's reject at the entrypoint is answered without warnings, as Prebid Server answers it.
+  if ('status' in entered) return entered.status === 200 ? emptyAmpAnswer() : entered;
   let refused = settleContext(entered, entered.request, services);
   if (refused instanceof Promise) refused = await refused;
   if (refused) return finish(refused, entered.context, services.pipeline);
@@ -73,7 +74,7 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   const outcome = await runAuction(input, entered, services);
   const answer = ampAnswer(outcome, {
     namespace: entered.namespace,
-    warnings: built.warnings,
+    journal: entered.context.journal,
     logger: entered.context.logger,
     tagId: params.tagId ?? '',
   });

@@ -3,6 +3,7 @@ import type { BidResponse, PluginLogger } from '../../core/api/index.js';
 import { ampAnswer, encodeAmpBody, type AnswerContext } from '../../core/amp/amp-answer.js';
 import { responseErrors } from '../../core/amp/index.js';
 import type { AuctionOutcome } from '../../core/auction/pipeline.js';
+import type { RequestJournal } from '../../core/context/request-context.js';
 
 /** A logger that keeps what it was told, so the "logged" rows of spec 7.3 can be checked. */
 function recordingLogger(): PluginLogger & { lines: Array<{ level: string; message: string | undefined; fields: object | string }> } {
@@ -18,8 +19,8 @@ function completed(response: BidResponse, test?: number): AuctionOutcome {
   return { kind: 'completed', response, request: { id: 'r', imp: [{ id: 'i' }], ...(test !== undefined && { test }) }, seats: [] };
 }
 
-function context(logger: PluginLogger): AnswerContext {
-  return { namespace: 'prebid', warnings: [], logger, tagId: 'tag' };
+function context(logger: PluginLogger, journal: RequestJournal = {}): AnswerContext {
+  return { namespace: 'prebid', journal, logger, tagId: 'tag' };
 }
 
 const bidWithTargeting = (targeting: unknown) => ({ id: 'b', impid: 'i', price: 1, ext: { prebid: { targeting } } });
@@ -93,6 +94,21 @@ describe('AMP answer: spec 7.3 response-stage errors', () => {
     const answer = ampAnswer({ kind: 'rejected', response: { id: 'r', nbr: 2 } }, context(recordingLogger()));
     expect(answer.status).to.equal(200);
     expect(answer.body).to.deep.equal({ targeting: {}, errors: {} });
+  });
+
+  it("a rejected request's answer keeps its warnings so far but the account's debug one, and the hooks trace, as Prebid Server's", () => {
+    const trace = [{ stage: 'processed-auction-request', module: 'acme', hook: 'h', status: 'success', action: 'reject', executiontimemillis: 1 }];
+    const journal = {
+      warnings: { general: [{ code: 10002, message: 'debug turned off for account' }, { code: 10001, message: 'TCF1 consent is deprecated and no longer supported.' }] },
+      trace,
+    } as RequestJournal;
+    const answer = ampAnswer({ kind: 'rejected', response: { id: 'r', nbr: 2 } }, context(recordingLogger(), journal));
+    expect(answer.body).to.deep.equal({
+      targeting: {},
+      errors: {},
+      warnings: { general: [{ code: 10001, message: 'TCF1 consent is deprecated and no longer supported.' }] },
+      prebid: { modules: { trace } },
+    });
   });
 
   it('an invalid request is a 400 with one line per message', () => {
