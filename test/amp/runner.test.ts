@@ -146,6 +146,12 @@ describe('AMP fixture runner', () => {
     (stored.mockBidRequest as any).tmax = 4000;
     (stored.expectedValidatedBidRequest as any).tmax = 4000;
     expect((await runAmpFixture(stored, 'stored tmax above the AMP default')).diffs).to.deep.equal([]);
+    // Prebid Server stops reading the query at a consent warning and keeps the stored tmax; Gavel reads the timeout.
+    const warned = ownFixture();
+    warned.query += '&timeout=500&consent_string=BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA&consent_type=1';
+    (warned.mockBidRequest as any).tmax = 300;
+    (warned.expectedValidatedBidRequest as any).tmax = 300;
+    expect((await runAmpFixture(warned, 'stored tmax kept at a consent warning')).diffs).to.deep.equal([]);
   });
 
   it("runs with the host's GDPR switch on, as Prebid Server's AMP tests do: a TCF v2 string in the query reaches the bidder", async () => {

@@ -93,11 +93,12 @@ function withSpecTmax(fixture: AmpFixture): AmpFixture {
   const timeout = Number(query.get('timeout') ?? NaN);
   const asked = Number.isFinite(timeout) && timeout > 0 ? timeout : typeof stored === 'number' && stored > 0 ? stored : AMP_DEFAULT_TIMEOUT_MS;
   const tmax = Math.max(1, Math.min(AMP_DEFAULT_TIMEOUT_MS, asked) - Number(query.get('amp_timeout_adjustment_ms') ?? 0));
-  const prebidServerTmax = Number.isFinite(timeout) && timeout >= 0 ? timeout : stored;
+  // Prebid Server keeps the stored tmax when it stops reading the query at a consent warning (Gavel reads on).
+  const prebidServerTmaxes = [Number.isFinite(timeout) && timeout >= 0 ? timeout : undefined, stored];
   const withTmax = (request: unknown) => {
     if (request === null || typeof request !== 'object') return request;
     const expected = (request as Json).tmax;
-    return expected === undefined || expected === prebidServerTmax ? { ...(request as Json), tmax } : request;
+    return expected === undefined || prebidServerTmaxes.includes(expected) ? { ...(request as Json), tmax } : request;
   };
   const bidders = fixture.expectedMockBidderRequests;
   return {
