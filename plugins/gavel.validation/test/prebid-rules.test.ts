@@ -28,6 +28,20 @@ describe("gavel.validation: eids, aliases of disabled bidders, a request's curre
     expect(result?.invalid).to.include('request.ext.prebid.aliases.test1 refers to disabled bidder: rubicon');
   });
 
+  it('leaves a bidder the host has switched off out of the imp with a warning, and refuses an imp left with no bidder', () => {
+    const deps = testDeps();
+    (deps.bidders as Map<string, { adapter: string; capabilities: object; enabled: boolean }>).set('rubicon', { adapter: 'rubicon', capabilities: {}, enabled: false });
+    const disabled = { code: 6, message: 'Bidder "rubicon" has been disabled on this instance of Prebid Server. Please work with the PBS host to enable this bidder again.' };
+    const partial = expectAccepted(withRequest((r) => { r.imp[0].ext.svc.bidder.rubicon = {}; }), 'svc', deps);
+    expect(partial?.warnings?.general).to.deep.equal([disabled]);
+    expect(partial?.request.imp[0].ext).to.deep.equal({ svc: { bidder: { appnexus: { placementId: 42 } } } });
+    const direct = expectAccepted(withRequest((r) => { r.imp[0].ext = { appnexus: { placementId: 42 }, rubicon: {} }; }), 'svc', deps);
+    expect(direct?.warnings?.general).to.deep.equal([disabled]);
+    expect(direct?.request.imp[0].ext).to.deep.equal({ svc: { bidder: { appnexus: { placementId: 42 } } } });
+    const none = validate(withRequest((r) => { r.imp[0].ext = { svc: { bidder: { rubicon: {} } } }; }), 'svc', deps);
+    expect(none?.invalid).to.deep.equal(['request.imp[0].ext.svc.bidder must contain at least one bidder']);
+  });
+
   it("refuses a request whose own rates name a code that is no currency, and takes real ones", () => {
     expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { USD: { FOO: 10 } } } } }; }), 'currency code FOO is not recognized or malformed');
     expectRejected(withRequest((r) => { r.ext = { svc: { currency: { rates: { USDX: { EUR: 1 } } } } }; }), 'currency code USDX is not recognized or malformed');
