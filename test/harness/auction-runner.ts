@@ -134,7 +134,7 @@ export function compareAuction(fixture: AuctionFixture, status: number, text: st
  * `default_integration_acct` (a default integration, for the one it writes into requests), and stored imp
  * `7`, whose JSON is malformed; a fixture adds its own (`mockStoredRequests`, `mockStoredImps`, `mockAmpStoredResponse`).
  */
-export const ENDPOINT_TEST_ACCOUNTS: Readonly<Record<string, unknown>> = {
+const ENDPOINT_TEST_ACCOUNTS: Readonly<Record<string, unknown>> = {
   valid_acct: { disabled: false },
   disabled_acct: { disabled: true },
   malformed_acct: { disabled: 'invalid type' },
