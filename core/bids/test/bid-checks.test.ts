@@ -18,31 +18,27 @@ function auctionBid(spec: BidSpec, index: number): AuctionBid {
 
 const baseRequest = (extra: Partial<BidRequest> = {}): BidRequest => ({ id: 'r', imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] } }], site: { page: 'https://p.example' }, ...extra });
 
-/** Runs the checks over one seat of `bids`; what is left of it, and the context that heard the reports. */
-function check(bids: BidSpec[], options: { request?: BidRequest; context?: TestContext; settings?: BidCheckSettings } = {}): { kept: AuctionBid[]; seat: SeatResult; context: TestContext } {
+type CheckOptions = { request?: BidRequest; context?: TestContext; settings?: BidCheckSettings };
+
+/**
+ * Runs the checks over one seat of `bids`: the bidder layer's, then (the auction between them) the response's; with
+ * `identify`, the ids and event tracking the auction gives the bids it keeps (`identifyBids`) in between. What is
+ * left of the seat, and the context that heard the reports.
+ */
+function runChecks(bids: BidSpec[], options: CheckOptions, identify: boolean): { kept: AuctionBid[]; seat: SeatResult; context: TestContext } {
   const context = options.context ?? testContext();
   const request = options.request ?? baseRequest();
   const host = options.settings ?? settings();
   const rules = auctionBidRules(request, context, host);
   const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
-  // The bidder layer's checks, then (the auction between them) the response's.
   checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, rules, host, context);
+  if (identify) identifyBids([seat], rules, host, context);
   checkResponseBids([seat], rules, context);
   return { kept: seat.bids, seat, context };
 }
 
-/** The checks, then the ids and event tracking the auction gives the bids it keeps (`identifyBids`). */
-function checkAndIdentify(bids: BidSpec[], options: { request?: BidRequest; context?: TestContext; settings?: BidCheckSettings } = {}): { kept: AuctionBid[]; seat: SeatResult; context: TestContext } {
-  const context = options.context ?? testContext();
-  const request = options.request ?? baseRequest();
-  const host = options.settings ?? settings();
-  const rules = auctionBidRules(request, context, host);
-  const seat: SeatResult = { bidder: 'alpha', adapter: 'alpha', bids: bids.map(auctionBid), errors: [], responseTimeMs: 1 };
-  checkBids(seat, { bidder: 'alpha', adapter: 'alpha', request }, rules, host, context);
-  identifyBids([seat], rules, host, context);
-  checkResponseBids([seat], rules, context);
-  return { kept: seat.bids, seat, context };
-}
+const check = (bids: BidSpec[], options: CheckOptions = {}) => runChecks(bids, options, false);
+const checkAndIdentify = (bids: BidSpec[], options: CheckOptions = {}) => runChecks(bids, options, true);
 
 const ids = (bids: AuctionBid[]) => bids.map((bid) => bid.bid.id);
 
