@@ -168,11 +168,55 @@ function readParams(imp: Imp): { params: SovrnParams } | { error: string } {
 function paramsFloor(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value !== 'string') return 0;
-  if (/^[+-]?(inf|infinity)$/i.test(value)) return value.startsWith('-') ? -Infinity : Infinity;
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value)) return 0;
-  // Out of range is an error to ParseFloat: no floor.
-  const floor = Number(value);
-  return Number.isFinite(floor) ? floor : 0;
+  return goParseFloat(value) ?? 0;
+}
+
+/**
+ * Go's `strconv.ParseFloat(text, 64)`: undefined where Go returns an error. It reads Go's float literals: decimal, or
+ * hexadecimal (`0x1.8p3`, whose `p` exponent is required), with `_` between digits (`1_000`); `inf`, `infinity` (either
+ * signed) and `nan` in any case. A value out of float64's range is an error (ParseFloat's ErrRange), not an infinity.
+ */
+export function goParseFloat(text: string): number | undefined {
+  const special = /^(?:([+-]?)(inf|infinity)|nan)$/i.exec(text);
+  if (special) return special[2] === undefined ? NaN : special[1] === '-' ? -Infinity : Infinity;
+  const hex = /^([+-]?)0[xX]([0-9a-fA-F_]*\.?[0-9a-fA-F_]*)[pP]([+-]?[0-9][0-9_]*)$/.exec(text);
+  const decimal = /^[+-]?([0-9_]*\.?[0-9_]*)(?:[eE][+-]?[0-9][0-9_]*)?$/.exec(text);
+  // The mantissa needs a digit (an underscore is not one), and underscores must sit between digits.
+  const hasDigit = hex ? /[0-9a-fA-F]/.test(hex[2]!) : decimal !== null && /[0-9]/.test(decimal[1]!);
+  if (!hasDigit || (text.includes('_') && !underscoresBetweenDigits(text))) return undefined;
+  let value: number;
+  if (hex) {
+    const [whole = '', fraction = ''] = hex[2]!.replaceAll('_', '').split('.');
+    const exponent = Number(hex[3]!.replaceAll('_', '')) - 4 * fraction.length;
+    value = Number(BigInt(`0x${whole}${fraction}`)) * 2 ** exponent;
+    if (hex[1] === '-') value = -value;
+  } else {
+    value = Number(text.replaceAll('_', ''));
+  }
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Go's `underscoreOK` (strconv): each `_` follows a digit or the base prefix, and a digit follows it. */
+function underscoresBetweenDigits(text: string): boolean {
+  let number = /^[+-]/.test(text) ? text.slice(1) : text;
+  let saw: 'start' | 'digit' | 'underscore' | 'other' = 'start';
+  let hexDigits = false;
+  if (/^0[bBoOxX]/.test(number)) {
+    saw = 'digit';
+    hexDigits = /^0[xX]/.test(number);
+    number = number.slice(2);
+  }
+  for (const char of number) {
+    if (/[0-9]/.test(char) || (hexDigits && /[a-fA-F]/.test(char))) saw = 'digit';
+    else if (char === '_') {
+      if (saw !== 'digit') return false;
+      saw = 'underscore';
+    } else {
+      if (saw === 'underscore') return false;
+      saw = 'other';
+    }
+  }
+  return saw !== 'underscore';
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { readTestHost, runFixturesWith } from '../../../test/harness/adapter-runner.js';
 import { describeParamsTable } from '../../../test/harness/params-table.js';
 import sovrn from '../index.js';
-import { queryUnescape } from '../sovrn.js';
+import { goParseFloat, queryUnescape } from '../sovrn.js';
 
 const fixturesDir = fileURLToPath(new URL('./fixtures', import.meta.url));
 /** Our fixtures are written for the same test endpoint as Prebid Server's. */
@@ -44,6 +44,20 @@ describe('sovrn adapter', () => {
 
     it('refuses a percent sign without two hex digits', () => {
       for (const bad of ['100%', '%4', '%zz', 'a%g1b']) expect(queryUnescape(bad), bad).to.equal(undefined);
+    });
+  });
+
+  describe('goParseFloat', () => {
+    it('reads Go float literals: decimal, hexadecimal with its p exponent, underscores between digits, infinities', () => {
+      const read: Array<[string, number]> = [['1.5', 1.5], ['.5', 0.5], ['5.', 5], ['+2e3', 2000], ['1_000.5', 1000.5], ['1e1_0', 1e10], ['0x1p-2', 0.25], ['0X1.8P1', 3], ['-0x_10p0', -16], ['Inf', Infinity], ['-infinity', -Infinity]];
+      for (const [text, value] of read) expect(goParseFloat(text), text).to.equal(value);
+      expect(goParseFloat('NaN')).to.be.NaN;
+    });
+
+    it('refuses what ParseFloat refuses, out-of-range values included', () => {
+      for (const text of ['', '.', '_1', '1_', '1__0', '1._5', '0x10', '0x1e5', '0xp1', '1e', '1e_5', ' 1', '+nan', 'infin', '1e400', '0x1p2000', '0b101']) {
+        expect(goParseFloat(text), text).to.equal(undefined);
+      }
     });
   });
 });
