@@ -5,7 +5,6 @@ import {
   decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
-  fieldIgnoringCase,
   isJsonObject,
   mediaTypeFromMtype,
   encodeAsOpenrtb2Request,
@@ -146,12 +145,19 @@ function joinPath(...parts: string[]): string {
 // Params
 // ---------------------------------------------------------------------------------------------------------------
 
+/** `ExtImpSmartadserverIn`'s fields by their JSON name in lower case. */
+const PARAM_FIELDS: ReadonlyMap<string, keyof SmartIds | 'programmaticGuaranteed'> = new Map(
+  (['siteId', 'pageId', 'formatId', 'networkId', 'programmaticGuaranteed'] as const).map((name) => [name.toLowerCase(), name]),
+);
+
 /**
  * The imp's params as Prebid Server reads them (MakeRequests, smartadserver.go): `imp.ext` into
  * `adapters.ExtImpBidder` (the SDK's `decodeExtImpBidder`: `prebid` a typed `ExtImpPrebid`, `ae` an int8; `null` the
  * zero value, without params), then its `bidder` into `ExtImpSmartadserverIn`: ids are integers,
- * `programmaticGuaranteed` a boolean, field names match regardless of case. Returns Prebid Server's error text when
- * the imp cannot be read.
+ * `programmaticGuaranteed` a boolean, field names match regardless of case. Keys are read in the order they come: a
+ * key that repeats one in another case overwrites it, a bad one fails the imp, and a `null` leaves what an earlier key
+ * set (json-iterator skips `null` for a Go integer or boolean). Returns Prebid Server's error text when the imp cannot
+ * be read.
  */
 function readParams(impExt: unknown): { ids: SmartIds; programmaticGuaranteed: boolean } | string {
   const ext = decodeExtImpBidder(impExt);
@@ -160,16 +166,17 @@ function readParams(impExt: unknown): { ids: SmartIds; programmaticGuaranteed: b
   if (!isJsonObject(bidder) && bidder !== null) return 'Error parsing smartadserverExt parameters';
   const ids: SmartIds = { siteId: 0, pageId: 0, formatId: 0, networkId: 0 };
   let programmaticGuaranteed = false;
-  for (const key of Object.keys(ids) as Array<keyof SmartIds>) {
-    const value = bidder && fieldIgnoringCase(bidder, key);
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'Error parsing smartadserverExt parameters';
-    ids[key] = value;
-  }
-  const flag = bidder && fieldIgnoringCase(bidder, 'programmaticGuaranteed');
-  if (flag !== undefined && flag !== null) {
-    if (typeof flag !== 'boolean') return 'Error parsing smartadserverExt parameters';
-    programmaticGuaranteed = flag;
+  for (const key in bidder ?? {}) {
+    const value = bidder![key];
+    const field = PARAM_FIELDS.get(key.toLowerCase());
+    if (field === undefined || value === undefined || value === null) continue;
+    if (field === 'programmaticGuaranteed') {
+      if (typeof value !== 'boolean') return 'Error parsing smartadserverExt parameters';
+      programmaticGuaranteed = value;
+    } else {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'Error parsing smartadserverExt parameters';
+      ids[field] = value;
+    }
   }
   return { ids, programmaticGuaranteed };
 }
