@@ -47,7 +47,8 @@ export function decodeGoFields(object: Record<string, unknown>, goType: string, 
   const values: Record<string, unknown> = {};
   for (const key in object) {
     const name = key.toLowerCase();
-    const field = fields[name];
+    // Only the struct's own fields: a member named `constructor` or `toString` is one Go skips.
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (field === undefined) continue;
     const value = object[key];
     if (value === null) {

@@ -70,4 +70,10 @@ describe('SDK go-decoding (json-iterator texts as jsonutil cuts them)', () => {
     expect(decodeGoFields({ size: 'x', name: 3 }, 'pkg.T', fields)).to.deep.equal({ error: 'cannot unmarshal pkg.T.Size: invalid number' });
     expect(decodeGoFields({ name: 3, size: 'x' }, 'pkg.T', fields)).to.deep.equal({ error: 'cannot unmarshal pkg.T.Name: expects " or n, but found 3' });
   });
+
+  it('skips members named like an object builtin, which the struct has no field for', () => {
+    const fields = { name: GO_STRING_FIELD('Name') };
+    const members = JSON.parse('{"constructor": 1, "toString": 2, "__proto__": 3, "name": "a"}') as Record<string, unknown>;
+    expect(decodeGoFields(members, 'pkg.T', fields)).to.deep.equal({ values: { name: 'a' } });
+  });
 });
