@@ -112,7 +112,9 @@ function readParams(ext: unknown): { params: YahooAdsParams } | { error: string 
   const bidder = decoded.params;
   const params: YahooAdsParams = { dcn: '', pos: '' };
   for (const key in bidder) {
-    const field = PARAM_FIELDS[key.toLowerCase()];
+    const name = key.toLowerCase();
+    // Only the struct's own fields: a member named `constructor` or `toString` is one Go skips.
+    const field = Object.hasOwn(PARAM_FIELDS, name) ? PARAM_FIELDS[name] : undefined;
     if (!field) continue;
     const value = bidder[key];
     if (value !== null && typeof value !== 'string') return { error: `cannot unmarshal openrtb_ext.ExtImpYahooAds.${field.goName}: expects " or n, but found ${goFoundByte(value)}` };
