@@ -152,7 +152,8 @@ function readGoStruct(object: JsonObject, goType: string, fields: Readonly<Recor
   for (const key in object) {
     if (!Object.hasOwn(object, key)) continue;
     const name = key.toLowerCase();
-    const field = fields[name];
+    // Only the struct's own fields: a member named `constructor` or `toString` is one Go skips.
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (field === undefined) continue;
     links.push(`${goType}.${field[0]}`);
     values[name] = field[1](object[key], links);
@@ -504,7 +505,7 @@ function checkFields(object: JsonObject, fields: Record<string, GoFieldSpec>, ty
   let renamed = false;
   for (const key in object) {
     const name = key.toLowerCase();
-    const spec = fields[name];
+    const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (spec !== undefined && name !== key) renamed = true;
     const value = object[key];
     if (spec === undefined || value === undefined || value === null) continue;
@@ -519,7 +520,7 @@ function withFieldNames(object: JsonObject, fields: Record<string, GoFieldSpec>)
   const named: JsonObject = {};
   for (const key in object) {
     const name = key.toLowerCase();
-    const spec = fields[name];
+    const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
     const value = object[key];
     if (spec === undefined) {
       if (!(key in named)) named[key] = value;

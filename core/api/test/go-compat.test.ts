@@ -9,6 +9,7 @@ import {
   decodeExtImpBidder,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Bid,
+  extImpPrebidDecodeProblem,
   fieldIgnoringCase,
   goDecodeErrorPrintedWithD,
   isGoEmpty,
@@ -98,6 +99,12 @@ describe('SDK go-compat: Prebid Server (Go) decoding rules for adapters', () => 
       // Out of int8: json-iterator's ReadInt8 overflows.
       expect(decodeExtImpBidder({ ae: 200 })).to.have.property('error');
       expect(decodeExtImpBidder({ ae: -129 })).to.have.property('error');
+    });
+
+    it('skips members named like object builtins, which ExtImpBidder and ExtImpPrebid have no field for', () => {
+      const ext = JSON.parse('{"constructor": 1, "toString": 2, "bidder": {"k": "v"}, "prebid": {"valueOf": 3, "adunitcode": "slot"}}') as unknown;
+      expect(decodeExtImpBidder(ext)).to.deep.equal({ value: { prebid: { valueOf: 3, adunitcode: 'slot' }, ae: 0, bidder: { k: 'v' } } });
+      expect(extImpPrebidDecodeProblem({ toString: 1, hasOwnProperty: 'x' })).to.equal(undefined);
     });
 
     it('decodes params already in hand the same way', () => {
