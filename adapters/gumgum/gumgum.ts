@@ -122,7 +122,9 @@ function readParams(imp: Imp): { params: GumgumParams } | { error: string } {
   const params: GumgumParams = { zone: '', pubId: 0, irisid: '', slot: 0, product: '' };
   if (!isJsonObject(bidder)) return { error: `expect { or n, but found ${firstCharOf(bidder)}` };
   for (const key of Object.keys(bidder)) {
-    const field = PARAM_FIELDS[key.toLowerCase()];
+    // Own members only: a key named like a builtin (`constructor`) is no field, as Go skips an unknown member.
+    const name = key.toLowerCase();
+    const field = Object.hasOwn(PARAM_FIELDS, name) ? PARAM_FIELDS[name] : undefined;
     const value = bidder[key];
     if (!field || value === null) continue;
     if (field.kind === 'string' && typeof value !== 'string') {

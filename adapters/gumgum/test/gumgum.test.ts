@@ -51,6 +51,18 @@ describe('gumgum adapter', () => {
       expect(request).to.deep.equal(before);
       expect((requests[0]!.body as BidRequest).site!.publisher).to.deep.equal({ id: '9' });
     });
+
+    it('skips params members named like object builtins, as Go skips members its struct lacks', () => {
+      const request: BidRequest = {
+        id: 'r',
+        site: { page: 'https://p.example' },
+        imp: [{ id: 'i', banner: { format: [{ w: 1, h: 2 }] }, ext: { bidder: JSON.parse('{"zone":"dc9d6be1","constructor":5,"__proto__":1,"toString":"x"}') } }],
+      };
+      const { requests, errors } = bidder().makeRequests(request, testRequestInfo('gumgum'));
+      expect(errors ?? []).to.deep.equal([]);
+      expect(requests).to.have.length(1);
+      expect((requests[0]!.body as BidRequest).site!.id).to.equal('dc9d6be1');
+    });
   });
 
   describe('formatFloat', () => {
