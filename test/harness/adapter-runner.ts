@@ -91,6 +91,11 @@ export interface FixtureHost {
    * fixtures depend on one: Prebid Server's tests give some adapters a fake generator that always returns it.
    */
   randomInt63?: string | number;
+  /**
+   * Origins the adapter calls on its own whatever the configured endpoint (Equativ's programmatic-guaranteed host,
+   * as Prebid Server's adapter has it): the registry's SSRF check lets calls reach these and no other.
+   */
+  fixedHosts?: string[];
 }
 
 /** Loads the compiled adapter `dist/adapters/<bidderName>/index.js` and runs every fixture below `dir`. */

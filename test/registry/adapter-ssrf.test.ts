@@ -7,7 +7,8 @@
  *
  * The configured endpoint is the one of the adapter's `test/host-config.json` when it has one, else the shipped
  * `info.endpoint`. When that is not a usable template (a test host's bare path, or no endpoint at all), the bidder is
- * created with a neutral one instead, so the check still says whether params can steer the call.
+ * created with a neutral one instead, so the check still says whether params can steer the call. An origin the
+ * adapter calls on its own (its host-config's `fixedHosts`) is allowed too.
  */
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -34,6 +35,8 @@ const NEUTRAL_ENDPOINT = 'https://ssrf-check.example/endpoint';
 interface TestHost {
   endpoint?: string;
   extra?: Record<string, unknown>;
+  /** Origins the adapter calls on its own, whatever the endpoint (see FixtureHost.fixedHosts). */
+  fixedHosts?: string[];
 }
 
 /** What one check found: each URI that leaves the configured host, and each throw, described for the report. */
@@ -98,6 +101,15 @@ function withHostileParam(request: BidRequest, impIndex: number, path: Array<str
   return { ...request, imp: imps };
 }
 
+/** Scheme, host and port of a URI (a URI the parser refuses stands for itself, and matches no origin). */
+function originOf(uri: string): string {
+  try {
+    return new URL(uri).origin;
+  } catch {
+    return uri;
+  }
+}
+
 /**
  * Replays each request with each string param of each imp set to each hostile value, and lists the calls that leave
  * the configured host (and the throws).
@@ -106,6 +118,7 @@ function hostileParamViolations(manifest: AdapterManifest, requests: Array<{ nam
   const configured = usableTemplate(host.endpoint ?? manifest.info.endpoint);
   const endpoint = configured ?? compileEndpoint(NEUTRAL_ENDPOINT);
   const bidder = manifest.create!(testBidderConfig(manifest.name, endpoint.template, { extra: host.extra ?? {} }), { logger: silentLogger });
+  const fixedHosts = new Set(host.fixedHosts ?? []);
   const violations: Violations = [];
   for (const { name, request } of requests) {
     request.imp.forEach((imp, impIndex) => {
@@ -115,7 +128,7 @@ function hostileParamViolations(manifest: AdapterManifest, requests: Array<{ nam
           const where = `${name}: imp[${impIndex}].ext.bidder.${path.join('.')} = ${JSON.stringify(value)}`;
           try {
             const { requests: calls } = bidder.makeRequests(withHostileParam(request, impIndex, path, value), testRequestInfo(manifest.name));
-            for (const call of calls) if (!endpoint.allows(call.uri)) violations.push(`${where} -> ${call.uri}`);
+            for (const call of calls) if (!endpoint.allows(call.uri) && !fixedHosts.has(originOf(call.uri))) violations.push(`${where} -> ${call.uri}`);
           } catch (err) {
             violations.push(`${where} -> threw ${(err as Error).message}`);
           }
@@ -182,5 +195,13 @@ describe('the hostile-params check itself', () => {
       }
     });
     expect(hostileParamViolations(careful, [{ name: 'inline', request }], {})).to.deep.equal([]);
+  });
+
+  it("lets calls reach an origin the adapter calls on its own only when its host config names it (fixedHosts)", () => {
+    const fixed = adapter('fixed', () => 'https://fixed.bidder.example/ortb');
+    expect(hostileParamViolations(fixed, [{ name: 'inline', request }], { endpoint: 'https://us.bidder.example/bid' })).to.not.be.empty;
+    expect(hostileParamViolations(fixed, [{ name: 'inline', request }], { endpoint: 'https://us.bidder.example/bid', fixedHosts: ['https://fixed.bidder.example'] })).to.deep.equal([]);
+    const pasting = adapter('pasting', (params) => `https://${String(params.region)}.bidder.example/bid`);
+    expect(hostileParamViolations(pasting, [{ name: 'inline', request }], { fixedHosts: ['https://us.bidder.example'] })).to.not.be.empty;
   });
 });
