@@ -10,6 +10,7 @@ import {
   isJsonObject,
   encodeAsOpenrtb2Request,
   unknownError,
+  WarningCode,
   type Banner,
   type Bidder,
   type BidderConfig,
@@ -26,8 +27,8 @@ import {
   type Warning,
 } from '../../core/api/index.js';
 
-/** Prebid Server reports a regs.ext it cannot read as a warning (errortypes.Warning), under its "unknown warning" code. */
-const WARNING_CODE = 10999;
+/** Prebid Server reports a regs.ext it cannot read as a warning (errortypes.Warning) without a code of its own: 0. */
+const WARNING_CODE = WarningCode.Uncoded;
 
 interface YahooAdsParams {
   dcn: string;

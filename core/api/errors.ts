@@ -115,6 +115,11 @@ export const WarningCode = {
   TooLongTargetingPrefix: 10015,
   TooShortTargetingPrefix: 10016,
   BidderBlockedByPrivacySettings: 10017,
+  /**
+   * Prebid Server's `errortypes.Warning` that sets no code of its own (the unknown imp.ext key, the dropped second
+   * currency, an adapter's plain warning): its exchange writes the zero value, 0.
+   */
+  Uncoded: 0,
   Unknown: 10999,
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];

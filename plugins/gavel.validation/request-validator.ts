@@ -116,7 +116,7 @@ function checkTopLevelFields(request: JsonObject, report: ValidationReport): voi
   // One currency per auction, as in Prebid Server: the first one listed, and the bidders are sent only that one.
   const currencies = request.cur;
   if (Array.isArray(currencies) && currencies.length > 1) {
-    report.addWarning(WarningCode.Unknown, `A prebid request can only process one currency. Taking the first currency in the list, ${String(currencies[0])}, as the active currency`);
+    report.addWarning(WarningCode.Uncoded, `A prebid request can only process one currency. Taking the first currency in the list, ${String(currencies[0])}, as the active currency`);
     report.addChange(({ request: changed }) => {
       if (Array.isArray(changed.cur)) changed.cur = changed.cur.slice(0, 1);
     });

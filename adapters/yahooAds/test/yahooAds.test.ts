@@ -51,11 +51,11 @@ describe('yahooAds adapter', () => {
   });
 
   describe('regs promotion', () => {
-    it('reports an unreadable regs.ext as a warning (code 10999) and still sends', () => {
+    it('reports an unreadable regs.ext as a warning (code 0, as Prebid Server writes a warning without a code) and still sends', () => {
       const { requests, errors, warnings } = bidder().makeRequests(request('d', 'p', { regs: { ext: [1] as unknown as Record<string, unknown> } }), testRequestInfo('yahooAds'));
       expect(requests).to.have.length(1);
       expect(errors).to.deep.equal([]);
-      expect(warnings).to.deep.equal([{ code: 10999, message: 'regs.ext is not a JSON object; skipped OpenRTB 2.6 regs promotion' }]);
+      expect(warnings).to.deep.equal([{ code: 0, message: 'regs.ext is not a JSON object; skipped OpenRTB 2.6 regs promotion' }]);
     });
 
     it('promotes null values by dropping them, and leaves regs alone when there is nothing to move', () => {

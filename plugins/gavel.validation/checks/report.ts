@@ -4,10 +4,10 @@ import { isPresent, type JsonObject } from './values.js';
 
 export type RequestChange = (payload: RequestPayload) => void;
 
-/** Warning codes of this module (Prebid Server's range for request warnings). */
+/** Warning codes of this module, as Prebid Server numbers the same warnings. */
 export const WarningCode = {
-  /** A key of `imp.ext` that names no bidder, alias or reserved field: no bidder is called for it. */
-  UnknownImpExtKey: 10999,
+  /** A key of `imp.ext` that names no bidder, alias or reserved field: no bidder is called for it (a warning without a code there: 0). */
+  UnknownImpExtKey: 0,
 } as const;
 
 /**

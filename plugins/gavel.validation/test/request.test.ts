@@ -56,7 +56,7 @@ describe('gavel.validation: request-level checks', () => {
     const result = expectAccepted(withRequest((r) => { r.cur = ['EUR', 'USD']; }));
     expect(result?.request.cur).to.deep.equal(['EUR']);
     expect(result?.warnings?.general).to.deep.equal([{
-      code: 10999,
+      code: 0,
       message: 'A prebid request can only process one currency. Taking the first currency in the list, EUR, as the active currency',
     }]);
     expect(validate(withRequest((r) => { r.cur = ['USD']; }))).to.equal(undefined);
