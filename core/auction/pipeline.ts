@@ -20,7 +20,7 @@ import {
   type StagePayloads,
   type Warning,
 } from '../api/index.js';
-import { BidderRequestShaper, type BidderRequestSettings } from '../bidder-requests/index.js';
+import { BidderRequestShaper, type BidderRequestSettings, type ImpRecheck } from '../bidder-requests/index.js';
 import type { BidderCatalog, BidderEntry } from '../bidders/catalog.js';
 import { PrivacyEnforcer, type PrivacyService } from '../privacy/index.js';
 import { readStoredAnswers, setAsideStoredImps, storedAuctionSeats, type StoredShare } from '../stored-responses/index.js';
@@ -156,9 +156,14 @@ export class AuctionPipeline {
   /** The host's identity every bidder's request carries (`ext.<ns>.server`), when it declares one. */
   private readonly hostServer: Record<string, unknown> | undefined;
 
+  /** The request validation service's re-check of an imp a bidder's first-party data changed, when it has one. */
+  private readonly recheckImp: ImpRecheck | undefined;
+
   constructor(private readonly deps: AuctionDeps) {
     const settings = bidderRequestSettings(deps.config);
     this.hostServer = settings.server;
+    const validator = deps.services['request-validation'];
+    this.recheckImp = validator.validateImp ? (imp, index, context) => validator.validateImp!(imp, index, context) : undefined;
     this.bidderRequests = new BidderRequestShaper(settings);
     this.privacy = new PrivacyEnforcer(deps.bidders, deps.config.privacy.gdpr.bidderVendorIds);
   }
@@ -216,8 +221,7 @@ export class AuctionPipeline {
     // for its media types is live there (its adapter refuses the imps), one blocked by privacy is not.
     const namedBidders = shares.length;
     if (cookieUids) applyCookieBuyerIds(shares, cookieUids, this.deps.bidders);
-    const validator = services['request-validation'];
-    const refused = this.bidderRequests.shape(request, shares, context, validator.validateImp && ((imp, index) => validator.validateImp!(imp, index, context)));
+    const refused = this.bidderRequests.shape(request, shares, context, this.recheckImp);
     if (refused) return { kind: 'invalid', messages: refused };
     // What each bidder may receive is decided here, before any bidder-request hook or adapter sees its share.
     this.privacy.enforce(request, shares, privacy, context.namespace, (warning) => context.warn(context.namespace, warning));

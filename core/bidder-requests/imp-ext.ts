@@ -1,4 +1,4 @@
-import { isJsonObject, openrtb2DecodeProblem, type Imp, type JsonObject } from '../api/index.js';
+import { isJsonObject, openrtb2DecodeProblem, type AuctionContext, type Imp, type JsonObject } from '../api/index.js';
 import { mergePatch } from '../stored/index.js';
 
 type Json = Record<string, unknown>;
@@ -20,14 +20,15 @@ export class UndecodableImpFpd {
 }
 
 /** Re-checks an imp first-party data changed, `index` its place in the request (RequestValidator.validateImp). */
-export type ImpRecheck = (imp: Imp, index: number) => string | undefined;
+export type ImpRecheck = (imp: Imp, index: number, context: AuctionContext) => string | undefined;
 
 /**
  * One imp as a bidder receives it: `imp.ext.<ns>` narrowed to what a bidder may see, and the imp's first-party data
  * for this bidder (`imp.ext.<ns>.imp.<bidder>`) merged over it. The same imp object when nothing changes. Returns
  * the 400 line when the merged imp is no longer a valid imp.
  */
-export function impFor(imp: Imp, bidder: string, namespace: string, recheck: ImpRecheck | undefined, auctionImps: readonly Imp[]): Imp | InvalidImpFpd | UndecodableImpFpd {
+export function impFor(imp: Imp, bidder: string, context: AuctionContext, recheck: ImpRecheck | undefined, auctionImps: readonly Imp[]): Imp | InvalidImpFpd | UndecodableImpFpd {
+  const namespace = context.namespace;
   const ext = imp.ext;
   const options = isJsonObject(ext) && isJsonObject(ext[namespace]) ? (ext[namespace] as Json) : undefined;
   if (!options) return imp;
@@ -57,7 +58,7 @@ export function impFor(imp: Imp, bidder: string, namespace: string, recheck: Imp
   merged.ext = newExt;
   if (!recheck) return merged as Imp;
   // Prebid Server's validator names the imp by its place in the request, and prints its error list as Go prints a slice.
-  const problem = recheck(merged as Imp, indexOf(imp, auctionImps));
+  const problem = recheck(merged as Imp, indexOf(imp, auctionImps), context);
   if (problem !== undefined) return new InvalidImpFpd(`merging bidder imp first party data for imp ${imp.id} results in an invalid imp: [${problem}]`);
   return merged as Imp;
 }

@@ -5,6 +5,8 @@ import { impFor, InvalidImpFpd, UndecodableImpFpd, type ImpRecheck } from './imp
 import { planRequestExt, requestExtFor } from './request-ext.js';
 import { planSchains, sourceFor } from './schain.js';
 
+export type { ImpRecheck } from './imp-ext.js';
+
 type Json = Record<string, unknown>;
 
 /** Host settings: what the host adds to every bidder's request. */
@@ -55,7 +57,7 @@ export class BidderRequestShaper {
       if (schains) own.source = sourceFor(schains, share.bidder, own.source) as BidRequest['source'];
       if (eids) own.user = userWithPermittedEids(eids, share.bidder, own.user);
       if (fpd) applyFirstPartyData(fpd, share.bidder, own);
-      own.imp = impsFor(own.imp, share.bidder, namespace, request.imp, recheck, errors, undecodable);
+      own.imp = impsFor(own.imp, share.bidder, context, request.imp, recheck, errors, undecodable);
     }
     if (errors.length > 0) return errors;
     if (undecodable.length > 0) {
@@ -79,10 +81,10 @@ function resolvesFirstPartyData(request: BidRequest, endpoint: AuctionContext['e
 }
 
 /** The bidder's imps; the same array when none changes. */
-function impsFor(imps: Imp[], bidder: string, namespace: string, auctionImps: readonly Imp[], recheck: ImpRecheck | undefined, errors: string[], undecodable: string[]): Imp[] {
+function impsFor(imps: Imp[], bidder: string, context: AuctionContext, auctionImps: readonly Imp[], recheck: ImpRecheck | undefined, errors: string[], undecodable: string[]): Imp[] {
   let changed: Imp[] | undefined;
   for (let i = 0; i < imps.length; i++) {
-    const imp = impFor(imps[i]!, bidder, namespace, recheck, auctionImps);
+    const imp = impFor(imps[i]!, bidder, context, recheck, auctionImps);
     if (imp instanceof InvalidImpFpd) {
       errors.push(imp.message);
       continue;
