@@ -146,6 +146,7 @@ interface ConsentWrite {
   /** A TCF v2 string, with whether GDPR applies. */
   tcf2?: { consent: string; gdpr: 0 | 1 };
   usPrivacy?: string;
+  gpp?: string;
 }
 
 function consentWarning(message: string): Warning {
@@ -154,9 +155,10 @@ function consentWarning(message: string): Warning {
 
 /**
  * The consent parameters as Prebid Server reads them (`amp.ReadPolicy`): `consent_type` 2 is a TCF v2 string (only
- * while the host enforces GDPR; GDPR then applies unless `gdpr_applies=false`), 3 a US privacy string, 1 (TCF v1) is
- * no longer supported; without a type, a valid US privacy string is one, else a valid TCF v2 string is one. Without a
- * consent string, `gdpr_applies` alone writes nothing.
+ * while the host enforces GDPR; GDPR then applies unless `gdpr_applies=false`), 3 a US privacy string, 4 a GPP string
+ * (`regs.gpp`, judged by the auction's GPP reader as any request's; whether GDPR applies is then `gpp_sid`'s to say,
+ * not `gdpr_applies`'s), 1 (TCF v1) is no longer supported; without a type, a valid US privacy string is one, else a
+ * valid TCF v2 string is one. Without a consent string, `gdpr_applies` alone writes nothing.
  */
 function readConsent(consent: AmpConsent, gdprEnabled: boolean): { write?: ConsentWrite; warning?: Warning } {
   const value = consent.value;
@@ -175,6 +177,8 @@ function readConsent(consent: AmpConsent, gdprEnabled: boolean): { write?: Conse
       return { write: asTcf2, warning: decodeTcfConsent(value) ? undefined : consentWarning(`Consent string '${value}' is not a valid TCF2 consent string.`) };
     case 3:
       return { write: asUsPrivacy, warning: validUsPrivacy ? gdprAppliesIgnored : consentWarning(`Consent string '${value}' is not a valid CCPA consent string.`) };
+    case 4:
+      return { write: { gpp: value } };
     default:
       if (validUsPrivacy) return { write: asUsPrivacy, warning: gdprAppliesIgnored };
       if (gdprEnabled && decodeTcfConsent(value)) return { write: asTcf2 };
@@ -184,20 +188,35 @@ function readConsent(consent: AmpConsent, gdprEnabled: boolean): { write?: Conse
 
 /**
  * Writes the consent query params where bidders read them: `user.ext.consent` and `regs.ext.gdpr`, or
- * `regs.ext.us_privacy`; `addtl_consent` as it came in `user.ext.ConsentedProvidersSettings` and as its provider ids
- * in `user.ext.consented_providers_settings`. When the stored request already uses an OpenRTB 2.6 home for the same
- * value, that is updated too so the two never disagree. A consent parameter with a warning writes nothing, as in
- * Prebid Server (whose reading of the query stops there; Gavel still applies the timeout, targeting and the rest).
+ * `regs.ext.us_privacy`, or `regs.gpp`; `addtl_consent` as it came in `user.ext.ConsentedProvidersSettings` and as its
+ * provider ids in `user.ext.consented_providers_settings`; `gpp_sid` in `regs.gpp_sid` and `gpp` in `regs.gpp`, over
+ * the stored values. When the stored request already uses an OpenRTB 2.6 home for the same value, that is updated too
+ * so the two never disagree. A consent parameter with a warning writes nothing, as in Prebid Server (whose reading of
+ * the query stops there; Gavel still applies the timeout, targeting and the rest).
  */
 function applyConsent(request: BidRequest, consent: AmpConsent, gdprEnabled: boolean): Warning[] {
   if (consent.additional !== undefined) applyAdditionalConsent(userOf(request), consent.additional);
+  const warnings = applyGpp(request, consent);
   const { write, warning } = readConsent(consent, gdprEnabled);
-  if (warning) return [warning];
+  if (warning) return [...warnings, warning];
   if (write?.tcf2) {
     setPrivacyValue(regsOf(request), 'gdpr', write.tcf2.gdpr);
     setPrivacyValue(userOf(request), 'consent', write.tcf2.consent);
   }
   if (write?.usPrivacy !== undefined) setPrivacyValue(regsOf(request), 'us_privacy', write.usPrivacy);
+  if (write?.gpp !== undefined) regsOf(request).gpp = write.gpp;
+  return warnings;
+}
+
+/**
+ * `gpp_sid` and `gpp` go in OpenRTB 2.6's homes, `regs.gpp_sid` and `regs.gpp`, where the auction's GPP reader finds
+ * them. A `gpp_sid` that is not a list of section ids is left out with a warning (code 10001, in the words Prebid
+ * Server uses for a malformed `gpp_sid`), and the auction goes on with the stored sections.
+ */
+function applyGpp(request: BidRequest, consent: AmpConsent): Warning[] {
+  if (consent.gpp !== undefined) regsOf(request).gpp = consent.gpp;
+  if (consent.gppSid === 'invalid') return [consentWarning('invalid gpp_sid encoding, must be a csv list of integers')];
+  if (consent.gppSid !== undefined) regsOf(request).gpp_sid = consent.gppSid;
   return [];
 }
 

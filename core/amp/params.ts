@@ -1,4 +1,5 @@
 import type { Format } from '../api/index.js';
+import { parseGppSid } from '../usersync/user-state.js';
 
 /**
  * The query parameters of GET /openrtb2/amp (interface spec 4.3, reference behaviour 10), read once into typed
@@ -23,12 +24,19 @@ export interface AmpSizes {
 export interface AmpConsent {
   /** `consent_string`, or the older `gdpr_consent`. */
   value?: string;
-  /** `consent_type`: 1 TCF v1, 2 TCF v2, 3 US privacy. */
+  /** `consent_type`: 1 TCF v1, 2 TCF v2, 3 US privacy, 4 GPP (AMP's `consentStringType`). */
   type?: number;
   /** `gdpr_applies`: `true` / `false`. */
   gdprApplies?: boolean;
   /** `addtl_consent`: Google's additional consent string. */
   additional?: string;
+  /** `gpp`: a GPP string given on its own (a `consent_type` 4 consent string is one too). */
+  gpp?: string;
+  /**
+   * `gpp_sid`: the GPP section ids in force (AMP's `gppSectionId`), a comma-separated list of integers as Prebid
+   * Server reads one (each fits a signed byte); `'invalid'` when it is not one.
+   */
+  gppSid?: number[] | 'invalid';
 }
 
 export interface AmpParams {
@@ -67,6 +75,7 @@ const UNFILLED_MACROS: Readonly<Record<string, string>> = {
   targeting: 'TGT',
   consent_string: 'CONSENT_STRING',
   gdpr_consent: 'CONSENT_STRING',
+  gpp: 'CONSENT_STRING',
   slot: 'ATTR(data-slot)',
 };
 const FUNCTION_MACRO = /^(ATTR|CONSENT_METADATA)\(.*\)$/;
@@ -134,6 +143,11 @@ function booleanParam(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
+function gppSidParam(value: string | undefined): number[] | 'invalid' | undefined {
+  if (value === undefined) return undefined;
+  return parseGppSid(value) ?? 'invalid';
+}
+
 export function readAmpParams(query: Record<string, string>): AmpParams {
   const timeoutMs = wholeNumber(text(query, 'timeout'));
   return {
@@ -156,6 +170,8 @@ export function readAmpParams(query: Record<string, string>): AmpParams {
       type: wholeNumber(text(query, 'consent_type')),
       gdprApplies: booleanParam(text(query, 'gdpr_applies')),
       additional: text(query, 'addtl_consent'),
+      gpp: text(query, 'gpp'),
+      gppSid: gppSidParam(text(query, 'gpp_sid')),
     },
     debug: query.debug === '1',
     trace: text(query, 'trace'),

@@ -453,6 +453,21 @@ describe('GET /openrtb2/amp: consent parameters, as Prebid Server reads them', (
     expect([consentOf(request), usPrivacyOf(request)]).to.deep.equal([undefined, undefined]);
   });
 
+  it('consent_type=4: the consent string is the GPP string, in regs.gpp, whatever gdpr_applies says; gpp_sid goes in regs.gpp_sid', async () => {
+    let { request, warnings } = await resolved('consent_string=DBABTA~1YYN&consent_type=4&gpp_sid=6&gdpr_applies=true');
+    expect([request.regs?.gpp, request.regs?.gpp_sid, gdprOf(request), consentOf(request), usPrivacyOf(request), warnings]).to.deep.equal(['DBABTA~1YYN', [6], undefined, undefined, undefined, []]);
+    ({ request, warnings } = await resolved('gpp=DBABTA~1YYN&gpp_sid=2,6'));
+    expect([request.regs?.gpp, request.regs?.gpp_sid, warnings]).to.deep.equal(['DBABTA~1YYN', [2, 6], []]);
+  });
+
+  it('a gpp_sid that is not a csv list of small integers is left out with a warning; the rest of the consent still applies', async () => {
+    for (const bad of ['2,x', '2,,6', '128', ' 2']) {
+      const { request, warnings } = await resolved(`gpp_sid=${encodeURIComponent(bad)}&consent_string=1YYN&consent_type=3`);
+      expect(warnings, bad).to.deep.equal([{ code: 10001, message: 'invalid gpp_sid encoding, must be a csv list of integers' }]);
+      expect([request.regs?.gpp_sid, usPrivacyOf(request)], bad).to.deep.equal([undefined, '1YYN']);
+    }
+  });
+
   it('gdpr_applies without a consent string writes nothing', async () => {
     const { request } = await resolved('gdpr_applies=true');
     expect(gdprOf(request)).to.equal(undefined);
