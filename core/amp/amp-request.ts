@@ -188,7 +188,7 @@ function readConsent(consent: AmpConsent, gdprEnabled: boolean): { write?: Conse
 
 /**
  * Writes the consent query params where bidders read them: `user.ext.consent` and `regs.ext.gdpr`, or
- * `regs.ext.us_privacy`, or `regs.gpp`; `addtl_consent` as it came in `user.ext.ConsentedProvidersSettings` and as its
+ * `regs.ext.us_privacy`, or `regs.gpp`; `attl_consent` as it came in `user.ext.ConsentedProvidersSettings` and as its
  * provider ids in `user.ext.consented_providers_settings`; `gpp_sid` in `regs.gpp_sid` and `gpp` in `regs.gpp`, over
  * the stored values. When the stored request already uses an OpenRTB 2.6 home for the same value, that is updated too
  * so the two never disagree. A consent parameter with a warning writes nothing, as in Prebid Server (whose reading of

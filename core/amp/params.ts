@@ -28,7 +28,7 @@ export interface AmpConsent {
   type?: number;
   /** `gdpr_applies`: `true` / `false`. */
   gdprApplies?: boolean;
-  /** `addtl_consent`: Google's additional consent string. */
+  /** `attl_consent`, or `addtl_consent` (both spellings are in use): Google's additional consent string. */
   additional?: string;
   /** `gpp`: a GPP string given on its own (a `consent_type` 4 consent string is one too). */
   gpp?: string;
@@ -169,7 +169,7 @@ export function readAmpParams(query: Record<string, string>): AmpParams {
       value: text(query, 'consent_string') ?? text(query, 'gdpr_consent'),
       type: wholeNumber(text(query, 'consent_type')),
       gdprApplies: booleanParam(text(query, 'gdpr_applies')),
-      additional: text(query, 'addtl_consent'),
+      additional: text(query, 'attl_consent') ?? text(query, 'addtl_consent'),
       gpp: text(query, 'gpp'),
       gppSid: gppSidParam(text(query, 'gpp_sid')),
     },

@@ -51,6 +51,7 @@ const OPERATIONS: Record<string, Json> = {
       query('consent_type', '1 TCF v1, 2 TCF v2, 3 US privacy, 4 GPP'),
       query('gdpr_applies', '`true` or `false`'),
       query('addtl_consent', "Google's additional consent"),
+      query('attl_consent', "Google's additional consent (the other spelling in use)"),
       query('gpp', 'A GPP string, sent as regs.gpp'),
       query('gpp_sid', 'The GPP section ids in force, `2,6`: sent as regs.gpp_sid'),
       query('debug', '`1` adds the auction debug output'),

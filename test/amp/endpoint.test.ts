@@ -468,6 +468,12 @@ describe('GET /openrtb2/amp: consent parameters, as Prebid Server reads them', (
     }
   });
 
+  it('attl_consent, the other spelling in use, is the additional consent string as addtl_consent is', async () => {
+    const { request } = await resolved('attl_consent=1~7.12');
+    expect(request.user?.ext?.ConsentedProvidersSettings).to.deep.equal({ consented_providers: '1~7.12' });
+    expect(request.user?.ext?.consented_providers_settings).to.deep.equal({ consented_providers: [7, 12] });
+  });
+
   it('gdpr_applies without a consent string writes nothing', async () => {
     const { request } = await resolved('gdpr_applies=true');
     expect(gdprOf(request)).to.equal(undefined);
