@@ -65,7 +65,7 @@ export function createGridBidder(config: BidderConfig): Bidder {
       // The decoder's error goes back as it is (a generic error). Grid's own bid fields are read beside the decoded
       // OpenRTB bids, which drop them.
       const decoded = decodeOpenrtb2BidResponse(response.body);
-      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(decoded.error)] };
+      if ('error' in decoded) return { bids: [], errors: [failedToUnmarshal(asInGridStructs(decoded.error))] };
       const gridFields = readGridBidFields(response.body);
       if ('error' in gridFields) return { bids: [], errors: [failedToUnmarshal(gridFields.error)] };
 
@@ -227,6 +227,19 @@ function readGridBidFields(text: string): { value: GridBidFields[][] } | { error
     value.push(fields);
   }
   return { value };
+}
+
+/**
+ * The decoder's text for OpenRTB's response structs, as Go words it for Grid's own (`GridResponse`, `GridSeatBid`,
+ * `GridBid`), which embed OpenRTB's by pointer and replace their lists: json-iterator names a member of an embedded
+ * struct by its field alone (`cannot unmarshal Price: ...`), and the lists by Grid's types.
+ */
+function asInGridStructs(text: string): string {
+  return text
+    .replace(/^cannot unmarshal openrtb2\.BidResponse\.SeatBid: /, 'cannot unmarshal grid.GridResponse.SeatBid: ')
+    .replace(/^cannot unmarshal openrtb2\.SeatBid\.Bid: /, 'cannot unmarshal grid.GridSeatBid.Bid: ')
+    .replace(/^cannot unmarshal \[\]openrtb2\.(SeatBid|Bid): /, 'cannot unmarshal []grid.Grid$1: ')
+    .replace(/^cannot unmarshal openrtb2\.(?:BidResponse|SeatBid|Bid)\.(\w+): /, 'cannot unmarshal $1: ');
 }
 
 /** Grid's `content_type` when it sends one, else the first of banner, video, native the imp offers. */

@@ -86,6 +86,23 @@ describe('grid adapter', () => {
       expect(errors?.map((e) => e.code)).to.deep.equal([14, 14, 14, 2]);
     });
 
+    it("names what does not decode as Go's decoder does in Grid's structs, which embed OpenRTB's", () => {
+      const cases: Array<[unknown, string]> = [
+        [{ cur: 5 }, 'cannot unmarshal Cur: expects " or n, but found 5'],
+        [{ seatbid: 7 }, 'cannot unmarshal grid.GridResponse.SeatBid: decode slice: expect [ or n, but found 7'],
+        [{ seatbid: [7] }, 'cannot unmarshal []grid.GridSeatBid: expect { or n, but found 7'],
+        [{ seatbid: [{ seat: 5, bid: [] }] }, 'cannot unmarshal Seat: expects " or n, but found 5'],
+        [{ seatbid: [{ bid: 7 }] }, 'cannot unmarshal grid.GridSeatBid.Bid: decode slice: expect [ or n, but found 7'],
+        [{ seatbid: [{ bid: [7] }] }, 'cannot unmarshal []grid.GridBid: expect { or n, but found 7'],
+        [{ seatbid: [{ bid: [{ id: 'a', impid: 'i', price: 'x' }] }] }, 'cannot unmarshal Price: invalid number'],
+        [{ seatbid: [{ bid: [{ id: 'a', impid: 'i', price: 1, adomain: [5] }] }] }, 'cannot unmarshal []string: expects " or n, but found 5'],
+      ];
+      for (const [answer, text] of cases) {
+        const { errors } = bidder.makeBids(requestWith({ uid: 1 }), { method: 'POST', uri: ENDPOINT, impIds: ['i'] }, { status: 200, body: JSON.stringify(answer), headers: {} });
+        expect(errors?.map((e) => [e.code, e.message]), JSON.stringify(answer)).to.deep.equal([[14, text]]);
+      }
+    });
+
     it("reports a content_type that is not a string as the decoder's error (14)", () => {
       const body = JSON.stringify({ seatbid: [{ bid: [{ id: 'a', impid: 'i', price: 1, content_type: 1 }] }] });
       const { bids, errors } = bidder.makeBids(requestWith({ uid: 1 }), { method: 'POST', uri: ENDPOINT, impIds: ['i'] }, { status: 200, body, headers: {} });
