@@ -3,17 +3,16 @@ import {
   badServerResponse,
   bidResponseCurrency,
   checkResponseStatus,
+  decodeExtBid,
   decodeOpenrtb2BidResponse,
   encodeAsOpenrtb2Request,
   encodeAsOpenrtb2SupplyChain,
   failedToUnmarshal,
-  fieldIgnoringCase,
   decodeGoFields,
   GO_STRING_FIELD,
   GoDecodeError,
   goString,
   goStruct,
-  isJsonObject,
   MEDIA_TYPES,
   readBidderParams,
   reencodeExtRequestPrebid,
@@ -175,35 +174,15 @@ const EMBEDDED_EXT_REQUEST = [`${REQUEST_EXT_TYPE}.ExtRequest`];
 
 /**
  * Adform states each bid's media type in `bid.ext.prebid.type`. Go decodes the whole ext into `openrtb_ext.ExtBid`
- * first: an ext it cannot decode (a known field of the wrong type) leaves the bid without a type too.
+ * first (the SDK's `decodeExtBid`): an ext it cannot decode, a typed member of the wrong type at any depth, leaves the
+ * bid without a type too.
  */
 function bidType(bid: Bid): { type: MediaType } | { error: BidderError } {
-  const ext = bid.ext;
-  const prebid = isJsonObject(ext) && decodesAsExtBid(ext) ? fieldIgnoringCase(ext, 'prebid') : undefined;
-  if (isJsonObject(prebid)) {
-    const type = fieldIgnoringCase(prebid, 'type') ?? '';
+  const ext = bid.ext === undefined ? undefined : decodeExtBid(bid.ext);
+  const prebid = ext && 'value' in ext ? ext.value.prebid : undefined;
+  if (prebid) {
+    const type = prebid.type ?? '';
     return (MEDIA_TYPES as readonly string[]).includes(type as string) ? { type: type as MediaType } : { error: unknownError(`invalid BidType: ${String(type)}`) };
   }
   return { error: badServerResponse(`Failed to parse impression "${bid.impid}" mediatype`) };
-}
-
-/** The JSON kinds of `ExtBid`'s and `ExtBidPrebid`'s fields that Go's decoder checks (null fits all of them). */
-const EXT_BID_PREBID_FIELDS: ReadonlyArray<readonly [string, 'object' | 'string' | 'integer' | 'boolean']> = [
-  ['cache', 'object'], ['dealpriority', 'integer'], ['dealtiersatisfied', 'boolean'], ['meta', 'object'], ['targeting', 'object'],
-  ['targetbiddercode', 'string'], ['type', 'string'], ['video', 'object'], ['events', 'object'], ['bidid', 'string'], ['floors', 'object'],
-];
-
-function decodesAsExtBid(ext: JsonObject): boolean {
-  const dsa = fieldIgnoringCase(ext, 'dsa');
-  if (dsa != null && !isJsonObject(dsa)) return false;
-  const prebid = fieldIgnoringCase(ext, 'prebid');
-  if (prebid == null) return true;
-  if (!isJsonObject(prebid)) return false;
-  return EXT_BID_PREBID_FIELDS.every(([name, kind]) => {
-    const value = fieldIgnoringCase(prebid, name);
-    if (value == null) return true;
-    if (kind === 'object') return isJsonObject(value);
-    if (kind === 'integer') return Number.isInteger(value);
-    return typeof value === kind;
-  });
 }
