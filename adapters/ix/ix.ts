@@ -1,6 +1,7 @@
 import {
   badServerResponse,
   checkResponseStatus,
+  decodeExtBid,
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
@@ -332,18 +333,11 @@ function bidMediaType(bid: Bid, impTypes: Map<string, MediaType>): { type: Media
 }
 
 /**
- * `bid.ext.prebid` when Go decodes `bid.ext` into `openrtb_ext.ExtBid` without error (the fields read here of the
- * right JSON types); undefined otherwise.
+ * `bid.ext.prebid` when Go decodes `bid.ext` whole into `openrtb_ext.ExtBid` without error (the SDK's `decodeExtBid`:
+ * keys in any case, every typed member checked, members by lower-cased name); undefined otherwise.
  */
-function prebidExt(ext: unknown): JsonObject | undefined {
-  if (!isJsonObject(ext) || !isJsonObject(ext.prebid)) return undefined;
-  const prebid = ext.prebid;
-  if (prebid.type !== undefined && prebid.type !== null && typeof prebid.type !== 'string') return undefined;
-  const video = prebid.video;
-  if (video !== undefined && video !== null) {
-    if (!isJsonObject(video)) return undefined;
-    if (video.duration !== undefined && video.duration !== null && !Number.isInteger(video.duration)) return undefined;
-    if (video.primary_category !== undefined && video.primary_category !== null && typeof video.primary_category !== 'string') return undefined;
-  }
-  return prebid;
+function prebidExt(ext: unknown): Record<string, unknown> | undefined {
+  if (ext === undefined) return undefined;
+  const decoded = decodeExtBid(ext);
+  return 'value' in decoded ? decoded.value.prebid : undefined;
 }
