@@ -26,7 +26,13 @@ import {
   type TypedBid,
 } from '../../core/api/index.js';
 
-const MARKUP_TYPES: Readonly<Record<string, MediaType>> = { Img: 'banner', Richmedia: 'banner', Video: 'video', Native: 'native' };
+/** A map, so that a header naming an object builtin (`constructor`, `toString`) is no markup type. */
+const MARKUP_TYPES: ReadonlyMap<string, MediaType> = new Map<string, MediaType>([
+  ['Img', 'banner'],
+  ['Richmedia', 'banner'],
+  ['Video', 'video'],
+  ['Native', 'native'],
+]);
 const DEFAULT_TTL_SECONDS = 300;
 
 interface SmaatoBidExt {
@@ -62,7 +68,7 @@ export function smaatoBids(response: ResponseData, now: () => number): MakeBidsR
 function typedBid(decoded: Bid, markupType: string, ttl: number): TypedBid | BidderError {
   const ext = readBidExt(decoded.ext);
   if (!ext) return badServerResponse('Invalid bid.ext.');
-  const type = MARKUP_TYPES[markupType];
+  const type = MARKUP_TYPES.get(markupType);
   if (!type) return badServerResponse(`Unknown markup type ${markupType}.`);
 
   const adm = typeof decoded.adm === 'string' ? decoded.adm : '';
