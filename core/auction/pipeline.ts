@@ -397,8 +397,10 @@ export class AuctionPipeline {
 
   private call(asked: BidderAsked, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
     const { share, entry } = asked;
-    // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks.
-    if (entry.ortbVersion !== '2.6') share.request = convertDownTo25(share.request, context.namespace, timing.converted25);
+    // Last, after the hooks: the bidder receives the request in the OpenRTB version it speaks. Prebid Server looks
+    // the version up by the name the imp gives the bidder, exactly: a request alias, or a name spelled in another
+    // case than the host's, has no bidder info of its own and is sent 2.5.
+    if (entry.ortbVersion !== '2.6' || share.bidder !== share.adapter) share.request = convertDownTo25(share.request, context.namespace, timing.converted25);
     return callBidder(entry, share, this.deps.transport, timing.bidderDeadline, timing.call).then((called) => this.answered(asked, called, context, timing));
   }
 
