@@ -128,14 +128,29 @@ function writtenAsGo(field: string, value: unknown): unknown {
   return value;
 }
 
-/** One object with its promoted fields moved back into its `ext`: the object itself when none is set. */
+/**
+ * Whether Prebid Server moves a 2.6 field: a `null` (Go's nil) or an empty string is not set and stays where it is
+ * (where the wire leaves it out); an eid list is moved even when empty.
+ */
+function movesDown(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
+/**
+ * One object with its promoted fields moved back into its `ext`: the object itself when none is set. An empty eid
+ * list leaves `user` and is not written into its ext, and an ext left with nothing goes (Prebid Server's user ext
+ * writer drops an empty `eids`, and an empty ext with it).
+ */
 function holderIn25(holder: Json, fields: readonly string[]): Json {
   // Copied once, however many of its fields move (a rest spread per field cost a copy each).
   let moved: Record<string, unknown> | undefined;
-  for (const field of fields) if (holder[field] !== undefined) (moved ??= {})[field] = writtenAsGo(field, holder[field]);
+  for (const field of fields) if (movesDown(holder[field])) (moved ??= {})[field] = writtenAsGo(field, holder[field]);
   if (!moved) return holder;
   const rest: Record<string, unknown> = {};
   for (const key in holder) if (!(key in moved)) rest[key] = holder[key];
-  rest.ext = isJsonObject(holder.ext) ? { ...holder.ext, ...moved } : moved;
+  if (Array.isArray(moved.eids) && moved.eids.length === 0) delete moved.eids;
+  const ext = isJsonObject(holder.ext) ? { ...holder.ext, ...moved } : moved;
+  if (isEmpty(ext)) delete rest.ext;
+  else rest.ext = ext;
   return rest;
 }
