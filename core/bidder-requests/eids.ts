@@ -4,7 +4,7 @@ type Json = Record<string, unknown>;
 
 /**
  * `ext.<ns>.data.eidpermissions: [{source, bidders}]`: an eid whose source has a rule goes only to the bidders the
- * rule names (`*` for all, names compared ignoring case); an eid whose source has no rule goes to every bidder. Read
+ * rule names (`*` for all, names compared ignoring case; none when it names no list); an eid whose source has no rule goes to every bidder. Read
  * once per auction; undefined when the request has no rules.
  */
 export function planEidPermissions(options: Json | undefined): ReadonlyMap<string, readonly string[]> | undefined {
@@ -13,8 +13,10 @@ export function planEidPermissions(options: Json | undefined): ReadonlyMap<strin
   if (!Array.isArray(permissions) || permissions.length === 0) return undefined;
   const rules = new Map<string, string[]>();
   for (const permission of permissions) {
-    if (!isJsonObject(permission) || typeof permission.source !== 'string' || !Array.isArray(permission.bidders)) continue;
-    rules.set(permission.source, permission.bidders.filter((bidder): bidder is string => typeof bidder === 'string').map((bidder) => bidder.toLowerCase()));
+    if (!isJsonObject(permission) || typeof permission.source !== 'string') continue;
+    // A rule without a bidder list is Go's nil list: its source goes to no bidder.
+    const bidders = Array.isArray(permission.bidders) ? permission.bidders : [];
+    rules.set(permission.source, bidders.filter((bidder): bidder is string => typeof bidder === 'string').map((bidder) => bidder.toLowerCase()));
   }
   return rules.size > 0 ? rules : undefined;
 }
