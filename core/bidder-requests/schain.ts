@@ -35,15 +35,15 @@ export function planSchains(options: Json | undefined, hostNode: Json | undefine
 
 /**
  * The `source` one bidder receives: `source.schain` is the bidder's own chain from `ext.<ns>.schains` (named as the
- * request names the bidder, case included; else the wildcard's), with the host's node appended when the host has one. A bidder with neither keeps the request's
- * `source`. Decision: where Prebid Server starts a host-only chain from scratch, a request that already carries
- * `source.schain` keeps its nodes and gets the host's appended, so the publisher's chain is never lost.
+ * request names the bidder, case included; else the wildcard's), with the host's node appended when the host has one.
+ * A bidder with neither keeps the request's `source`. With only the host's node, the chain starts from scratch
+ * (`ver` 1.0 and that node): as in Prebid Server's schain writer, the request's own `source.schain` is replaced.
  */
 export function sourceFor(plan: SchainPlan, bidder: string, source: unknown): Json | undefined {
   const own = plan.byBidder.get(bidder) ?? plan.byBidder.get('*');
   const current = isJsonObject(source) ? source : undefined;
   if (!own && !plan.hostNode) return current;
-  const base = own ?? (isJsonObject(current?.schain) ? current!.schain : { complete: 0, nodes: [], ver: '1.0' });
+  const base = own ?? { complete: 0, nodes: [], ver: '1.0' };
   const schain: Json = { ...base };
   if (plan.hostNode) schain.nodes = [...(Array.isArray(base.nodes) ? base.nodes : []), plan.hostNode];
   return { ...current, schain };

@@ -147,11 +147,11 @@ describe('what each bidder may see: supply chains', () => {
     expect(byBidder.rubicon!.source).to.deep.equal({ schain: { complete: 1, nodes: [{ asi: 'all.example', sid: '1', hp: 1 }, host], ver: '1.0' } });
   });
 
-  it("starts a host-only chain (or keeps the request's own chain) when the request names none for the bidder", () => {
+  it("starts a host-only chain, replacing the request's own, when the request names none for the bidder (Prebid Server's schain writer)", () => {
     const host = { asi: 'host.example', sid: '9' };
     expect(shape(base(), [['appnexus']], { hostSchainNode: host }).byBidder.appnexus!.source).to.deep.equal({ schain: { complete: 0, nodes: [host], ver: '1.0' } });
     const own = shape(base({}, { source: { tid: 't', schain: chain('pub.example') } }), [['appnexus']], { hostSchainNode: host }).byBidder.appnexus!;
-    expect(own.source).to.deep.equal({ tid: 't', schain: { complete: 1, nodes: [{ asi: 'pub.example', sid: '1', hp: 1 }, host], ver: '1.0' } });
+    expect(own.source).to.deep.equal({ tid: 't', schain: { complete: 0, nodes: [host], ver: '1.0' } });
   });
 
   it('refuses a request naming one bidder in two chains', () => {
