@@ -159,9 +159,10 @@ function alternateCodesEntry(entry: unknown): Json {
  * its own with the same `maxbids`), or naming a code this bidder may bid under (alternate bidder codes).
  */
 function multibidFor(entries: unknown[], bidder: string, codes: Json | undefined): Json[] | undefined {
-  const lower = bidder.toLowerCase();
   const allowed = allowedCodes(codes, bidder);
-  const concerns = (name: unknown) => typeof name === 'string' && (name.toLowerCase() === lower || allowed.has('*') || allowed.has(name.toLowerCase()));
+  // Prebid Server lower-cases the entry's name and compares it with the bidder's as the imp spells it: a bidder named
+  // with capitals (`AppNexus`) matches no entry by name.
+  const concerns = (name: unknown) => typeof name === 'string' && (name.toLowerCase() === bidder || allowed.has('*') || allowed.has(name.toLowerCase()));
   const own: Json[] = [];
   for (const entry of entries) {
     if (!isJsonObject(entry)) continue;
