@@ -6,13 +6,17 @@ import {
   decodeOpenrtb2BidResponse,
   failedToUnmarshal,
   fieldIgnoringCase,
+  goCompactJson,
+  goFieldNameMatches,
   isJsonObject,
+  parseJsonText,
   requestOption,
   unknownError,
   type Bid,
   type BidRequest,
   type Imp,
   type JsonObject,
+  type JsonText,
   type MakeBidsResult,
   type RequestData,
   type ResponseData,
@@ -54,14 +58,14 @@ export function readXapiBids(sent: RequestData, response: ResponseData, override
   if (imp === UNDECODABLE) return { bids: [], errors: [failedToUnmarshal(SENT_IMP_UNREADABLE)] };
   if (!imp) return { bids: [], errors: [unknownError(SENT_IMP_UNREADABLE)] };
   const type = xapiMediaType(imp);
+  const admNatives = new AdmNativeTexts(response.body);
   const bids: TypedBid[] = [];
   decoded.value.seatbid.forEach((seatbid, seatIndex) => {
     const rawSeatbid = seatbids[seatIndex]!;
     const buyer = goAtoi(rawSeatbid.buyer);
-    const rawBids = Array.isArray(rawSeatbid.bid) ? rawSeatbid.bid : [];
     seatbid.bid.forEach((decodedBid, bidIndex) => {
-      const rawBid = isJsonObject(rawBids[bidIndex]) ? (rawBids[bidIndex] as JsonObject) : {};
-      const bid = toBid(decodedBid, rawBid.adm_native, buyer, seatbid.seat, overrides, typeof raw?.bidid === 'string' ? raw.bidid : '');
+      const admNative = () => admNatives.text(seatIndex, bidIndex);
+      const bid = toBid(decodedBid, admNative, buyer, seatbid.seat, overrides, typeof raw?.bidid === 'string' ? raw.bidid : '');
       // XAPI answers "no bid" for an imp with a zero-priced bid.
       if (bid.price !== 0) bids.push({ bid, type });
     });
@@ -82,7 +86,7 @@ export function priceOverrides(request: BidRequest): PriceOverrides {
   return { byImp, forRequest: typeof requestLevel === 'number' ? requestLevel : 0 };
 }
 
-function toBid(decoded: Bid, admNative: unknown, buyer: number, seat: string, overrides: PriceOverrides, responseBidId: string): Bid {
+function toBid(decoded: Bid, admNative: () => string, buyer: number, seat: string, overrides: PriceOverrides, responseBidId: string): Bid {
   const bid: Bid = { ...decoded };
   const ext = withMeta(decoded.ext, buyer, seat);
   if (ext !== undefined) bid.ext = ext;
@@ -92,7 +96,7 @@ function toBid(decoded: Bid, admNative: unknown, buyer: number, seat: string, ov
   // XAPI returns one bid per response and may leave its id as "0": the response's bidid names it then.
   if (bid.id === '0') bid.id = responseBidId;
   // Native ads may come as an object in `adm_native` rather than as text in `adm` (none at all reads as "null").
-  if (!bid.adm) bid.adm = JSON.stringify(admNative ?? null);
+  if (!bid.adm) bid.adm = admNative();
   return bid;
 }
 
@@ -132,6 +136,36 @@ function knownKeys(object: JsonObject, keys: readonly string[]): JsonObject {
     kept[key] = value;
   }
   return kept;
+}
+
+/**
+ * The markup of bids that send it as the object `adm_native`: what Go's `json.Marshal` writes for that
+ * `json.RawMessage`, the value's own text compacted and HTML-safe (`<`, `>`, `&` as `\u003c`...), members, order and
+ * numbers as written; "null" when there is none. The answer is read for its text only when a bid needs it.
+ */
+class AdmNativeTexts {
+  private root: JsonText | undefined | null = null;
+
+  constructor(private readonly body: string) {}
+
+  text(seatIndex: number, bidIndex: number): string {
+    if (this.root === null) this.root = parseJsonText(this.body);
+    const seatbid = item(member(this.root, 'seatbid'), seatIndex);
+    const value = member(item(member(seatbid, 'bid'), bidIndex), 'adm_native');
+    return value === undefined ? 'null' : goCompactJson(value.text);
+  }
+}
+
+/** An object's member as json-iterator takes it for a struct field: names matched ignoring case, the last one winning. */
+function member(node: JsonText | undefined, name: string): JsonText | undefined {
+  if (node?.kind !== 'object') return undefined;
+  let found: JsonText | undefined;
+  for (const entry of node.members) if (goFieldNameMatches(entry.key, name)) found = entry.value;
+  return found;
+}
+
+function item(node: JsonText | undefined, index: number): JsonText | undefined {
+  return node?.kind === 'array' ? node.items[index] : undefined;
 }
 
 /** Go's `strconv.Atoi`, 0 when it fails. */

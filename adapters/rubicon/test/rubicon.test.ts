@@ -231,6 +231,12 @@ describe('rubicon adapter', () => {
       expect(codes(withImp(params({ siteId: 'abc' }))), 'site id').to.deep.equal([BidderErrorCode.Unknown]);
     });
 
+    it("writes an adm_native object as the markup the way Go re-encodes its raw text: compacted, HTML-safe, numbers and keys as written", () => {
+      const body = '{"seatbid":[{"bid":[{"id":"b","impid":"i1","price":1,"ADM_NATIVE":{"w": 1.50, "u":"a&b"},"adm_native" : { "z" : 1e2 , "t" : "<x>" } }]}]}';
+      const result = bidder.makeBids(bannerRequest, onlyRequest(bidder), { status: 200, body, headers: {} });
+      expect(result.bids.map((bid) => bid.bid.adm)).to.deep.equal(['{"z":1e2,"t":"\\u003cx\\u003e"}']);
+    });
+
     it('takes the request-level price override for imps without their own', () => {
       const request: BidRequest = { ...bannerRequest, ext: { prebid: { bidders: { rubicon: { debug: { cpmoverride: 3 } } } } } };
       const result = bidder.makeBids(request, onlyRequest(bidder), {
