@@ -120,18 +120,23 @@ function withMeta(ext: unknown, buyer: number, seat: string): JsonObject | undef
   delete meta.seat;
   if (buyer !== 0) meta.networkId = buyer;
   if (seat !== '') meta.seat = seat;
-  if (isJsonObject(prebid.video)) prebid.video = { duration: prebid.video.duration ?? 0, primary_category: prebid.video.primary_category ?? '' };
+  if (isJsonObject(prebid.video)) {
+    prebid.video = { duration: fieldIgnoringCase(prebid.video, 'duration') ?? 0, primary_category: fieldIgnoringCase(prebid.video, 'primary_category') ?? '' };
+  }
   const result: JsonObject = { prebid: { ...prebid, meta } };
   const bidder = fieldIgnoringCase(bidExt, 'bidder');
   if (bidder !== undefined) result.bidder = bidder;
   return result;
 }
 
-/** The object's known keys, without the empty values Go's `omitempty` leaves out. */
+/**
+ * The object's known keys, as Go's struct fields take them (names matched ignoring case, the last winning) and write
+ * them back under their own names, without the empty values Go's `omitempty` leaves out.
+ */
 function knownKeys(object: JsonObject, keys: readonly string[]): JsonObject {
   const kept: JsonObject = {};
   for (const key of keys) {
-    const value = object[key];
+    const value = fieldIgnoringCase(object, key);
     if (value === undefined || value === null || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0)) continue;
     kept[key] = value;
   }
