@@ -48,10 +48,13 @@ export function readXapiBids(sent: RequestData, response: ResponseData, override
   const decoded = decodeOpenrtb2BidResponse(response.body);
   if ('error' in decoded) return { bids: [], errors: [badServerResponse(decoded.error)] };
   // XAPI's own fields, which the OpenRTB decoding leaves out: the seatbid's buyer and a bid's object adm_native.
-  const raw = decoded.value.seatbid.length > 0 ? (JSON.parse(response.body) as { seatbid: Array<JsonObject | null>; bidid?: unknown }) : undefined;
-  const seatbids = raw?.seatbid.map((seatbid) => seatbid ?? {}) ?? [];
-  const badBuyer = seatbids.find((seatbid) => seatbid.buyer !== undefined && seatbid.buyer !== null && typeof seatbid.buyer !== 'string');
-  if (badBuyer) return { bids: [], errors: [badServerResponse(`cannot unmarshal rubicon.rubiconSeatBid.Buyer: expects " or n, but found ${JSON.stringify(badBuyer.buyer)[0]}`)] };
+  // Go reads them into its structs: names matched ignoring case, the last of a name winning.
+  const raw = decoded.value.seatbid.length > 0 ? (JSON.parse(response.body) as JsonObject) : {};
+  const rawSeatbids = fieldIgnoringCase(raw, 'seatbid');
+  const buyers = (Array.isArray(rawSeatbids) ? rawSeatbids : []).map((seatbid: unknown) => (isJsonObject(seatbid) ? fieldIgnoringCase(seatbid, 'buyer') : undefined));
+  const badBuyer = buyers.find((buyer) => buyer !== undefined && buyer !== null && typeof buyer !== 'string');
+  if (badBuyer !== undefined) return { bids: [], errors: [badServerResponse(`cannot unmarshal rubicon.rubiconSeatBid.Buyer: expects " or n, but found ${JSON.stringify(badBuyer)[0]}`)] };
+  const responseBidId = fieldIgnoringCase(raw, 'bidid');
 
   // Each call carries one imp of one media type, so every bid in the answer is of that type.
   const imp = sentImp(sent);
@@ -61,11 +64,10 @@ export function readXapiBids(sent: RequestData, response: ResponseData, override
   const admNatives = new AdmNativeTexts(response.body);
   const bids: TypedBid[] = [];
   decoded.value.seatbid.forEach((seatbid, seatIndex) => {
-    const rawSeatbid = seatbids[seatIndex]!;
-    const buyer = goAtoi(rawSeatbid.buyer);
+    const buyer = goAtoi(buyers[seatIndex]);
     seatbid.bid.forEach((decodedBid, bidIndex) => {
       const admNative = () => admNatives.text(seatIndex, bidIndex);
-      const bid = toBid(decodedBid, admNative, buyer, seatbid.seat, overrides, typeof raw?.bidid === 'string' ? raw.bidid : '');
+      const bid = toBid(decodedBid, admNative, buyer, seatbid.seat, overrides, typeof responseBidId === 'string' ? responseBidId : '');
       // XAPI answers "no bid" for an imp with a zero-priced bid.
       if (bid.price !== 0) bids.push({ bid, type });
     });
