@@ -23,14 +23,14 @@ export function rawMemberText(text: string, key: string): string | undefined {
   // The text is valid JSON, so a scan that tracks strings and nesting depth finds each member's exact bounds.
   let depth = 0;
   let index = 0;
-  let found: string | undefined;
   while (index < text.length) {
     const char = text[index]!;
     if (char === '"') {
       const end = endOfString(text, index);
       if (depth === 1 && JSON.parse(text.slice(index, end)) === key && text.slice(end).trimStart().startsWith(':')) {
         const valueStart = text.indexOf(':', end) + 1;
-        found = text.slice(valueStart, endOfValue(text, valueStart)).trim();
+        // Duplicate keys: Prebid Server reads the member with jsonparser.Get, which stops at the first one.
+        return text.slice(valueStart, endOfValue(text, valueStart)).trim();
       }
       index = end;
       continue;
@@ -39,8 +39,7 @@ export function rawMemberText(text: string, key: string): string | undefined {
     else if (char === '}' || char === ']') depth--;
     index++;
   }
-  // Duplicate keys: JSON.parse keeps the last one, and so does this scan.
-  return found;
+  return undefined;
 }
 
 /** Index just past the string literal that starts at `start`. */

@@ -172,6 +172,10 @@ describe('pubmatic adapter', () => {
       expect(rawMemberText('{"a": "\\"native\\"", "native": 5}', 'native')).to.equal('5');
     });
 
+    it('takes the first of duplicate members, as jsonparser.Get does', () => {
+      expect(rawMemberText('{"native": {"a": 1}, "native": {"b": 2}}', 'native')).to.equal('{"a": 1}');
+    });
+
     it('ignores nested members of the same name and non-objects', () => {
       expect(rawMemberText('{"outer": {"native": 1}}', 'native')).to.equal(undefined);
       expect(rawMemberText('["native"]', 'native')).to.equal(undefined);
