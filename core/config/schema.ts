@@ -248,7 +248,7 @@ export const configSchema = Type.Object(
             hp: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
             ext: Type.Optional(FreeObject()),
           },
-          { ...closed, description: "The host's supply chain node (`{asi, sid, rid, hp...}`), appended to `source.schain` of every bidder's request" },
+          { ...closed, description: "The host's supply chain node (`{asi, sid, rid, hp...}`), appended to the chain each bidder receives: its chain from `ext.prebid.schains`, or else a new chain of this node alone (version 1.0) in place of the request's `source.schain`, as Prebid Server writes it" },
         ),
       ),
       generateBidId: Type.Boolean({ default: false, description: 'Give every bid an id of the host (`ext.<ns>.bidid`, a UUID), which event URLs then carry' }),
