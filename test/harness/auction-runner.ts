@@ -26,7 +26,13 @@ export interface AuctionFixture {
     blockedApps?: string[];
     currencyRates?: Record<string, Record<string, number>>;
     preferredmediatype?: Record<string, string>;
+    /** Gavel's own fixtures: headers sent with the request, beside the runner's own (names in lower case). */
+    requestHeaders?: Record<string, string>;
+    /** Gavel's own fixtures: stored accounts beside the runner's own, by id. */
+    accounts?: Record<string, unknown>;
   };
+  /** Gavel's own fixtures: headers the answer must carry (names in lower case, values exact). */
+  expectedResponseHeaders?: Record<string, string>;
   mockBidRequest: unknown;
   /** The body as text, for the fixtures whose body is malformed JSON on purpose (see `readFixture`). */
   rawBody?: string;
@@ -144,13 +150,14 @@ const ENDPOINT_TEST_ACCOUNTS: Readonly<Record<string, unknown>> = {
 const endpointAccounts = new MemoryFetcher({ accounts: ENDPOINT_TEST_ACCOUNTS });
 /** The stored data a fixture's auction runs on: the runner's own, and the documents the fixture adds. */
 function endpointStoredData(fixture: AuctionFixture): StoredDataFetcher {
+  const accounts = fixture.config?.accounts ? new MemoryFetcher({ accounts: { ...ENDPOINT_TEST_ACCOUNTS, ...fixture.config.accounts } }) : endpointAccounts;
   const requests = storedDocuments('request', fixture.mockStoredRequests ?? {});
   const imps = storedDocuments('imp', { 7: '{"id": "adUnit1" "ext": {}}', ...fixture.mockStoredImps });
   const responses = new MemoryFetcher({ responses: fixture.mockAmpStoredResponse });
   return {
     fetchRequests: async (ids) => requests(ids),
     fetchImps: async (ids) => imps(ids),
-    fetchAccount: (id) => endpointAccounts.fetchAccount(id),
+    fetchAccount: (id) => accounts.fetchAccount(id),
     fetchResponses: (ids) => responses.fetchResponses(ids),
   };
 }
@@ -244,10 +251,14 @@ export async function runAuctionFixture(fixture: AuctionFixture, name: string): 
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openrtb2/auction`, {
       method: 'POST',
       // Prebid Server's test client sends no User-Agent.
-      headers: { 'content-type': 'application/json', 'user-agent': '', 'x-forwarded-for': FIXTURE_CLIENT_IP },
+      headers: { 'content-type': 'application/json', 'user-agent': '', 'x-forwarded-for': FIXTURE_CLIENT_IP, ...config.requestHeaders },
       body: fixture.rawBody ?? JSON.stringify(body),
     });
     const diffs = [...compareAuction(fixture, response.status, await response.text()), ...compareRequests(fixture, seen)];
+    for (const [name, value] of Object.entries(fixture.expectedResponseHeaders ?? {})) {
+      const got = response.headers.get(name);
+      if (got !== value) diffs.push(`response header ${name}: expected ${JSON.stringify(value)}, got ${JSON.stringify(got)}`);
+    }
     return { name, ok: diffs.length === 0, diffs };
   } finally {
     await app.close();
