@@ -111,7 +111,8 @@ export function accountSchema({ closed, executionPlan }: AccountSchemaOptions) {
         dsa: opt(Obj({ default: opt(Type.String()), gdpr_only: bool() })),
         ipv6: opt(Obj({ anon_keep_bits: opt(Type.Integer()) })),
         ipv4: opt(Obj({ anon_keep_bits: opt(Type.Integer()) })),
-        privacysandbox: opt(Type.Object({}, { additionalProperties: true })),
+        // Prebid Server's privacy sandbox: the domain the Topics header's topics are named after in `user.data`.
+        privacysandbox: opt(Obj({ topicsdomain: opt(Type.String()) }, { additionalProperties: true })),
       }),
     ),
     preferredmediatype: opt(Type.Record(Type.String(), Type.Unsafe<string>({ type: 'string', enum: ['banner', 'video', 'audio', 'native'] }))),

@@ -10,6 +10,7 @@ import { impIdError, namesStoredData, resolveStoredRequest, StoredFetchError, ty
 import type { StoredResponseReader, StoredResponsesOutcome } from '../stored-responses/index.js';
 import { parseUidsCookie } from './buyer-ids.js';
 import type { ImplicitFields } from './implicit-fields.js';
+import { headerValue, OBSERVE_BROWSING_TOPICS, OBSERVE_BROWSING_TOPICS_VALUE, SEC_BROWSING_TOPICS } from './privacy-sandbox.js';
 import type { AccessNote } from '../http/request-log.js';
 import { criticalAuctionError, invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from './endpoint-types.js';
 import { detectNamespace, unifyNamespaces, type Namespace } from './namespace.js';
@@ -203,7 +204,7 @@ function keepStoredResponses(stored: StoredResponsesOutcome, entered: EnteredReq
 /** Runs the auction on the request (or one the endpoint built from it) under the request's settled context. */
 export function runAuction(input: EndpointRequest, entered: EnteredRequest, services: AuctionEndpointServices, request: BidRequest = entered.request): Promise<AuctionOutcome> {
   // What the body leaves out (Prebid.js sends no IP or user agent, often no domain) comes from the HTTP request.
-  services.implicitFields.fill(request, input, entered.namespace);
+  services.implicitFields.fill(request, input, entered.namespace, { context: entered.context, storedRequest: entered.storedRequest !== undefined });
   return services.pipeline.run(request, entered.context, parseUidsCookie(input.uidsCookie, Date.now())).then((outcome) => {
     if (input.access) noteForAccessLine(input.access, entered.context, outcome);
     const transaction = input.transaction;
@@ -244,14 +245,24 @@ export function handleAuction(input: EndpointRequest, services: AuctionEndpointS
 }
 
 function auctionOf(input: EndpointRequest, entered: Entered, services: AuctionEndpointServices): Promise<EndpointResponse> {
-  if ('status' in entered) return Promise.resolve(entered);
+  if ('status' in entered) return Promise.resolve(observingTopics(input, entered));
   const refused = settleContext(entered, entered.request, services);
   return refused instanceof Promise ? refused.then((settled) => auctionSettled(input, entered, settled, services)) : auctionSettled(input, entered, refused, services);
 }
 
 function auctionSettled(input: EndpointRequest, entered: EnteredRequest, refused: EndpointResponse | undefined, services: AuctionEndpointServices): Promise<EndpointResponse> {
-  if (refused) return Promise.resolve(finish(refused, entered.context, services.pipeline));
-  return runAuction(input, entered, services).then((outcome) => finish(auctionAnswer(outcome), entered.context, services.pipeline));
+  if (refused) return Promise.resolve(finish(observingTopics(input, refused), entered.context, services.pipeline));
+  return runAuction(input, entered, services).then((outcome) => finish(observingTopics(input, auctionAnswer(outcome)), entered.context, services.pipeline));
+}
+
+/**
+ * The answer asking the browser to record the topics it sent (`Observe-Browsing-Topics: ?1`), whenever the request
+ * carried a `Sec-Browsing-Topics` header, whatever the answer: Prebid Server's auction endpoint sets it before reading
+ * the request (so the exitpoint stage sees it).
+ */
+function observingTopics(input: EndpointRequest, answer: EndpointResponse): EndpointResponse {
+  if (headerValue(input.headers, SEC_BROWSING_TOPICS) === '') return answer;
+  return { ...answer, headers: { ...answer.headers, [OBSERVE_BROWSING_TOPICS]: OBSERVE_BROWSING_TOPICS_VALUE } };
 }
 
 /** Runs the exitpoint stage over the answer about to be written. */

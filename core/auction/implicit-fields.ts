@@ -3,6 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { getPublicSuffix } from 'tldts';
 import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, writeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
+import type { RequestContext } from '../context/request-context.js';
+import { fillBrowsingTopics, headerValue, SEC_BROWSING_TOPICS } from './privacy-sandbox.js';
 
 type Json = Record<string, unknown>;
 
@@ -12,8 +14,18 @@ type Json = Record<string, unknown>;
  * exchange tests start below the endpoint, without these (the exchange runner binds none).
  */
 export interface ImplicitFields {
-  /** `namespace`: the one the request speaks (`prebid` or `svc`), its spellings already folded into it. */
-  fill(request: BidRequest, facts: HttpFacts, namespace?: string): void;
+  /**
+   * `namespace`: the one the request speaks (`prebid` or `svc`), its spellings already folded into it; `scope`: the
+   * request's settled context and whether its body named a stored request (none: no account-driven fill-ins).
+   */
+  fill(request: BidRequest, facts: HttpFacts, namespace?: string, scope?: FillScope): void;
+}
+
+/** What the fill-ins read beside the request: its settled context (account, endpoint, debug, warnings). */
+export interface FillScope {
+  context: Pick<RequestContext, 'account' | 'endpoint' | 'debug' | 'warn'>;
+  /** The body named a stored request (`ext.<ns>.storedrequest.id`). */
+  storedRequest: boolean;
 }
 
 export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
@@ -26,15 +38,17 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * price) when unset; `imp.secure` 1 when unset; the targeting defaults (see fillTargetingDefaults); an app's channel
  * (`ext.<ns>.channel` `{name: "app", version: ""}` when it has none, as Prebid Server's validateOrFillChannel fills
  * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeRequestOptionsAsPrebidServer); with
- * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder.
+ * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder
+ * With the account's privacy sandbox settings: the `Sec-Browsing-Topics` topics in `user.data` (see privacy-sandbox.ts).
  */
 export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
   return {
-    fill(request, facts, namespace = 'prebid') {
+    fill(request, facts, namespace = 'prebid', scope) {
       if (isJsonObject(request.ext)) mergeBidderParams(request, request.ext[namespace], namespace);
       fillDeviceFacts(request, facts, settings.trustProxyHeaders);
       if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
       if (request.at == null || request.at === 0) request.at = 1;
+      if (scope) fillPrivacySandbox(request, facts, scope);
       if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
       let rewritten = false;
       if (isJsonObject(request.ext)) for (const spelling of NAMESPACES) if (fillTargetingDefaults(request.ext[spelling]) && spelling === namespace) rewritten = true;
@@ -193,6 +207,20 @@ function fillTids(request: BidRequest): void {
     if (!isJsonObject(imp) || (imp.ext != null && !isJsonObject(imp.ext))) continue;
     const ext = (imp.ext ??= {}) as Json;
     if (lacksTid(ext.tid)) ext.tid = randomUUID();
+  }
+}
+
+/**
+ * The account's privacy sandbox fill-ins (Prebid Server's setSecBrowsingTopicsImplicitly): the Topics header's debug
+ * warnings only for a debug auction.
+ */
+function fillPrivacySandbox(request: BidRequest, facts: HttpFacts, { context }: FillScope): void {
+  const sandbox = context.account.privacy?.privacysandbox;
+  if (!sandbox) return;
+  const topics = headerValue(facts.headers, SEC_BROWSING_TOPICS);
+  if (topics !== '' && sandbox.topicsdomain) {
+    const warnings = fillBrowsingTopics(request, topics, sandbox.topicsdomain);
+    if (context.debug) for (const warning of warnings) context.warn('general', warning);
   }
 }
 
