@@ -111,8 +111,10 @@ export function accountSchema({ closed, executionPlan }: AccountSchemaOptions) {
         dsa: opt(Obj({ default: opt(Type.String()), gdpr_only: bool() })),
         ipv6: opt(Obj({ anon_keep_bits: opt(Type.Integer()) })),
         ipv4: opt(Obj({ anon_keep_bits: opt(Type.Integer()) })),
-        // Prebid Server's privacy sandbox: the domain the Topics header's topics are named after in `user.data`.
-        privacysandbox: opt(Obj({ topicsdomain: opt(Type.String()) }, { additionalProperties: true })),
+        // Prebid Server's privacy sandbox: the domain the Topics header's topics are named after in `user.data`, and
+        // whether `Sec-Cookie-Deprecation` fills `device.ext.cdep` (ttl_sec: how long cookie sync's
+        // `receive-cookie-deprecation` cookie asks for it).
+        privacysandbox: opt(Obj({ topicsdomain: opt(Type.String()), cookiedeprecation: opt(Obj({ enabled: bool(), ttl_sec: opt(Type.Integer()) })) })),
       }),
     ),
     preferredmediatype: opt(Type.Record(Type.String(), Type.Unsafe<string>({ type: 'string', enum: ['banner', 'video', 'audio', 'native'] }))),

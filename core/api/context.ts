@@ -141,8 +141,8 @@ export interface AccountSettings {
     dsa?: { default?: string; gdpr_only?: boolean };
     ipv6?: { anon_keep_bits?: number };
     ipv4?: { anon_keep_bits?: number };
-    /** Prebid Server's privacy sandbox: the Topics header's domain in `user.data`. */
-    privacysandbox?: { topicsdomain?: string; [key: string]: unknown };
+    /** Prebid Server's privacy sandbox: the Topics header's domain in `user.data`, and the cookie deprecation label. */
+    privacysandbox?: { topicsdomain?: string; cookiedeprecation?: { enabled?: boolean; ttl_sec?: number } };
   };
   preferredmediatype?: Record<string, string>;
   targeting_prefix?: string;

@@ -4,7 +4,7 @@ import { getPublicSuffix } from 'tldts';
 import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, writeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
 import type { RequestContext } from '../context/request-context.js';
-import { fillBrowsingTopics, headerValue, SEC_BROWSING_TOPICS } from './privacy-sandbox.js';
+import { fillBrowsingTopics, fillCookieDeprecation, headerValue, SEC_BROWSING_TOPICS, SEC_COOKIE_DEPRECATION } from './privacy-sandbox.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +39,8 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * (`ext.<ns>.channel` `{name: "app", version: ""}` when it has none, as Prebid Server's validateOrFillChannel fills
  * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeRequestOptionsAsPrebidServer); with
  * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder
- * With the account's privacy sandbox settings: the `Sec-Browsing-Topics` topics in `user.data` (see privacy-sandbox.ts).
+ * With the account's privacy sandbox settings: the `Sec-Browsing-Topics` topics in
+ * `user.data` and the `Sec-Cookie-Deprecation` label in `device.ext.cdep` (see privacy-sandbox.ts).
  */
 export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
   return {
@@ -211,8 +212,9 @@ function fillTids(request: BidRequest): void {
 }
 
 /**
- * The account's privacy sandbox fill-ins (Prebid Server's setSecBrowsingTopicsImplicitly): the Topics header's debug
- * warnings only for a debug auction.
+ * The account's privacy sandbox fill-ins (Prebid Server's setSecBrowsingTopicsImplicitly and
+ * validateOrFillCookieDeprecation): the Topics header's debug warnings only for a debug auction, the cdep warning
+ * for every one.
  */
 function fillPrivacySandbox(request: BidRequest, facts: HttpFacts, { context }: FillScope): void {
   const sandbox = context.account.privacy?.privacysandbox;
@@ -221,6 +223,10 @@ function fillPrivacySandbox(request: BidRequest, facts: HttpFacts, { context }: 
   if (topics !== '' && sandbox.topicsdomain) {
     const warnings = fillBrowsingTopics(request, topics, sandbox.topicsdomain);
     if (context.debug) for (const warning of warnings) context.warn('general', warning);
+  }
+  if (sandbox.cookiedeprecation?.enabled === true) {
+    const warning = fillCookieDeprecation(request, headerValue(facts.headers, SEC_COOKIE_DEPRECATION));
+    if (warning) context.warn('general', warning);
   }
 }
 

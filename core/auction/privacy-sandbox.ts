@@ -6,6 +6,8 @@ type Json = Record<string, unknown>;
 export const SEC_BROWSING_TOPICS = 'sec-browsing-topics';
 export const OBSERVE_BROWSING_TOPICS = 'observe-browsing-topics';
 export const OBSERVE_BROWSING_TOPICS_VALUE = '?1';
+/** The header of Chrome's cookie deprecation label. */
+export const SEC_COOKIE_DEPRECATION = 'sec-cookie-deprecation';
 
 /** One topic of the header: its taxonomy as a segtax (600 for taxonomy 1), its model version, its segment ids. */
 export interface Topic {
@@ -159,4 +161,26 @@ export function fillBrowsingTopics(request: BidRequest, header: string, topicsDo
   const merged = mergeTopicsIntoUserData(data, topics, topicsDomain);
   if (merged !== data) user.data = merged;
   return warnings;
+}
+
+/** Prebid Server's warning for a `Sec-Cookie-Deprecation` label longer than 100 bytes. */
+const CDEP_TOO_LONG: Warning = Object.freeze({ code: WarningCode.SecCookieDeprecationLen, message: 'request.device.ext.cdep must not exceed 100 characters' });
+
+/**
+ * Prebid Server's validateOrFillCookieDeprecation, for an account with `privacy.privacysandbox.cookiedeprecation.enabled`:
+ * the `Sec-Cookie-Deprecation` label becomes `device.ext.cdep` when the request has none (an empty one is none); a
+ * label over 100 bytes is not taken, and is a warning (code 10011). Returns that warning, if any.
+ */
+export function fillCookieDeprecation(request: BidRequest, header: string): Warning | undefined {
+  if (request.device != null && !isJsonObject(request.device)) return undefined;
+  const deviceExt = isJsonObject(request.device) ? request.device.ext : undefined;
+  if (deviceExt != null && !isJsonObject(deviceExt)) return undefined;
+  if (deviceExt?.cdep != null && deviceExt.cdep !== '') return undefined;
+  if (header === '') return undefined;
+  // Header values arrive one character per byte (latin1): the length is Go's byte count.
+  if (header.length > 100) return CDEP_TOO_LONG;
+  const device = (request.device ??= {}) as Json;
+  const ext = (isJsonObject(device.ext) ? device.ext : (device.ext = {})) as Json;
+  ext.cdep = header;
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { BidRequest, Warning } from '../../api/index.js';
-import { fillBrowsingTopics, mergeTopicsIntoUserData, parseTopicsHeader } from '../privacy-sandbox.js';
+import { fillBrowsingTopics, fillCookieDeprecation, mergeTopicsIntoUserData, parseTopicsHeader } from '../privacy-sandbox.js';
 import { implicitFields } from '../implicit-fields.js';
 
 const warning = (what: string): Warning => ({ code: 10012, message: `Invalid field in Sec-Browsing-Topics header: ${what}` });
@@ -87,6 +87,31 @@ describe('Topics merged into user.data (Prebid Server privacysandbox.UpdateUserD
   });
 });
 
+describe('Sec-Cookie-Deprecation (Prebid Server validateOrFillCookieDeprecation)', () => {
+  it('writes the label into device.ext.cdep when the request has none', () => {
+    const request = { id: 'r', device: { ua: 'x' } } as unknown as BidRequest;
+    expect(fillCookieDeprecation(request, 'label_1')).to.equal(undefined);
+    expect(request.device).to.deep.equal({ ua: 'x', ext: { cdep: 'label_1' } });
+  });
+
+  it("keeps the request's own label, and takes none from an empty header", () => {
+    const own = { id: 'r', device: { ext: { cdep: 'mine' } } } as unknown as BidRequest;
+    fillCookieDeprecation(own, 'label_1');
+    expect(own.device).to.deep.equal({ ext: { cdep: 'mine' } });
+    const none = { id: 'r' } as unknown as BidRequest;
+    fillCookieDeprecation(none, '');
+    expect(none).to.deep.equal({ id: 'r' });
+  });
+
+  it('refuses a label over 100 bytes with warning 10011, and takes one of exactly 100', () => {
+    const request = { id: 'r' } as unknown as BidRequest;
+    expect(fillCookieDeprecation(request, 'x'.repeat(101))).to.deep.equal({ code: 10011, message: 'request.device.ext.cdep must not exceed 100 characters' });
+    expect(request.device).to.equal(undefined);
+    expect(fillCookieDeprecation(request, 'x'.repeat(100))).to.equal(undefined);
+    expect(request.device).to.deep.equal({ ext: { cdep: 'x'.repeat(100) } });
+  });
+});
+
 describe('endpoint fill-ins: the privacy sandbox headers under the account', () => {
   const run = (account: Record<string, unknown>, headers: Record<string, string>, debug: boolean) => {
     const warnings: Warning[] = [];
@@ -95,17 +120,18 @@ describe('endpoint fill-ins: the privacy sandbox headers under the account', () 
     implicitFields({ trustProxyHeaders: false, generateTids: false }).fill(request, { headers }, 'prebid', { context, storedRequest: false });
     return { request, warnings };
   };
-  const headers = { 'sec-browsing-topics': '(1);v=chrome.1:1:2, bad' };
-  const sandbox = { privacy: { privacysandbox: { topicsdomain: 'ads.example' } } };
+  const headers = { 'sec-browsing-topics': '(1);v=chrome.1:1:2, bad', 'sec-cookie-deprecation': 'label' };
+  const sandbox = { privacy: { privacysandbox: { topicsdomain: 'ads.example', cookiedeprecation: { enabled: true } } } };
 
-  it('reads the header for an account that asks, its warnings for a debug auction only', () => {
+  it('reads both headers for an account that asks, the topics warnings for a debug auction only', () => {
     const debug = run(sandbox, headers, true);
     expect(debug.request.user).to.deep.equal({ data: [{ name: 'ads.example', segment: [{ id: '1' }], ext: { segtax: 600, segclass: '2' } }] });
+    expect((debug.request.device as Record<string, unknown>).ext).to.deep.equal({ cdep: 'label' });
     expect(debug.warnings).to.deep.equal([warning('bad')]);
     expect(run(sandbox, headers, false).warnings).to.deep.equal([]);
   });
 
-  it('reads nothing for an account without the settings', () => {
+  it('reads neither for an account without the settings', () => {
     const { request, warnings } = run({}, headers, true);
     expect(request.user).to.equal(undefined);
     expect(request.device).to.equal(undefined);
