@@ -30,7 +30,7 @@ function extOf(holder: { ext?: Ext }): Ext {
  * slot, targeting data, account, consent, debug, trace and timeout, plus what every AMP auction needs (a secure imp,
  * `site.ext.amp`, targeting and bid caching on). Reference behaviour section 10.
  */
-export function applyAmpParams(request: BidRequest, params: AmpParams, namespace: Namespace, timeouts: AmpTimeouts, gdprEnabled: boolean): AmpBuildResult {
+export function applyAmpParams(request: BidRequest, params: AmpParams, namespace: Namespace, timeouts: AmpTimeouts, gdprEnabled: boolean, generateRequestId = false): AmpBuildResult {
   const imp = request.imp[0]!;
   // AMP pages are served over https only, so the ad must be too.
   imp.secure = 1;
@@ -51,7 +51,8 @@ export function applyAmpParams(request: BidRequest, params: AmpParams, namespace
   if (targetingWarning) warnings.push(targetingWarning);
   if (params.debug) request.test = 1;
   request.tmax = ampTmax(request, params, timeouts);
-  if (request.id === '{{UUID}}') request.id = randomUUID();
+  // Prebid Server's `generate_request_id` gives every AMP request a fresh id; `{{UUID}}` asks for one anyway.
+  if (generateRequestId || request.id === '{{UUID}}') request.id = randomUUID();
   enableTargetingAndCache(request, namespace);
   if (params.trace !== undefined) askForTrace(request, namespace, params.trace);
   return { warnings };

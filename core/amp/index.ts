@@ -60,7 +60,7 @@ async function runAmpAuction(input: EndpointRequest, params: AmpParams, services
   // that names neither speaks the host's default, as on the auction endpoint.
   const namespace = detectNamespace(request, services.config.auction.defaultNamespace);
   unifyNamespaces(request, namespace);
-  const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled);
+  const built = applyAmpParams(request, params, namespace, services.config.amp, services.config.privacy.gdpr.enabled, services.config.auction.generateRequestId);
 
   const entered = await enterRequest('amp', input, request as Record<string, unknown>, services);
   // A module's reject at the entrypoint is answered without warnings, as Prebid Server answers it.

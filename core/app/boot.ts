@@ -236,7 +236,7 @@ function coreContainerModule(config: GavelConfig, plugins: PluginCatalog): Conta
         [Tokens.StoredData, Tokens.BidderCatalog],
       )
       .inSingletonScope();
-    bind<ImplicitFields>(Tokens.ImplicitFields).toConstantValue(implicitFields({ trustProxyHeaders: config.privacy.trustProxyHeaders, generateTids: config.auction.autoGenSourceTid }));
+    bind<ImplicitFields>(Tokens.ImplicitFields).toConstantValue(implicitFields({ trustProxyHeaders: config.privacy.trustProxyHeaders, generateTids: config.auction.autoGenSourceTid, generateRequestId: config.auction.generateRequestId }));
     bind<CacheStore | null>(Tokens.CacheStore)
       .toResolvedValue((logger: Logger) => (config.cache.url ? null : createCacheStore(config.cache, logger)), [Tokens.Logger])
       .inSingletonScope();

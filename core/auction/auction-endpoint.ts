@@ -136,7 +136,7 @@ function mergeStoredData(entered: Record<string, unknown>, namespace: Namespace,
       return impIdProblem === undefined ? { request: entered as BidRequest, namespace, context } : { request: entered as BidRequest, namespace, context, impIdProblem };
     }
     const deadline = storedFetchDeadline(input.receivedAt, entered.tmax, services.config.auction);
-    return resolveStoredRequest(entered, namespace, services.stored, { deadline }).then(resolved, (err: unknown) => storedDataUnavailable(err, context.logger));
+    return resolveStoredRequest(entered, namespace, services.stored, { deadline }, { generateRequestId: services.config.auction.generateRequestId }).then(resolved, (err: unknown) => storedDataUnavailable(err, context.logger));
   } catch (err) {
     return storedDataUnavailable(err, context.logger);
   }

@@ -39,10 +39,11 @@ export const NO_IMPLICIT_FIELDS: ImplicitFields = { fill: () => undefined };
  * (`ext.<ns>.channel` `{name: "app", version: ""}` when it has none, as Prebid Server's validateOrFillChannel fills
  * it; `ext.<ns>` is then written back as Prebid Server's struct writes it, see encodeRequestOptionsAsPrebidServer); with
  * `generateTids`, a random `source.tid` and `imp.ext.tid` where the request has none or the `{{UUID}}` placeholder
- * With the account's privacy sandbox settings: the `Sec-Browsing-Topics` topics in
+ * (and, with `generateRequestId`, always for an AMP request or one that named a stored request, as Prebid Server's
+ * validateAndFillSourceTID). With the account's privacy sandbox settings: the `Sec-Browsing-Topics` topics in
  * `user.data` and the `Sec-Cookie-Deprecation` label in `device.ext.cdep` (see privacy-sandbox.ts).
  */
-export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean }): ImplicitFields {
+export function implicitFields(settings: { trustProxyHeaders: boolean; generateTids: boolean; generateRequestId?: boolean }): ImplicitFields {
   return {
     fill(request, facts, namespace = 'prebid', scope) {
       if (isJsonObject(request.ext)) mergeBidderParams(request, request.ext[namespace], namespace);
@@ -55,7 +56,7 @@ export function implicitFields(settings: { trustProxyHeaders: boolean; generateT
       if (isJsonObject(request.ext)) for (const spelling of NAMESPACES) if (fillTargetingDefaults(request.ext[spelling]) && spelling === namespace) rewritten = true;
       if (request.app != null && fillAppChannel(request, namespace)) rewritten = true;
       if (rewritten || hasMultibid(request, namespace)) writeRequestOptionsAsPrebidServer(request, namespace);
-      if (settings.generateTids) fillTids(request);
+      if (settings.generateTids) fillTids(request, settings.generateRequestId === true && scope !== undefined && (scope.context.endpoint === 'amp' || scope.storedRequest));
     },
   };
 }
@@ -199,15 +200,16 @@ function lacksTid(tid: unknown): boolean {
   return tid == null || tid === '' || tid === '{{UUID}}';
 }
 
-function fillTids(request: BidRequest): void {
+/** `regenerate`: every tid is replaced, as Prebid Server's `generate_request_id` does for AMP and stored requests. */
+function fillTids(request: BidRequest, regenerate: boolean): void {
   if (request.source != null && !isJsonObject(request.source)) return;
   const source = (request.source ??= {}) as Json;
-  if (lacksTid(source.tid)) source.tid = randomUUID();
+  if (regenerate || lacksTid(source.tid)) source.tid = randomUUID();
   if (!Array.isArray(request.imp)) return;
   for (const imp of request.imp) {
     if (!isJsonObject(imp) || (imp.ext != null && !isJsonObject(imp.ext))) continue;
     const ext = (imp.ext ??= {}) as Json;
-    if (lacksTid(ext.tid)) ext.tid = randomUUID();
+    if (regenerate || lacksTid(ext.tid)) ext.tid = randomUUID();
   }
 }
 

@@ -252,6 +252,10 @@ export const configSchema = Type.Object(
         ),
       ),
       generateBidId: Type.Boolean({ default: false, description: 'Give every bid an id of the host (`ext.<ns>.bidid`, a UUID), which event URLs then carry' }),
+      generateRequestId: Type.Boolean({
+        default: false,
+        description: "Replace the id of an AMP request, and of an app request naming a stored request (whose stored request is then laid over the body, as for `{{UUID}}`), with a random UUID, and give those requests and AMP ones new tids (Prebid Server's `generate_request_id`)",
+      }),
       autoGenSourceTid: Type.Boolean({ default: true, description: 'Give a request without `source.tid`, or with `{{UUID}}` there, a random one, and each imp without `ext.tid` (or `{{UUID}}`) its own (Prebid Server\'s `auto_gen_source_tid`)' }),
       bidValidations: Section({
         bannerCreativeMaxSize: OneOf(['skip', 'warn', 'enforce'] as const, {

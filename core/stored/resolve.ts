@@ -22,7 +22,8 @@ type StoredRef = { id: string } | { error: string };
  * Merges stored data into a request body as Prebid Server's auction endpoint does (reference behaviour, section 7;
  * its `getStoredRequests` and `processStoredRequests`):
  * - `ext.<ns>.storedrequest.id`: the stored request is the base and the body is applied over it (RFC 7386), except
- *   that a stored request whose `id` is `{{UUID}}` is applied over the body, with a fresh UUID as its id;
+ *   that a stored request whose `id` is `{{UUID}}` is applied over the body, with a fresh UUID as its id (with
+ *   `settings.generateRequestId`, Prebid Server's `generate_request_id`, so is any stored request of a body with `app`);
  * - each imp of the body naming `imp[i].ext.<ns>.storedrequest.id`: the stored imp is the base and the imp is applied
  *   over it. Only the body's imps are read for references: a body without `imp` takes the stored request's as they are.
  *
@@ -43,6 +44,7 @@ export async function resolveStoredRequest(
   namespace: string,
   fetcher: StoredDataFetcher,
   options?: FetchOptions,
+  settings?: StoredRequestSettings,
 ): Promise<StoredResolution> {
   const requestRef = readRequestRef(body, namespace);
   if (requestRef && 'error' in requestRef) return { errors: [requestRef.error] };
@@ -61,7 +63,7 @@ export async function resolveStoredRequest(
     ].filter((problem): problem is string => problem !== undefined);
     if (problems.length > 0) return { errors: problems };
 
-    const merged = requestRef ? mergeStoredRequest(body, stored as JsonObject) : body;
+    const merged = requestRef ? mergeStoredRequest(body, stored as JsonObject, settings?.generateRequestId === true) : body;
     const resolved = impIds.length > 0 ? mergeStoredImps(merged, imps, impRefs, storedImps!, namespace)
       : Array.isArray(body.imp) ? withImpIdsChecked(merged, impRefs) : { request: merged };
     return requestRef && 'request' in resolved ? { ...resolved, storedRequest: stored as JsonObject } : resolved;
@@ -89,10 +91,17 @@ export function namesStoredData(body: JsonObject, namespace: string): boolean {
   return Array.isArray(body.imp) && body.imp.some((imp) => readImpRef(imp, namespace) !== undefined);
 }
 
+/** What the host says of stored requests. */
+export interface StoredRequestSettings {
+  /** Prebid Server's `generate_request_id`: an app request's stored request brings a fresh id. */
+  generateRequestId?: boolean;
+}
+
 /** The request with the stored request merged in (`stored` is the fetcher's document: copied, never changed). */
-function mergeStoredRequest(body: JsonObject, stored: JsonObject): JsonObject {
-  // A stored request asking for a fresh id each time is laid over the body, as Prebid Server does for `{{UUID}}`.
-  const merged = stored.id === GENERATED_ID_PLACEHOLDER
+function mergeStoredRequest(body: JsonObject, stored: JsonObject, generateRequestId: boolean): JsonObject {
+  // A stored request asking for a fresh id each time is laid over the body, as Prebid Server does for `{{UUID}}`, and
+  // for an app's request (the body names `app`, even as null) when the host generates request ids.
+  const merged = stored.id === GENERATED_ID_PLACEHOLDER || (generateRequestId && body.app !== undefined)
     ? (mergePatch(body, { ...structuredClone(stored), id: randomUUID() }) as JsonObject)
     : (mergePatch(structuredClone(stored), body) as JsonObject);
   return merged;

@@ -85,6 +85,18 @@ describe('GET /openrtb2/amp: the answer', () => {
     }
   });
 
+  it("with the host's generateRequestId, gives every AMP request a fresh id and new tids, as Prebid Server's generate_request_id", async () => {
+    const stored = storedAmpRequest({ source: { tid: 'stored-tid' } }, { ext: { prebid: { bidder: { alpha: {} } }, tid: 'stored-imp-tid' } });
+    const generating = await AmpTestServer.start({ stored: { t: stored }, config: { auction: { generateRequestId: true } } });
+    try {
+      await generating.get('tag_id=t');
+      const sent = generating.lastBidderRequest();
+      expect([sent.id, sent.source.tid, sent.imp[0].ext.tid]).to.satisfy((ids: string[]) => ids.every((id) => /^[0-9a-f-]{36}$/.test(id)));
+    } finally {
+      await generating.close();
+    }
+  });
+
   it('marks the site as AMP for bidders', async () => {
     await server.get('tag_id=single');
     expect(server.lastBidderRequest().site.ext).to.deep.equal({ amp: 1 });

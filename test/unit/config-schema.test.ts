@@ -38,6 +38,7 @@ describe('configuration schema: the one source of shape, defaults and documentat
         defaultNamespace: 'svc',
         blockedApps: [],
         generateBidId: false,
+        generateRequestId: false,
         autoGenSourceTid: true,
         bidValidations: { bannerCreativeMaxSize: 'skip', secureMarkup: 'skip', maxCreativeWidth: 0, maxCreativeHeight: 0 },
       },

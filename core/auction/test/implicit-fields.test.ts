@@ -135,3 +135,27 @@ describe('endpoint fill-ins: request-level bidder params (Prebid Server mergeBid
     expect(request.imp[0]!.ext).to.deep.equal({ appnexus: { placementId: 1 } });
   });
 });
+
+describe('endpoint fill-ins: transaction ids (Prebid Server validateAndFillSourceTID)', () => {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const tids = (generateRequestId: boolean, endpoint: 'auction' | 'amp', storedRequest: boolean) => {
+    const request = { id: 'r', site: { page: 'https://a.example/' }, source: { tid: 'given' }, imp: [{ id: 'i', banner: {}, ext: { tid: 'given-imp' } }, { id: 'j', banner: {} }] } as unknown as BidRequest;
+    const context = { account: { id: '' }, endpoint, debug: false, warn: () => undefined };
+    implicitFields({ trustProxyHeaders: false, generateTids: true, generateRequestId }).fill(request, { headers: {} }, 'prebid', { context, storedRequest });
+    const imps = request.imp as unknown as Array<{ ext: { tid: string } }>;
+    return [(request.source as unknown as { tid: string }).tid, imps[0]!.ext.tid, imps[1]!.ext.tid];
+  };
+
+  it('keeps the tids given and makes the missing ones', () => {
+    const [source, first, second] = tids(false, 'amp', true);
+    expect([source, first]).to.deep.equal(['given', 'given-imp']);
+    expect(second).to.match(uuid);
+    expect(tids(true, 'auction', false).slice(0, 2)).to.deep.equal(['given', 'given-imp']);
+  });
+
+  it('with generateRequestId, replaces every tid of an AMP request and of one that named a stored request', () => {
+    for (const [endpoint, stored] of [['amp', false], ['auction', true]] as const) {
+      for (const tid of tids(true, endpoint, stored)) expect(tid).to.match(uuid);
+    }
+  });
+});

@@ -93,6 +93,17 @@ describe('resolveStoredRequest', () => {
     });
   });
 
+  it("with generateRequestId, lays the stored request of an app's body over it with a fresh id; a site's is the base as ever", async () => {
+    fetcher = new RecordingFetcher({ requests: { base: { id: 'stored-id', tmax: 300 } } });
+    const app = { id: 'body-id', tmax: 900, app: { bundle: 'b' }, ext: { prebid: { storedrequest: { id: 'base' } } } };
+    const request = resolvedRequest(await resolveStoredRequest(app, 'prebid', fetcher, undefined, { generateRequestId: true }));
+    expect(request.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(request.tmax).to.equal(300);
+    const site = { id: 'body-id', tmax: 900, site: { page: 'https://p.example' }, ext: { prebid: { storedrequest: { id: 'base' } } } };
+    expect(resolvedRequest(await resolveStoredRequest(site, 'prebid', fetcher, undefined, { generateRequestId: true }))).to.include({ id: 'body-id', tmax: 900 });
+    expect(resolvedRequest(await resolveStoredRequest(app, 'prebid', fetcher))).to.include({ id: 'body-id', tmax: 900 });
+  });
+
   it('replaces the stored imp array whole when the body has one', async () => {
     const body = { imp: [{ id: 'inline', native: { request: '{}' } }], ext: { prebid: { storedrequest: { id: 'base-request' } } } };
     const request = resolvedRequest(await resolveStoredRequest(body, 'prebid', fetcher));
