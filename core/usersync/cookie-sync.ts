@@ -2,8 +2,9 @@ import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointRespon
 import { filterAllows, readCookieSyncRequest, type CookieSyncRequest, type SyncType } from './cookie-sync-request.js';
 import { syncUrl } from './sync-url.js';
 import { listSyncers, syncerForBidder, type Syncer } from './syncers.js';
-import { liveUids } from './uids-cookie.js';
-import { optedOutResponse, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import { liveUids, requestCookie } from './uids-cookie.js';
+import { optedOutResponse, readUserState, syncAccountOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import type { AccountSettings } from '../api/index.js';
 import { REJECTED_BY_PRIVACY } from '../privacy/index.js';
 
 export const COOKIE_SYNC_PATH = '/cookie_sync';
@@ -79,11 +80,13 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
   if (state.optedOut) return optedOutResponse('User has opted out');
   const live = liveUids(state.cookie, deps.now());
   const privacy = read.request.privacy;
-  const consent = await syncConsentOf(deps, input.body?.account, { gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid });
-  if ('status' in consent) return consent;
+  const found = await syncAccountOf(deps, input.body?.account);
+  if ('refusal' in found) return found.refusal;
+  const { account } = found;
+  const consent = deps.privacy.syncConsent({ gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid }, account);
   const status = Object.keys(live).length > 0 ? 'ok' : 'no_cookie';
   // As Prebid Server's chooser: a host cookie GDPR does not allow blocks every sync before any bidder is looked at.
-  if (!consent.hostCookieAllowed) return jsonResponse(200, { status, bidder_status: [] } satisfies CookieSyncResponse);
+  if (!consent.hostCookieAllowed) return askingForCookieDeprecation(jsonResponse(200, { status, bidder_status: [] } satisfies CookieSyncResponse), input, account, deps);
   const rejected: string[] = [];
   const permitted: SyncPermission = (syncer) => {
     if (consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder))) return true;
@@ -95,5 +98,23 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
     bidder_status: chooseSyncs(read.request, live, deps, permitted),
   };
   if (input.body?.debug === true && rejected.length > 0) response.debug = rejected.map((bidder) => ({ bidder, error: REJECTED_BY_PRIVACY }));
-  return jsonResponse(200, response);
+  return askingForCookieDeprecation(jsonResponse(200, response), input, account, deps);
+}
+
+/** The cookie that asks Chrome to send its `Sec-Cookie-Deprecation` label to this host. */
+const RECEIVE_COOKIE_DEPRECATION = 'receive-cookie-deprecation';
+/** Prebid Server's default `privacy.privacysandbox.cookiedeprecation.ttl_sec`: a week. */
+const COOKIE_DEPRECATION_TTL_SECONDS = 604800;
+
+/**
+ * The answer with the `receive-cookie-deprecation=1` cookie (partitioned, for the account's `ttl_sec`, a week by
+ * default) when the account enables cookie deprecation and the browser does not have the cookie yet, written as
+ * Prebid Server's cookie sync writes it.
+ */
+function askingForCookieDeprecation(answer: EndpointResponse, input: EndpointRequest, account: AccountSettings, deps: UserSyncDeps): EndpointResponse {
+  const settings = account.privacy?.privacysandbox?.cookiedeprecation;
+  if (settings?.enabled !== true || requestCookie(input.headers.cookie, RECEIVE_COOKIE_DEPRECATION) !== undefined) return answer;
+  const ttl = typeof settings.ttl_sec === 'number' ? settings.ttl_sec : COOKIE_DEPRECATION_TTL_SECONDS;
+  const expires = new Date(deps.now() + ttl * 1000).toUTCString();
+  return { ...answer, headers: { ...answer.headers, 'set-cookie': `${RECEIVE_COOKIE_DEPRECATION}=1; Path=/; Expires=${expires}; HttpOnly; Secure; SameSite=None; Partitioned;` } };
 }

@@ -69,14 +69,20 @@ export const GPP_TCF_EU_V2_SECTION = 2;
  * refusing the request when its account does (disabled, malformed, unavailable).
  */
 export async function syncConsentOf(deps: UserSyncDeps, accountId: unknown, signals: SyncSignals): Promise<SyncConsent | EndpointResponse> {
-  let account = (deps.config.accounts.defaults ?? {}) as AccountSettings;
-  if (typeof accountId === 'string' && accountId !== '' && deps.accounts) {
-    let loaded = deps.accounts.load(accountId, { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
-    if (loaded instanceof Promise) loaded = await loaded;
-    if ('refusal' in loaded) return { status: loaded.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${loaded.refusal.message}\n` };
-    account = loaded.account;
-  }
-  return deps.privacy.syncConsent(signals, account);
+  const found = await syncAccountOf(deps, accountId);
+  return 'refusal' in found ? found.refusal : deps.privacy.syncConsent(signals, found.account);
+}
+
+/**
+ * The account a sync request names (`account`), else the host's defaults (`accounts.defaults`); or the answer
+ * refusing the request when its account does (disabled, malformed, unavailable).
+ */
+export async function syncAccountOf(deps: UserSyncDeps, accountId: unknown): Promise<{ account: AccountSettings } | { refusal: EndpointResponse }> {
+  if (typeof accountId !== 'string' || accountId === '' || !deps.accounts) return { account: (deps.config.accounts.defaults ?? {}) as AccountSettings };
+  let loaded = deps.accounts.load(accountId, { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
+  if (loaded instanceof Promise) loaded = await loaded;
+  if ('refusal' in loaded) return { refusal: { status: loaded.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${loaded.refusal.message}\n` } };
+  return { account: loaded.account };
 }
 
 /** A bidder's GVL vendor id: the host's (`privacy.gdpr.bidderVendorIds`), else its adapter manifest's. */

@@ -172,4 +172,21 @@ describe('POST /cookie_sync', () => {
       expect((await cookieSync({ gdpr: 0 }, undefined, assuming)).status).to.equal(200);
     });
   });
+
+  describe('cookie deprecation', () => {
+    const enabled = (settings: Record<string, unknown>) => userSyncDeps({ accounts: { defaults: { privacy: { privacysandbox: { cookiedeprecation: settings } } } } });
+
+    it("asks for the label with a partitioned receive-cookie-deprecation cookie when the account enables it, as Prebid Server's cookie sync", async () => {
+      const answer = await cookieSync({}, undefined, await enabled({ enabled: true }));
+      expect(answer.status).to.equal(200);
+      expect(answer.headers['set-cookie']).to.equal(`receive-cookie-deprecation=1; Path=/; Expires=${new Date(NOW + 604800 * 1000).toUTCString()}; HttpOnly; Secure; SameSite=None; Partitioned;`);
+      const shorter = await cookieSync({}, undefined, await enabled({ enabled: true, ttl_sec: 60 }));
+      expect(shorter.headers['set-cookie']).to.contain(`Expires=${new Date(NOW + 60 * 1000).toUTCString()};`);
+    });
+
+    it('sets no cookie when the browser has it already or the account does not enable it', async () => {
+      expect((await cookieSync({}, 'receive-cookie-deprecation=1', await enabled({ enabled: true }))).headers['set-cookie']).to.equal(undefined);
+      expect((await cookieSync({})).headers['set-cookie']).to.equal(undefined);
+    });
+  });
 });
