@@ -150,8 +150,8 @@ export class AuctionPipeline {
   private readonly bidderRequests: BidderRequestShaper;
   private readonly privacy: PrivacyEnforcer;
 
-  /** Whether the host knows a bidder by this name (an adapter or a host alias, enabled or not), in any letter case. */
-  private readonly isHostBidder = (name: string): boolean => this.deps.bidders.get(name) !== undefined;
+  /** The host's own name of a bidder it knows by this name in any letter case (an adapter or a host alias, enabled or not). */
+  private readonly hostBidderName = (name: string): string | undefined => this.deps.bidders.get(name)?.name;
 
   /** The host's identity every bidder's request carries (`ext.<ns>.server`), when it declares one. */
   private readonly hostServer: Record<string, unknown> | undefined;
@@ -261,7 +261,7 @@ export class AuctionPipeline {
     // Prebid Server gives bids their host ids and event tracking only now, once floors and category mapping are done.
     identifyBids(auction.seats, bidRules, this.deps.bidChecks, context);
     // Winners are known before caching and targeting: both read them; targeting keys the cache ids.
-    markWinners(request, auction.seats, winnerRules(request, context.account, this.isHostBidder));
+    markWinners(request, auction.seats, winnerRules(request, context.account, this.hostBidderName));
     const cached = services['bid-caching'].cache(auction, context);
     if (cached instanceof Promise) await cached;
     services.targeting.apply(auction, context);

@@ -13,8 +13,8 @@ export interface WinnerRules {
   /** A bid with a deal beats any bid without one (`targeting.preferdeals`). */
   preferDeals: boolean;
   /**
-   * Per seat (lower-case), how many of its bids in an imp get targeting and under which codes (`ext.<ns>.multibid`):
-   * only when the request asks for targeting keys, and only for the bidders the host knows.
+   * Per seat, how many of its bids in an imp get targeting and under which codes (`ext.<ns>.multibid`): only when the
+   * request asks for targeting keys, and only for the bidders the host knows, by the host's name for them.
    */
   multiBid: ReadonlyMap<string, MultiBid>;
   /** Bids a seat may keep per imp (the account's `default_bid_limit`) when the request asks for targeting; 0 keeps them all. */
@@ -29,25 +29,26 @@ const NO_MULTIBID: ReadonlyMap<string, MultiBid> = new Map();
  * codes are given only when targeting writes keys (`includewinners`, `includebidderkeys` or `includeformat`; the first
  * two are true when left out). A multibid entry counts only for a bidder name the host knows, an adapter or a host
  * alias, in any letter case (`buildMultiBidMap` keeps only the names `NormalizeBidderName` finds): an alternate bidder
- * code or a request alias named there is ignored.
+ * code or a request alias named there is ignored. The entry is kept under the host's own spelling of the name, which
+ * a seat must match exactly (`getMultiBidMeta`): a seat named `AppNexus` in the request gets no multibid.
  */
-export function winnerRules(request: BidRequest, account: AccountSettings, isHostBidder: (name: string) => boolean): WinnerRules {
+export function winnerRules(request: BidRequest, account: AccountSettings, hostBidderName: (name: string) => string | undefined): WinnerRules {
   const targeting = requestOption(request, 'targeting');
   if (!isJsonObject(targeting)) return { preferDeals: false, multiBid: NO_MULTIBID, bidLimit: 0 };
   const limit = account.default_bid_limit;
   const writesKeys = targeting.includewinners !== false || targeting.includebidderkeys !== false || targeting.includeformat === true;
   return {
     preferDeals: targeting.preferdeals === true,
-    multiBid: writesKeys ? multiBidOf(requestOption(request, 'multibid'), isHostBidder) : NO_MULTIBID,
+    multiBid: writesKeys ? multiBidOf(requestOption(request, 'multibid'), hostBidderName) : NO_MULTIBID,
     bidLimit: typeof limit === 'number' && Number.isInteger(limit) && limit > 0 ? limit : 0,
   };
 }
 
 /**
- * `ext.<ns>.multibid` (validation has already warned about and normalised what Prebid Server does), by lower-case
- * bidder name; a later entry for the same bidder replaces an earlier one, as Prebid Server's map assignment does.
+ * `ext.<ns>.multibid` (validation has already warned about and normalised what Prebid Server does), by the host's
+ * name of each bidder; a later entry for the same bidder replaces an earlier one, as Prebid Server's map assignment does.
  */
-function multiBidOf(entries: unknown, isHostBidder: (name: string) => boolean): ReadonlyMap<string, MultiBid> {
+function multiBidOf(entries: unknown, hostBidderName: (name: string) => string | undefined): ReadonlyMap<string, MultiBid> {
   if (!Array.isArray(entries) || entries.length === 0) return NO_MULTIBID;
   const byBidder = new Map<string, MultiBid>();
   for (const entry of entries) {
@@ -55,9 +56,13 @@ function multiBidOf(entries: unknown, isHostBidder: (name: string) => boolean): 
     const maxBids = Math.min(Math.max(Math.trunc(entry.maxbids), 1), MAX_BIDS);
     if (typeof entry.bidder === 'string' && entry.bidder !== '') {
       const prefix = typeof entry.targetbiddercodeprefix === 'string' && entry.targetbiddercodeprefix !== '' ? entry.targetbiddercodeprefix : undefined;
-      if (isHostBidder(entry.bidder)) byBidder.set(entry.bidder.toLowerCase(), { maxBids, prefix });
+      const name = hostBidderName(entry.bidder);
+      if (name !== undefined) byBidder.set(name, { maxBids, prefix });
     } else if (Array.isArray(entry.bidders)) {
-      for (const bidder of entry.bidders) if (typeof bidder === 'string' && isHostBidder(bidder)) byBidder.set(bidder.toLowerCase(), { maxBids });
+      for (const bidder of entry.bidders) {
+        const name = typeof bidder === 'string' ? hostBidderName(bidder) : undefined;
+        if (name !== undefined) byBidder.set(name, { maxBids });
+      }
     }
   }
   return byBidder.size > 0 ? byBidder : NO_MULTIBID;
@@ -113,7 +118,7 @@ export function markWinners(request: BidRequest, seats: SeatResult[], rules: Win
         dropped ??= new Set();
         for (const bid of bids.slice(rules.bidLimit)) dropped.add(bid);
       }
-      const multiBid = rules.multiBid.get(seatName.toLowerCase());
+      const multiBid = rules.multiBid.get(seatName);
       if (!multiBid || multiBid.maxBids <= 1) continue;
       bids[0]!.targetBidderCode = seatName;
       if (multiBid.prefix === undefined) continue;

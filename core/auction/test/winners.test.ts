@@ -10,7 +10,7 @@ function bid(bidder: string, price: number, extra: Partial<Bid> & { seat?: strin
 
 const seatOf = (bidder: string, bids: AuctionBid[]): SeatResult => ({ bidder, adapter: bidder, bids, errors: [], responseTimeMs: 1 });
 const request = (ext: Record<string, unknown> = {}): BidRequest => ({ id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }], ext: { prebid: ext } });
-const everyBidder = (): boolean => true;
+const everyBidder = (name: string): string => name.toLowerCase();
 const flags = (bids: AuctionBid[]) => bids.map((b) => [b.bid.id, b.winner, b.bidderBest, b.targetBidderCode]);
 
 describe('winner marking (core/auction/winners.ts)', () => {
@@ -70,7 +70,7 @@ describe('winner marking (core/auction/winners.ts)', () => {
     expect(seats[0]!.bids.map((b) => b.targetBidderCode)).to.deep.equal([undefined, undefined]);
     const extra = request({ targeting: {}, multibid: [{ bidders: ['groupm', 'Alpha'], maxbids: 2 }] });
     const both = [seatOf('alpha', [bid('alpha', 1), bid('alpha', 2, { seat: 'groupm' })])];
-    markWinners(extra, both, winnerRules(extra, { id: '' }, (name) => name.toLowerCase() === 'alpha'));
+    markWinners(extra, both, winnerRules(extra, { id: '' }, (name) => (name.toLowerCase() === 'alpha' ? 'alpha' : undefined)));
     expect(both[0]!.bids.map((b) => b.targetBidderCode)).to.deep.equal(['alpha', undefined]);
   });
 
