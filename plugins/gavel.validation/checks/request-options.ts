@@ -263,18 +263,17 @@ export function checkMultiBid(options: JsonObject, scope: ValidationScope): void
   const seen = new Set<string>();
   const kept: JsonObject[] = [];
   for (const entry of entries as JsonObject[]) {
-    const shown = describeMultiBid(entry);
+    let shown = describeMultiBid(entry);
     if (typeof entry.maxbids !== 'number' || !Number.isInteger(entry.maxbids)) {
       warn(`maxBids not defined for ${shown}`);
       continue;
     }
     let maxbids = entry.maxbids;
-    if (maxbids < 1) {
-      warn(`invalid maxBids value, using minimum 1 limit for ${shown}`);
-      maxbids = 1;
-    } else if (maxbids > MAX_BIDS) {
-      warn(`invalid maxBids value, using maximum ${MAX_BIDS} limit for ${shown}`);
-      maxbids = MAX_BIDS;
+    if (maxbids < 1 || maxbids > MAX_BIDS) {
+      warn(`invalid maxBids value, using ${maxbids < 1 ? 'minimum 1' : `maximum ${MAX_BIDS}`} limit for ${shown}`);
+      maxbids = maxbids < 1 ? 1 : MAX_BIDS;
+      // Prebid Server clamps the entry in place: its later warnings show the limit it now holds.
+      shown = describeMultiBid({ ...entry, maxbids });
     }
     if (isNonEmptyString(entry.bidder)) {
       if (seen.has(entry.bidder)) {
