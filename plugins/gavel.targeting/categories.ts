@@ -70,6 +70,9 @@ export function keyCategories(
   const held = new Map<string, Keyed>();
   const removed = new Set<AuctionBid>();
   const inPrebidWords = context.endpoint !== 'video';
+  // Prebid Server keeps each key by bid id (its `bidCategory` map), outside the video endpoint: a later bid with the
+  // same id overwrites the key of an earlier one, and a deduplicated bid takes the key of its id away.
+  const byId = inPrebidWords ? new Map<string, string>() : undefined;
   /** Drops the bid; `prebidReason` is how Prebid Server words it, `message` Gavel's own line for the video endpoint. */
   const reject = (bid: AuctionBid, code: number, reason: number, message: string, prebidReason: string): void => {
     removed.add(bid);
@@ -115,16 +118,23 @@ export function keyCategories(
         reject(bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(bid, holder, category ?? key, group), PREBID_REASONS.deduplicated);
         continue;
       }
-      if (holder) reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, keyed, category ?? key, group), PREBID_REASONS.deduplicated);
+      if (holder) {
+        reject(holder.bid, DEDUPLICATED, NonBidReason.ResponseRejectedGeneral, deduplication(holder.bid, keyed, category ?? key, group), PREBID_REASONS.deduplicated);
+        byId?.delete(String(holder.bid.bid.id));
+      }
       held.set(dedupeKey, keyed);
       bid.categoryDuration = appendBidderNames ? `${key}_${bid.seat ?? bid.bidder}` : key;
+      byId?.set(String(bid.bid.id), bid.categoryDuration);
     }
   }
-  if (removed.size === 0) return;
-  for (const seat of auction.seats) {
-    if (seat.bids.some((bid) => removed.has(bid))) seat.bids = seat.bids.filter((bid) => !removed.has(bid));
+  if (removed.size > 0) {
+    for (const seat of auction.seats) {
+      if (seat.bids.some((bid) => removed.has(bid))) seat.bids = seat.bids.filter((bid) => !removed.has(bid));
+    }
+    for (const bid of removed) bid.categoryDuration = undefined;
   }
-  for (const bid of removed) bid.categoryDuration = undefined;
+  // A kept bid whose id lost its key is keyed with an empty `hb_pb_cat_dur`, as Prebid Server looks it up.
+  if (byId) for (const seat of auction.seats) for (const bid of seat.bids) bid.categoryDuration = byId.get(String(bid.bid.id)) ?? '';
 }
 
 /**
