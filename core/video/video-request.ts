@@ -299,6 +299,17 @@ function withoutEmptyMimes(video: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * An app must be identified, by its `id` or its `bundle`, as Prebid Server's validateVideoRequest requires of an app
+ * (alone: with a site as well, the request already names that problem).
+ */
+function unidentifiedAppMessage(body: Json): string | undefined {
+  const { app } = body;
+  if (!isObject(app) || body.site !== undefined) return undefined;
+  const named = (value: unknown) => typeof value === 'string' && value !== '';
+  return named(app.id) || named(app.bundle) ? undefined : 'request.app missing required field: id or bundle';
+}
+
 /** Prebid Server's most decimals a granularity may ask for (openrtb_ext.MaxDecimalFigures). */
 const MAX_DECIMAL_FIGURES = 15;
 
@@ -346,6 +357,8 @@ export function checkVideoRequest(body: Record<string, unknown>): VideoRequestCh
       else podMessages.set(podIndex, [...(podMessages.get(podIndex) ?? []), `${describe(error)}, Pod index: ${podIndex}`]);
     }
   }
+  const appMessage = unidentifiedAppMessage(body);
+  if (appMessage) requestMessages.push({ order: CHECK_ORDER.indexOf('app'), message: appMessage });
   const mimesMessage = withoutEmptyMimes(body.video);
   if (mimesMessage) requestMessages.push({ order: CHECK_ORDER.indexOf('video/mimes'), message: mimesMessage });
   if (requestMessages.length > 0) {

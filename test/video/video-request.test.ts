@@ -78,6 +78,17 @@ describe('video request validation', () => {
     expectInvalid((r) => { delete r.site; r.app = { domain: 'app.example' }; }, 'request missing required field: App.Publisher');
   });
 
+  it('requires an app to be named by its id or its bundle, in Prebid Server\'s words', () => {
+    expectInvalid((r) => { delete r.site; r.app = { domain: 'app.example', publisher: { id: 'p' } }; }, 'request.app missing required field: id or bundle');
+    expectInvalid((r) => { delete r.site; r.app = { id: '', bundle: '', domain: 'app.example', publisher: { id: 'p' } }; }, 'request.app missing required field: id or bundle');
+    for (const named of [{ id: 'app-1' }, { bundle: 'com.example.tv' }]) {
+      const request = validRequest();
+      delete request.site;
+      request.app = { domain: 'app.example', publisher: { id: 'pub-1' }, ...named };
+      expect(checkVideoRequest(request).kind).to.equal('valid');
+    }
+  });
+
   it('requires video mimes and protocols', () => {
     expectInvalid((r) => { delete r.video; }, 'request missing required field: Video');
     expectInvalid((r) => { delete r.video.mimes; }, 'request missing required field: Video.Mimes');

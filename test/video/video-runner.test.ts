@@ -8,6 +8,7 @@ describe('video fixture runner (conformance-cli video)', () => {
   it('passes every sample we wrote: valid ones answered per pod with cached VAST, invalid ones a 400 naming the field', async () => {
     const outcomes = await run([here('samples')]);
     expect(outcomes.map((outcome) => outcome.name)).to.deep.equal([
+      'invalid_app_without_id_or_bundle.json',
       'invalid_negative_tmax.json',
       'invalid_protocols.json',
       'invalid_site_and_app.json',
