@@ -8,7 +8,7 @@ import { isJsonObject, parsePriceGranularity } from '../api/index.js';
 import { buildAdPods, rejectedAdPod, type AdPod } from './ad-pods.js';
 import { AD_SERVER_BY_CODE, type CategoryMappings } from '../auction/category-mappings.js';
 import { expandVideoRequest, type BrandCategories } from './openrtb-request.js';
-import { checkVideoRequest, type VideoRequest } from './video-request.js';
+import { checkVideoRequest, type RejectedPod, type VideoRequest } from './video-request.js';
 import { videoDebugLog, withDebugLog } from './debug-log.js';
 
 type Json = Record<string, unknown>;
@@ -70,7 +70,7 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
     maxImps: services.config.video.maxImpsPerRequest,
   });
   const rejectedPods = [...checked.rejectedPods, ...expanded.rejectedPods].sort((a, b) => a.index - b.index);
-  if (expanded.pods.length === 0) return invalidRequest(rejectedPods.flatMap((pod) => pod.messages));
+  if (expanded.pods.length === 0) return invalidRequest([allPodsIncorrect([...checked.rejectedPods, ...expanded.rejectedPods])]);
 
   // A debug request is a test request for the bidders too (Prebid Server sets `test: 1`).
   if (context.debugOverride) expanded.request.test = 1;
@@ -99,6 +99,15 @@ async function answerVideo(input: EndpointRequest, entered: EnteredRequest, serv
   const adPods = [...answered, ...dropped].sort(([a], [b]) => a - b).map(([, adPod]) => adPod);
   // In debug, the auction's `ext` (debug output, errors, response times) comes along, as in Prebid Server.
   return jsonResponse(200, context.debug && completed ? { adPods, ext: completed.response.ext } : { adPods });
+}
+
+/**
+ * The one message for a request none of whose pods can be served, as Prebid Server words it: each pod's messages
+ * joined with `, `, the pods with `; `, those that failed their own checks first, then those that could not be
+ * expanded (their stored imp missing), each in request order.
+ */
+function allPodsIncorrect(pods: RejectedPod[]): string {
+  return `all pods are incorrect: ${pods.map((pod) => pod.messages.join(', ')).join('; ')}`;
 }
 
 /**

@@ -358,6 +358,17 @@ describe('POST /openrtb2/video end to end', () => {
       expect(text).to.include('pod 2 lasts 10 s, shorter than the shortest allowed ad duration (15 s), Pod index: 1');
     });
 
+    it("names every pod's faults in one line when none is usable, as Prebid Server does", async () => {
+      const body = videoRequest([[0, 15, 'no-such-config'], [2, 15, 'no-such-config']]);
+      body.podconfig.pods[0].adpoddurationsec = -15;
+      const { status, text } = await post(body);
+      expect(status).to.equal(400);
+      expect(text).to.equal(
+        'Invalid request: all pods are incorrect: request missing required field: PodConfig.Pods.PodId, Pod index: 0, ' +
+          'request incorrect required field: PodConfig.Pods.AdPodDurationSec is negative, Pod index: 0; unable to load configid no-such-config, Pod id: 2\n',
+      );
+    });
+
     it('drops a pod too long to expand rather than building its imps', async () => {
       const { status, json } = await post(videoRequest([[1, 15, 'dur15'], [2, 2_000_000_000, 'dur15']]));
       expect(status).to.equal(200);
