@@ -180,8 +180,9 @@ function auctionOptions(ext: unknown, options: ExpandOptions, video: VideoReques
     ...(isJsonObject(own.targeting) ? own.targeting : {}),
     includebidderkeys: true,
     includewinners: false,
-    // Without categories each bid of a pod is listed with its own cache id: none is deduplicated.
-    includebrandcategory: options.brandCategories ? { ...options.brandCategories, withcategory: true } : { withcategory: false, deduplicate: false },
+    // Without categories a pod's bids are still deduplicated, on their whole `<pb>_<dur>s` key (Prebid Server's
+    // applyCategoryMapping runs for every video request): one bid per price bucket and duration.
+    includebrandcategory: options.brandCategories ? { ...options.brandCategories, withcategory: true } : { withcategory: false },
     durationrangesec: allowedDurations(video.podconfig.durationrangesec),
     requireexactduration: video.podconfig.requireexactduration === true,
   };

@@ -117,8 +117,10 @@ describe('POST /openrtb2/video end to end', () => {
       const { status, json } = await post(videoRequest([[1, 30, 'exact']], { podconfig: { durationrangesec: [15, 30], requireexactduration: true, pods: [{ podid: 1, adpoddurationsec: 30, configid: 'exact' }] } }));
       expect(status).to.equal(200);
       const [adPod] = json.adPods;
-      // Two imps (one for each exact duration); the 15 s bidder bids on both.
-      expect(adPod.targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['2.00_15s', '2.00_15s']);
+      // Two imps (one for each exact duration); the 15 s bidder bids on both, and its two bids share one
+      // <pb>_<dur>s key: one is deduplicated, as Prebid Server deduplicates bids without brand categories.
+      expect(adPod.targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['2.00_15s']);
+      expect(adPod.errors.dur15.map((error: Json) => error.code)).to.deep.equal([0]);
       expect(adPod.errors.dur18.map((error: Json) => error.code)).to.deep.equal([3, 3]);
       expect(adPod.errors.dur18[0].message).to.include('requires an exact duration');
     });
@@ -148,7 +150,15 @@ describe('POST /openrtb2/video end to end', () => {
       expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['3.70']);
     });
 
-    it('does not deduplicate without includebrandcategory, and keys <pb>_<dur>s', async () => {
+    it('without includebrandcategory deduplicates on the whole <pb>_<dur>s key, as Prebid Server does', async () => {
+      // 30 s pod, shortest 15 s: two imps; the bidder's two bids are both 2.00_15s, so one is left out.
+      const { json } = await post(videoRequest([[1, 30, 'dur15']]));
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['2.00_15s']);
+      expect(json.adPods[0].errors.dur15).to.have.length(1);
+      expect(json.adPods[0].errors.dur15[0].message).to.include('deduplicated');
+    });
+
+    it('keeps bids of different keys without includebrandcategory, and keys <pb>_<dur>s', async () => {
       const { json } = await post(videoRequest([[1, 15, 'sports']]));
       expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb_cat_dur)).to.deep.equal(['9.50_15s', '6.20_15s']);
       expect(json.adPods[0]).to.not.have.property('errors');
@@ -190,7 +200,8 @@ describe('POST /openrtb2/video end to end', () => {
     const { json } = await post(videoRequest([[1, 30, 'sports'], [2, 15, 'durations'], [3, 30, 'screen']]));
     const bidderByBucket = new Map(Object.entries(BIDDERS).map(([name, { price }]) => [price.toFixed(2), name]));
     const entries = json.adPods.flatMap((adPod: Json) => adPod.targeting);
-    expect(entries.length).to.be.at.least(8);
+    // Two keys per pod: each bidder's bids on a pod's imps share their <pb>_<dur>s or category, and one is kept.
+    expect(entries.length).to.equal(6);
     for (const entry of entries) {
       const response = await fetch(`${gavel.url}/cache?uuid=${encodeURIComponent(entry.hb_cache_id)}`);
       expect(response.status).to.equal(200);
@@ -312,8 +323,8 @@ describe('POST /openrtb2/video end to end', () => {
     it('takes a legacy price granularity name, as the auction endpoint does', async () => {
       const { status, json } = await post(videoRequest([[1, 15, 'sports']], { pricegranularity: 'low' }));
       expect(status).to.equal(200);
-      // low: 0.50 steps up to 5.00, the cap.
-      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['5.00', '5.00']);
+      // low: 0.50 steps up to 5.00, the cap; both bids are 5.00_15s, so one is deduplicated.
+      expect(json.adPods[0].targeting.map((entry: Json) => entry.hb_pb)).to.deep.equal(['5.00']);
     });
   });
 
@@ -437,7 +448,8 @@ describe('POST /openrtb2/video end to end', () => {
     it('drops a pod that would take the request over the imp limit', async () => {
       const { status, json } = await postJson(`${limited.url}/openrtb2/video`, videoRequest([[1, 30, 'dur15'], [2, 30, 'dur15']]));
       expect(status).to.equal(200);
-      expect(json.adPods[0].targeting).to.have.length(2);
+      // Two imps, whose two bids share one <pb>_<dur>s key: one is targeted.
+      expect(json.adPods[0].targeting).to.have.length(1);
       expect(json.adPods[1].errors.general[0].message).to.include('would need 2 imps, more than the 1 left');
     });
 
