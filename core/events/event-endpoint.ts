@@ -1,6 +1,7 @@
 import type { AccountOutcome } from '../accounts/index.js';
 import type { AccountSettings } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
+import type { BidderCatalog } from '../bidders/catalog.js';
 import { VAST_EVENT_TYPES, type EventRequest, type VastEventType } from './event-urls.js';
 
 /** An event `GET /event` accepted, with the account it belongs to: what the event consumers (analytics) receive. */
@@ -23,13 +24,21 @@ export interface EventEndpointServices {
   onEvent: EventConsumer;
   /** Time limit of loading the account (`events.timeoutMs`). */
   timeoutMs: number;
+  /** The host's bidders, to write an event's `bidder` as the host names it. */
+  bidders?: Pick<BidderCatalog, 'get'>;
 }
 
 /** A transparent 1x1 PNG, the answer to `f=i`. */
 export const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
+/** Bytes of UTF-8, as Go's `len` counts a string. */
 const INTEGRATION_MAX_LENGTH = 64;
-const INTEGRATION_PATTERN = /^[\p{L}\p{N}_-]*$/u;
+/** Go's `unicode.IsLetter` (any letter) and `unicode.IsDigit` (decimal digits only), `-` and `_`. */
+const INTEGRATION_PATTERN = /^[\p{L}\p{Nd}_-]*$/u;
+/** `strconv.ParseInt(ts, 10, 64)`: an optional sign, then decimal digits, within int64. */
+const TIMESTAMP_PATTERN = /^[+-]?\d+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 const text = (status: number, body: string): EndpointResponse => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
 
@@ -40,7 +49,7 @@ const text = (status: number, body: string): EndpointResponse => ({ status, head
  * (analytics) and the answer is a 204, or the pixel for `f=i`.
  */
 export async function handleEvent(input: EndpointRequest, services: EventEndpointServices): Promise<EndpointResponse> {
-  const parsed = parseEvent(input.query);
+  const parsed = parseEvent(input.query, services.bidders);
   if ('errors' in parsed) return text(400, parsed.errors.map((error) => `invalid request: ${error}\n`).join(''));
   const event = parsed.event;
   if (!event.accountId) return text(401, "Account 'a' is required query parameter and can't be empty");
@@ -77,8 +86,11 @@ export async function accountOf(
   return { account: outcome.account };
 }
 
-/** Reads an event from the query; every problem is listed (Prebid Server's wording). */
-export function parseEvent(query: Record<string, string>): { event: EventRequest } | { errors: string[] } {
+/**
+ * Reads an event from the query; every problem is listed (Prebid Server's wording). A `bidder` this host knows is
+ * written as the host names it, whatever the case it came in (Prebid Server's `NormalizeBidderName`).
+ */
+export function parseEvent(query: Record<string, string>, bidders?: Pick<BidderCatalog, 'get'>): { event: EventRequest } | { errors: string[] } {
   const errors: string[] = [];
   const required = (name: string): string | undefined => {
     const value = query[name];
@@ -97,8 +109,8 @@ export function parseEvent(query: Record<string, string>): { event: EventRequest
 
   let timestamp: number | undefined;
   if (query.ts) {
-    if (/^-?\d+$/.test(query.ts)) timestamp = Number(query.ts);
-    else errors.push(`invalid request: error parsing timestamp '${query.ts}'`);
+    timestamp = parseInt64(query.ts);
+    if (timestamp === undefined) errors.push(`invalid request: error parsing timestamp '${query.ts}'`);
   }
   const format = query.f || undefined;
   if (format !== undefined && format !== 'b' && format !== 'i') errors.push(`unknown format: '${format}'`);
@@ -111,7 +123,7 @@ export function parseEvent(query: Record<string, string>): { event: EventRequest
 
   const event: EventRequest = { type: type as EventRequest['type'], bidId: bidId!, accountId: query.a ?? '', analytics: analytics !== '0' };
   if (vtype) event.vtype = vtype;
-  if (query.bidder) event.bidder = query.bidder;
+  if (query.bidder) event.bidder = bidders?.get(query.bidder)?.name ?? query.bidder;
   if (timestamp !== undefined) event.timestamp = timestamp;
   if (format) event.format = format as EventRequest['format'];
   if (integration) event.integration = integration;
@@ -129,9 +141,22 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** What is wrong with an integration type (`int`), if anything: Prebid Server takes letters, digits, `-` and `_`, at most 64. */
+/** A decimal integer as `strconv.ParseInt(text, 10, 64)` reads it, or undefined where it fails (syntax or range). */
+function parseInt64(text: string): number | undefined {
+  if (!TIMESTAMP_PATTERN.test(text)) return undefined;
+  if (text.length > 18) {
+    const exact = BigInt(text);
+    if (exact < INT64_MIN || exact > INT64_MAX) return undefined;
+  }
+  return Number(text);
+}
+
+/**
+ * What is wrong with an integration type (`int`), if anything: Prebid Server takes letters, decimal digits, `-` and
+ * `_`, at most 64 bytes of UTF-8.
+ */
 export function integrationError(value: string): string | undefined {
-  if (value.length > INTEGRATION_MAX_LENGTH) return 'integration type length is too long';
+  if (value.length > INTEGRATION_MAX_LENGTH || Buffer.byteLength(value) > INTEGRATION_MAX_LENGTH) return 'integration type length is too long';
   if (!INTEGRATION_PATTERN.test(value)) return "integration type can only contain numbers, letters and these characters '-', '_'";
   return undefined;
 }

@@ -33,7 +33,7 @@ export function eventRoutes(services: EventRouteServices): {
   const { timeoutMs, vtrackAllowUnknownBidder } = services.config.events;
   const loadAccount: AccountLoader = (id) => services.accounts.load(id);
   return {
-    get: { [EVENT_PATH]: (request) => handleEvent(request, { loadAccount, onEvent: services.onEvent, timeoutMs }) },
+    get: { [EVENT_PATH]: (request) => handleEvent(request, { loadAccount, onEvent: services.onEvent, timeoutMs, bidders: services.bidders }) },
     jsonPost: {
       [VTRACK_PATH]: (request) =>
         handleVtrack(request, {

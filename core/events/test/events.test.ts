@@ -51,6 +51,26 @@ describe('events (core/events)', () => {
       expect(parseEvent({ t: 'vast', b: 'x', vtype: 'pause' })).to.deep.equal({ errors: ["unknown vtype: 'pause'"] });
       expect(parseEvent({ t: 'win', b: 'x', int: 'a'.repeat(65) })).to.deep.equal({ errors: ['integration type length is too long'] });
     });
+
+    it('reads ts as strconv.ParseInt does: a sign may lead, and a value past int64 is an error', () => {
+      expect(parseEvent({ t: 'win', b: 'x', ts: '+17' })).to.deep.include({ event: { type: 'win', bidId: 'x', accountId: '', analytics: true, timestamp: 17 } });
+      expect(parseEvent({ t: 'win', b: 'x', ts: '9223372036854775807' })).to.have.property('event');
+      expect(parseEvent({ t: 'win', b: 'x', ts: '9223372036854775808' })).to.deep.equal({ errors: ["invalid request: error parsing timestamp '9223372036854775808'"] });
+      expect(parseEvent({ t: 'win', b: 'x', ts: '1.5' })).to.deep.equal({ errors: ["invalid request: error parsing timestamp '1.5'"] });
+    });
+
+    it('measures int in bytes of UTF-8 and takes decimal digits only, as Go\'s len and unicode.IsDigit', () => {
+      expect(parseEvent({ t: 'win', b: 'x', int: 'é'.repeat(32) })).to.have.property('event');
+      expect(parseEvent({ t: 'win', b: 'x', int: 'é'.repeat(33) })).to.deep.equal({ errors: ['integration type length is too long'] });
+      expect(parseEvent({ t: 'win', b: 'x', int: 'web٣' })).to.have.property('event');
+      expect(parseEvent({ t: 'win', b: 'x', int: 'web²' })).to.deep.equal({ errors: ["integration type can only contain numbers, letters and these characters '-', '_'"] });
+    });
+
+    it('writes a known bidder as the host names it, and keeps an unknown one as sent', () => {
+      const bidders = { get: (name: string) => (name.toLowerCase() === 'appnexus' ? ({ name: 'appnexus' } as never) : undefined) };
+      expect(parseEvent({ t: 'win', b: 'x', bidder: 'AppNexus' }, bidders)).to.deep.nested.include({ 'event.bidder': 'appnexus' });
+      expect(parseEvent({ t: 'win', b: 'x', bidder: 'SomeOne' }, bidders)).to.deep.nested.include({ 'event.bidder': 'SomeOne' });
+    });
   });
 
   describe('GET /event', () => {
