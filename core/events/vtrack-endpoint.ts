@@ -1,4 +1,4 @@
-import { isJsonObject } from '../api/index.js';
+import { goDecodeProblem, goFieldNameMatches, goStructType, isJsonObject } from '../api/index.js';
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { CacheClient, CachePut } from '../cache/index.js';
@@ -43,8 +43,11 @@ export async function handleVtrack(input: EndpointRequest, services: VtrackServi
   const loaded = await accountOf(accountId, services);
   if ('refused' in loaded) return loaded.refused;
 
+  // No puts: Prebid Server's cache client puts nothing and answers no uuid.
+  if (read.puts.length === 0) return { status: 200, headers: { 'content-type': 'application/json' }, body: { responses: [] } };
   const puts = read.puts.map(({ put, bidId, bidder, timestamp }) => {
-    if (put.type !== 'xml' || typeof put.value !== 'string' || !allowsVast(bidder, services)) return put;
+    // Whatever its type: Prebid Server looks for `</Impression>` in any value of a bidder that allows it.
+    if (typeof put.value !== 'string' || !allowsVast(bidder, services)) return put;
     const tracker = eventUrl(services.externalUrl, { type: 'imp', bidId, accountId, bidder, timestamp, format: 'b', integration: integration || undefined });
     const tracked = withImpressionTracker(put.value, tracker);
     return tracked === undefined ? put : { ...put, value: tracked };
@@ -60,18 +63,47 @@ function allowsVast(bidder: string, services: VtrackServices): boolean {
   return entry.enabled && entry.info.modifyingVastXmlAllowed === true;
 }
 
+/** Prebid Server's vtrack body, `events.BidCacheRequest`, as json-iterator decodes it. */
+const CACHEABLE = goStructType('prebid_cache_client.Cacheable', {
+  type: ['Type', 'string'],
+  value: ['Data', 'raw'],
+  ttlseconds: ['TTLSeconds', 'int'],
+  key: ['Key', 'string'],
+  bidid: ['BidID', 'string'],
+  bidder: ['Bidder', 'string'],
+  timestamp: ['Timestamp', 'int'],
+});
+const BID_CACHE_REQUEST = goStructType('events.BidCacheRequest', { puts: ['Puts', { slice: '[]prebid_cache_client.Cacheable', of: CACHEABLE }] });
+
+/** A member of a decoded Go struct: matched ignoring case, the last one in the object wins, `null` is the zero value. */
+function member(object: Record<string, unknown>, jsonName: string): unknown {
+  let found: unknown;
+  for (const key in object) if (Object.hasOwn(object, key) && goFieldNameMatches(key, jsonName)) found = object[key];
+  return found ?? undefined;
+}
+
+/**
+ * The puts, as Prebid Server's `ParseVTrackRequest` reads them: the body decoded as its Go struct (no puts at all is
+ * an empty list), then every put must name its bid and its bidder, in order; what the bid cache itself takes (the
+ * type) is checked after.
+ */
 function readPuts(body: unknown): { puts: VtrackPut[] } | { error: string } {
-  if (!isJsonObject(body) || !Array.isArray(body.puts)) return { error: 'the body must be {"puts": [...]}' };
+  const problem = goDecodeProblem(body, BID_CACHE_REQUEST);
+  if (problem !== undefined) return { error: problem };
+  const entries = (isJsonObject(body) ? (member(body, 'puts') as Record<string, unknown>[] | undefined) : undefined) ?? [];
+  for (const entry of entries) {
+    if (entry === null || !member(entry, 'bidid')) return { error: "'bidid' is required field and can't be empty" };
+    if (!member(entry, 'bidder')) return { error: "'bidder' is required field and can't be empty" };
+  }
   const puts: VtrackPut[] = [];
-  for (const entry of body.puts) {
-    if (!isJsonObject(entry)) return { error: 'every put must be an object' };
-    if (typeof entry.bidid !== 'string' || entry.bidid === '') return { error: "'bidid' is required field and can't be empty" };
-    if (typeof entry.bidder !== 'string' || entry.bidder === '') return { error: "'bidder' is required field and can't be empty" };
-    if (entry.type !== 'xml' && entry.type !== 'json') return { error: "'type' must be \"xml\" or \"json\"" };
-    const put: CachePut = { type: entry.type, value: entry.value };
-    if (typeof entry.ttlseconds === 'number') put.ttlseconds = entry.ttlseconds;
-    const timestamp = typeof entry.timestamp === 'number' && entry.timestamp > 0 ? entry.timestamp : undefined;
-    puts.push({ put, bidId: entry.bidid, bidder: entry.bidder, timestamp });
+  for (const entry of entries) {
+    const type = member(entry, 'type');
+    if (type !== 'xml' && type !== 'json') return { error: "'type' must be \"xml\" or \"json\"" };
+    const put: CachePut = { type, value: member(entry, 'value') };
+    const ttlseconds = member(entry, 'ttlseconds') as number | undefined;
+    if (ttlseconds) put.ttlseconds = ttlseconds;
+    const timestamp = member(entry, 'timestamp') as number | undefined;
+    puts.push({ put, bidId: member(entry, 'bidid') as string, bidder: member(entry, 'bidder') as string, timestamp: timestamp && timestamp > 0 ? timestamp : undefined });
   }
   return { puts };
 }
