@@ -23,7 +23,7 @@ export interface BidderEntry {
   aliasOf?: string;
   info: BidderInfo;
   enabled: boolean;
-  /** Why a bidder is disabled, for `/info/bidders/<name>`. */
+  /** Why a bidder is disabled (for the host's tools: `/info/bidders/<name>` keeps Prebid Server's shape). */
   disabledReason?: string;
   endpoint?: EndpointTemplate;
   /** The OpenRTB version the bidder is sent: `bidders.<name>.ortbVersion`, else its manifest's, else 2.5. */

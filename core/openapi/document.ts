@@ -107,13 +107,19 @@ const OPERATIONS: Record<string, Json> = {
   'GET /status': { summary: 'Liveness: 200 while the server is up', responses: { 200: json('Up', ref('Status')) } },
   'GET /info/bidders': {
     summary: 'Names of the bidders this host knows',
-    parameters: [query('enabledonly', '`true`: only the enabled ones', { enum: ['true', 'false'] })],
-    responses: { 200: json('Bidder names, sorted', { type: 'array', items: { type: 'string' } }) },
+    parameters: [
+      query('enabledonly', '`true`: only the enabled ones (any letter case)', { type: 'string' }),
+      query('baseadaptersonly', '`true`: no aliases (any letter case)', { type: 'string' }),
+    ],
+    responses: {
+      200: json('Bidder names, sorted', { type: 'array', items: { type: 'string' } }),
+      400: text("A flag that is neither true nor false: Invalid value for '<flag>' query param, must be of boolean type"),
+    },
   },
   'GET /info/bidders/{name}': {
     summary: "A bidder's capabilities, maintainer, alias target and state",
-    parameters: [{ name: 'name', in: 'path', required: true, description: 'The bidder (any letter case)', schema: { type: 'string' } }],
-    responses: { 200: json('The bidder', ref('BidderInfo')), 404: text('Unknown bidder') },
+    parameters: [{ name: 'name', in: 'path', required: true, description: 'The bidder (any letter case); `all` for every bidder by name', schema: { type: 'string' } }],
+    responses: { 200: json('The bidder (for `all`, an object of them by name)', { anyOf: [ref('BidderInfo'), { type: 'object', additionalProperties: ref('BidderInfo') }] }), 404: text('Unknown bidder: an empty body') },
   },
   'GET /bidders/params': {
     summary: "Each bidder's params JSON schema (what imp.ext.<bidder> must be)",
@@ -191,23 +197,18 @@ function bidderParams(bidders: BidderCatalog): Json {
   return { type: 'object', description: "Params by bidder: each the schema Gavel checks that bidder's imp.ext params against", properties };
 }
 
-/** `GET /info/bidders/<name>`: the adapter manifest's own schemas for the parts it copies from `info`. */
+/** `GET /info/bidders/<name>`, Prebid Server's shape: the adapter manifest's own schemas for the parts it copies from `info`. */
 function bidderInfo(): Json {
   const info = (adapterManifestSchema.properties.info as { properties: Record<string, Json> }).properties;
   return {
     type: 'object',
-    required: ['status', 'adapter', 'maintainer', 'capabilities'],
+    required: ['status'],
     properties: {
       status: { enum: ['ACTIVE', 'DISABLED'] },
-      adapter: { type: 'string' },
-      aliasOf: { type: 'string' },
-      disabledReason: { type: 'string' },
-      endpoint: { type: 'string' },
+      usesHttps: { type: 'boolean', description: 'Enabled bidders: whether the endpoint is https' },
       maintainer: info.maintainer,
-      capabilities: info.capabilities,
-      gvlVendorId: info.gvlVendorId,
-      userSync: info.userSync,
-      openrtb: { type: 'object', properties: { version: info.ortbVersion } },
+      capabilities: { ...info.capabilities, description: 'Enabled bidders: media types by app, site, dooh' },
+      aliasOf: { type: 'string' },
     },
   };
 }

@@ -49,7 +49,7 @@ describe('an adapter shipped as an npm package', () => {
     const listed = await getJson(`${gavel.url}/info/bidders?enabledonly=true`);
     expect(listed.json).to.include('acmex');
     const { json } = await getJson(`${gavel.url}/info/bidders/acmex`);
-    expect(json).to.include({ status: 'ACTIVE', adapter: 'acmex' });
+    expect(json).to.include({ status: 'ACTIVE' }).and.not.have.property('aliasOf');
     expect(json.maintainer).to.deep.equal({ email: 'prebid@acme-exchange.example' });
     const params = await getJson(`${gavel.url}/bidders/params`);
     expect(params.json.acmex.required).to.deep.equal(['adUnit']);

@@ -129,6 +129,8 @@ describe('OpenAPI 3.1 document', function () {
       { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/appnexus', status: 200 },
       { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/alpha', status: 200 },
       { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/nope', status: 404 },
+      { method: 'GET', pattern: '/info/bidders', path: '/info/bidders?enabledonly=maybe', status: 400 },
+      { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/all', status: 200 },
       { method: 'GET', pattern: '/bidders/params', path: '/bidders/params', status: 200 },
       { method: 'POST', pattern: '/cache', path: '/cache', status: 200, body: { puts: [{ type: 'json', value: { a: 1 } }, { type: 'xml', value: '<VAST version="3.0"></VAST>' }] } },
       { method: 'POST', pattern: '/cache', path: '/cache', status: 400, body: { puts: [] } },

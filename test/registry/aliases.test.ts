@@ -38,7 +38,7 @@ describe('aliases by configuration', () => {
     const { status, json } = await getJson(`${gavel.url}/info/bidders/mynexus`);
     expect(status).to.equal(200);
     const appnexus = manifestOf('appnexus').info;
-    expect(json).to.include({ status: 'ACTIVE', aliasOf: 'appnexus', adapter: 'appnexus', endpoint: appnexus.endpoint, gvlVendorId: appnexus.gvlVendorId });
+    expect(json).to.include({ status: 'ACTIVE', aliasOf: 'appnexus', usesHttps: appnexus.endpoint!.startsWith('https://') });
     expect(json.capabilities).to.deep.equal(appnexus.capabilities);
     expect(json.maintainer).to.deep.equal(appnexus.maintainer);
   });
@@ -100,10 +100,10 @@ describe('an alias adapter folder (manifest with info.aliasOf only)', () => {
     plugins?.remove();
   });
 
-  it('is listed with aliasOf, the endpoint and vendor id of its target, and its own maintainer and capabilities', async () => {
+  it('is listed with aliasOf, whether its target\'s endpoint is https, and its own maintainer and capabilities', async () => {
     const { json } = await getJson(`${gavel.url}/info/bidders/acmenexus`);
     const appnexus = gavel.app.plugins.adapters.get('appnexus')!.manifest.info;
-    expect(json).to.include({ status: 'ACTIVE', aliasOf: 'appnexus', adapter: 'appnexus', endpoint: appnexus.endpoint, gvlVendorId: appnexus.gvlVendorId });
+    expect(json).to.include({ status: 'ACTIVE', aliasOf: 'appnexus', usesHttps: appnexus.endpoint!.startsWith('https://') });
     expect(json.maintainer).to.deep.equal(ACME.maintainer);
     expect(json.capabilities).to.deep.equal(ACME.capabilities);
   });

@@ -1,5 +1,5 @@
 /**
- * The read-only bidder discovery endpoints: `/info/bidders` (optionally `?enabledonly=true`), `/info/bidders/<name>`
+ * The read-only bidder discovery endpoints: `/info/bidders` (`?enabledonly=`, `?baseadaptersonly=`), `/info/bidders/<name>`
  * and `/bidders/params`, over built-in adapters, config aliases and disabled bidders.
  */
 import { expect } from 'chai';
@@ -43,47 +43,76 @@ describe('bidder discovery endpoints', () => {
       const [all, notFiltered] = await Promise.all([get('/info/bidders'), get('/info/bidders?enabledonly=false')]);
       expect(notFiltered.json).to.deep.equal(all.json);
     });
+
+    it('reads enabledonly and baseadaptersonly in any letter case, and answers anything else with a 400 in Prebid Server\'s words', async () => {
+      const [all, upper] = await Promise.all([get('/info/bidders?enabledonly=FALSE'), get('/info/bidders?enabledonly=True&baseadaptersonly=false')]);
+      expect(upper.json).to.deep.equal((await get('/info/bidders?enabledonly=true')).json);
+      expect(all.json).to.deep.equal((await get('/info/bidders')).json);
+      for (const query of ['enabledonly=yes', 'enabledonly=', 'enabledonly', 'enabledonly=1&baseadaptersonly=2']) {
+        const { status, text } = await get(`/info/bidders?${query}`);
+        expect([status, text], query).to.deep.equal([400, "Invalid value for 'enabledonly' query param, must be of boolean type"]);
+      }
+      const base = await get('/info/bidders?enabledonly=true&baseadaptersonly=no');
+      expect([base.status, base.text]).to.deep.equal([400, "Invalid value for 'baseadaptersonly' query param, must be of boolean type"]);
+    });
+
+    it('with ?baseadaptersonly=true leaves out aliases, with or without enabledonly', async () => {
+      const { json } = await get('/info/bidders?baseadaptersonly=true');
+      expect(json).to.include.members(['appnexus', 'ortb']);
+      expect(json).to.not.include.members(['mynexus']);
+      expect(json).to.not.include.members(['alpha']);
+      const enabled = await get('/info/bidders?baseadaptersonly=true&enabledonly=true');
+      expect(enabled.json).to.include('appnexus').and.not.include('ortb').and.not.include('mynexus');
+    });
   });
 
   describe('GET /info/bidders/<name>', () => {
-    it('describes an adapter: status, maintainer, capabilities, endpoint, vendor id, user sync', async () => {
-      const { status, json } = await get('/info/bidders/appnexus');
+    it("describes an enabled adapter as Prebid Server does: status, usesHttps, maintainer, capabilities (app, site, dooh), nothing else", async () => {
+      const { status, text } = await get('/info/bidders/appnexus');
       expect(status).to.equal(200);
       const info = manifestOf('appnexus').info;
-      expect(json).to.include({ status: 'ACTIVE', adapter: 'appnexus', endpoint: info.endpoint, gvlVendorId: info.gvlVendorId });
-      expect(json.maintainer).to.deep.equal(info.maintainer);
-      expect(json.capabilities).to.deep.equal(info.capabilities);
-      expect(json.userSync).to.deep.equal(info.userSync);
-      expect(json).to.not.have.property('aliasOf');
+      expect(text).to.equal(
+        JSON.stringify({
+          status: 'ACTIVE',
+          usesHttps: info.endpoint!.startsWith('https://'),
+          maintainer: { email: info.maintainer.email },
+          capabilities: { app: info.capabilities.app, site: info.capabilities.site },
+        }),
+      );
     });
 
-    it('names the adapter a config alias stands for', async () => {
+    it('names the adapter a config alias stands for, last', async () => {
       const { json } = await get('/info/bidders/mynexus');
-      expect(json).to.include({ status: 'ACTIVE', adapter: 'appnexus', aliasOf: 'appnexus' });
+      expect(Object.keys(json)).to.deep.equal(['status', 'usesHttps', 'maintainer', 'capabilities', 'aliasOf']);
+      expect(json).to.include({ status: 'ACTIVE', aliasOf: 'appnexus' });
+      const alpha = await get('/info/bidders/alpha');
+      expect(alpha.json).to.include({ status: 'ACTIVE', usesHttps: true, aliasOf: 'ortb' });
     });
 
-    it('shows a bidder switched off by config as disabled, with the reason', async () => {
+    it('shows a disabled bidder with its status, maintainer and alias target only', async () => {
       const { json } = await get('/info/bidders/resting');
-      expect(json).to.include({ status: 'DISABLED', aliasOf: 'ortb', disabledReason: 'disabled by config' });
-    });
-
-    it('shows an adapter without an endpoint as disabled, saying which setting enables it', async () => {
-      const { json } = await get('/info/bidders/ortb');
-      expect(json.status).to.equal('DISABLED');
-      expect(json.disabledReason).to.contain('bidders.ortb.endpoint');
-      expect(json.capabilities).to.deep.equal(manifestOf('ortb').info.capabilities);
+      expect(json).to.deep.equal({ status: 'DISABLED', maintainer: manifestOf('ortb').info.maintainer, aliasOf: 'ortb' });
+      const ortb = await get('/info/bidders/ortb');
+      expect(ortb.json).to.deep.equal({ status: 'DISABLED', maintainer: manifestOf('ortb').info.maintainer });
     });
 
     it('finds a bidder whatever the case of its name', async () => {
-      const { status, json } = await get('/info/bidders/AppNexus');
+      const [{ status, json }, lower] = await Promise.all([get('/info/bidders/AppNexus'), get('/info/bidders/appnexus')]);
       expect(status).to.equal(200);
-      expect(json.adapter).to.equal('appnexus');
+      expect(json).to.deep.equal(lower.json);
     });
 
-    it('answers 404 for a bidder it does not know', async () => {
+    it('answers /info/bidders/all (any case) with every bidder by name, as one object', async () => {
+      const [{ status, json }, names, ALL] = await Promise.all([get('/info/bidders/all'), get('/info/bidders'), get('/info/bidders/ALL')]);
+      expect(status).to.equal(200);
+      expect(Object.keys(json)).to.deep.equal(names.json);
+      expect(json.mynexus).to.deep.equal((await get('/info/bidders/mynexus')).json);
+      expect(ALL.json).to.deep.equal(json);
+    });
+
+    it('answers 404 with no body for a bidder it does not know', async () => {
       const { status, text } = await get('/info/bidders/nobody');
-      expect(status).to.equal(404);
-      expect(text).to.contain('nobody');
+      expect([status, text]).to.deep.equal([404, '']);
     });
   });
 

@@ -115,7 +115,7 @@ describe('new-adapter scaffolding', () => {
       const listed = await getJson(`${gavel.url}/info/bidders?enabledonly=true`);
       expect(listed.json).to.include.members(NAMES);
       const { json } = await getJson(`${gavel.url}/info/bidders/${NAMES[0]}`);
-      expect(json).to.include({ status: 'ACTIVE', endpoint: `https://${NAMES[0]}.example/openrtb2` });
+      expect(json).to.include({ status: 'ACTIVE', usesHttps: true });
     } finally {
       await gavel.close();
     }
