@@ -24,6 +24,7 @@ import { storedResponseReader, type StoredResponseReader } from '../stored-respo
 import { AuctionPipeline } from '../auction/pipeline.js';
 import { privacyAnalyticsGate, PrivacyService, VendorListFetcher, VendorLists } from '../privacy/index.js';
 import { buildBidderCatalog, hostVersion, type BidderCatalog } from '../bidders/catalog.js';
+import { jsonResponse } from '../auction/endpoint-types.js';
 import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
 import { CacheClientLimits, cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
@@ -410,6 +411,9 @@ export async function startGavel(container: Container): Promise<GavelApp> {
     }),
     ...fastRoutes('GET', {
       '/status': async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok' } }),
+      // Prebid Server's: the version as its build names it, and no revision for a build that has none.
+      '/version': async () => jsonResponse(200, { revision: 'not-set', version: hostVersion() }),
+      '/currency/rates': async () => jsonResponse(200, currency.info()),
       ...bidderInfoHandlers(bidders),
       ...contributions.get,
     }),

@@ -70,6 +70,12 @@ export interface FetchedRatesState {
 const EMPTY = new RateTable();
 
 
+/** A time as Go's `time.Time` writes itself in JSON (RFC 3339, trailing zeros of the fraction dropped); Go's zero time for none. */
+function goTimeText(epochMs: number | undefined): string {
+  if (epochMs === undefined) return '0001-01-01T00:00:00Z';
+  return new Date(epochMs).toISOString().replace(/\.?0*Z$/, 'Z');
+}
+
 function convertWith(rate: number | undefined, amount: number): number | undefined {
   return rate === undefined ? undefined : amount * rate;
 }
@@ -129,6 +135,21 @@ export class CurrencyConverter implements CurrencyService {
     this.staleReported = false;
     this.options.logger.info({ url, dataAsOf: file.dataAsOf, currencies: Object.keys(file.conversions).length }, 'currency rates updated');
     return true;
+  }
+
+  /**
+   * What `GET /currency/rates` shows, as Prebid Server's rate converter describes itself: where rates are fetched
+   * from, how often, when they last came (the epoch when never), and the fetched rates while they are fresh.
+   */
+  info(): { active: true; source: string; fetchingIntervalNs: number; lastUpdated: string; rates?: Readonly<RateMap> } {
+    const fresh = this.fetchedAt === undefined ? undefined : this.freshFetched();
+    return {
+      active: true,
+      source: this.options.url ?? '',
+      fetchingIntervalNs: this.options.refreshMs * 1_000_000,
+      lastUpdated: goTimeText(this.fetchedAt),
+      ...(fresh && !fresh.isEmpty ? { rates: fresh.conversions } : {}),
+    };
   }
 
   state(): FetchedRatesState {

@@ -100,6 +100,11 @@ export class RateTable {
     return this.known.size === 0;
   }
 
+  /** The rates as given, `{FROM: {TO: rate}}` (not to be changed). */
+  get conversions(): Readonly<RateMap> {
+    return this.rates;
+  }
+
   /** Rate from one currency to another; undefined when the table cannot price the pair. Codes are looked up upper-cased. */
   rate(fromText: string, toText: string): number | undefined {
     if (fromText === toText) return 1;

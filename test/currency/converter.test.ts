@@ -91,6 +91,23 @@ describe('currency converter: rates fetched from a currency file', () => {
     await server.close();
   });
 
+  it("describes itself for GET /currency/rates as Prebid Server's rate converter does: source, interval in ns, Go's time, the fetched rates", async () => {
+    const before = converter({ url: server.url, refreshMs: 1_800_000, clock: { now: () => Date.UTC(2024, 4, 1, 12, 0, 30, 0) } });
+    expect(before.instance.info()).to.deep.equal({ active: true, source: server.url, fetchingIntervalNs: 1_800_000_000_000, lastUpdated: '0001-01-01T00:00:00Z' });
+    await before.instance.refresh();
+    expect(before.instance.info()).to.deep.equal({
+      active: true,
+      source: server.url,
+      fetchingIntervalNs: 1_800_000_000_000,
+      lastUpdated: '2024-05-01T12:00:30Z',
+      rates: { USD: { EUR: 0.9, JPY: 150 } },
+    });
+    const fraction = converter({ url: server.url, clock: { now: () => Date.UTC(2024, 4, 1, 12, 0, 30, 120) } });
+    await fraction.instance.refresh();
+    expect(fraction.instance.info().lastUpdated).to.equal('2024-05-01T12:00:30.12Z');
+    expect(converter({ rates: { USD: { EUR: 0.9 } } }).instance.info()).to.deep.equal({ active: true, source: '', fetchingIntervalNs: 60_000_000_000, lastUpdated: '0001-01-01T00:00:00Z' });
+  });
+
   it('fetches at start, and config rates win over fetched ones', async () => {
     const { logger } = recordingLogger();
     const settings = { ...testConfig().currency, url: server.url, rates: { USD: { JPY: 100 } } };
