@@ -29,7 +29,7 @@ import { bidderInfoHandlers } from '../bidders/info.js';
 import { UndiciBidderTransport, type BidderTransport } from '../bidders/transport.js';
 import { CacheClientLimits, cacheRoutes, createCacheServices, createCacheStore, type CacheServices, type CacheStore } from '../cache/index.js';
 import { describeSchemaErrors, type GavelConfig } from '../config/index.js';
-import { createCurrencyConverter, type CurrencyConverter } from '../currency/index.js';
+import { createCurrencyConverter, currencyRatesMount, type CurrencyConverter } from '../currency/index.js';
 import type { EventConsumer } from '../events/index.js';
 import { ExecutionPlanner, type AvailableHooks } from '../hooks/plan.js';
 import { closeServer, createHttpApp, fastRoutes, type HttpEdge } from '../http/app.js';
@@ -413,7 +413,6 @@ export async function startGavel(container: Container): Promise<GavelApp> {
       '/status': async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok' } }),
       // Prebid Server's: the version as its build names it, and no revision for a build that has none.
       '/version': async () => jsonResponse(200, { revision: 'not-set', version: hostVersion() }),
-      '/currency/rates': async () => jsonResponse(200, currency.info()),
       ...bidderInfoHandlers(bidders),
       ...contributions.get,
     }),
@@ -445,6 +444,7 @@ export async function startGavel(container: Container): Promise<GavelApp> {
 
   const adminMounts: AdminMount[] = [];
   if (inspector) adminMounts.push(inspectorMount(inspector, (input) => handleAuction(input, services)));
+  adminMounts.push(currencyRatesMount(currency));
   adminMounts.push(openApiMount(buildOpenApiDocument({ routes, bidders, version: hostVersion(), externalUrl: config.server.externalUrl })));
 
   let server: Server | undefined;

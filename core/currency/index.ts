@@ -9,3 +9,4 @@ export {
   type CurrencyService,
   type FetchedRatesState,
 } from './converter.js';
+export { currencyRatesMount } from './admin.js';

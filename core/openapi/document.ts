@@ -109,22 +109,6 @@ const OPERATIONS: Record<string, Json> = {
     summary: "This server's version (Prebid Server's shape)",
     responses: { 200: json('The version', { type: 'object', required: ['revision', 'version'], properties: { revision: { type: 'string' }, version: { type: 'string' } } }) },
   },
-  'GET /currency/rates': {
-    summary: 'The fetched currency rates and where they come from (Prebid Server\'s shape)',
-    responses: {
-      200: json('The rate converter', {
-        type: 'object',
-        required: ['active'],
-        properties: {
-          active: { type: 'boolean' },
-          source: { type: 'string', description: '`currency.url`, empty when none' },
-          fetchingIntervalNs: { type: 'integer' },
-          lastUpdated: { type: 'string', description: 'RFC 3339; 0001-01-01T00:00:00Z before the first fetch' },
-          rates: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'number' } }, description: 'The fetched rates while fresh' },
-        },
-      }),
-    },
-  },
   'GET /info/bidders': {
     summary: 'Names of the bidders this host knows',
     parameters: [

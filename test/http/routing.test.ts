@@ -31,7 +31,6 @@ const ENDPOINTS: Endpoint[] = [
   { pattern: '/optout', methods: ['GET', 'POST'], lane: 'fast', body: () => ({ optout: false }) },
   { pattern: '/status', methods: ['GET'], lane: 'fast' },
   { pattern: '/version', methods: ['GET'], lane: 'fast' },
-  { pattern: '/currency/rates', methods: ['GET'], lane: 'fast' },
   { pattern: '/event', methods: ['GET'], lane: 'fast', query: '?t=win&b=bid-1&a=acct&x=0' },
   { pattern: '/vtrack', methods: ['POST'], lane: 'fast', query: '?a=acct', body: () => ({ puts: [] }) },
   { pattern: '/info/bidders', methods: ['GET'], lane: 'fast', query: '?enabledonly=true' },

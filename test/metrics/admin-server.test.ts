@@ -110,12 +110,36 @@ describe('the public listener', () => {
 
   it('does not serve the admin endpoints', async () => {
     expect(gavel.app.config.admin).to.include({ enabled: true, host: '127.0.0.1', port: 8060 });
-    for (const path of ['/metrics', '/health', '/metrics/workers', '/stored/invalidate', '/inspector', '/inspector/api/auctions', '/openapi.json']) {
+    for (const path of ['/metrics', '/health', '/metrics/workers', '/stored/invalidate', '/inspector', '/inspector/api/auctions', '/openapi.json', '/currency/rates']) {
       const { status, text } = await getJson(`${gavel.url}${path}`);
       expect(status, path).to.equal(404);
       expect(text, path).to.not.contain(METRIC_NAMES.auctions);
     }
     // The public app itself is up: the 404s above are not a dead server.
     expect((await getJson(`${gavel.url}/status`)).status).to.equal(200);
+  });
+});
+
+describe('GET /currency/rates on the admin listener', () => {
+  let gavel: RunningGavel;
+  let admin: AdminServer;
+
+  before(async () => {
+    gavel = await startGavel();
+    admin = await startAdminServer({ port: 0, metrics: new PrometheusMetrics({ bidders: [] }), logger: recordingLogger(), readiness: () => true, mounts: gavel.app.adminMounts });
+  });
+  after(async () => {
+    await admin?.close();
+    await gavel?.close();
+  });
+
+  it("answers the rate converter as Prebid Server's admin endpoint does, and refuses other methods", async () => {
+    const { status, json } = await getJson(`http://127.0.0.1:${admin.port}/currency/rates`);
+    expect(status).to.equal(200);
+    expect(json).to.include({ active: true, lastUpdated: '0001-01-01T00:00:00Z' });
+    expect(json).to.have.property('fetchingIntervalNs').that.is.a('number');
+    const post = await fetchAnswer(`http://127.0.0.1:${admin.port}/currency/rates`, { method: 'POST', body: '{}' });
+    expect(post.status).to.equal(405);
+    expect((await getJson(`http://127.0.0.1:${admin.port}/currency/rates/more`)).status).to.equal(404);
   });
 });

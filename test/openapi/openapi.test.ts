@@ -126,7 +126,6 @@ describe('OpenAPI 3.1 document', function () {
       { method: 'POST', pattern: '/optout', path: '/optout', status: 400, body: { optout: 'yes' } },
       { method: 'GET', pattern: '/status', path: '/status', status: 200 },
       { method: 'GET', pattern: '/version', path: '/version', status: 200 },
-      { method: 'GET', pattern: '/currency/rates', path: '/currency/rates', status: 200 },
       { method: 'GET', pattern: '/info/bidders', path: '/info/bidders?enabledonly=true', status: 200 },
       { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/appnexus', status: 200 },
       { method: 'GET', pattern: '/info/bidders/{name}', path: '/info/bidders/alpha', status: 200 },
