@@ -141,6 +141,9 @@ function describeFailure(err: unknown): BidderError {
   return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
 }
 
+/** Prebid Server's text for an adapter that made no call and gave no error (`errortypes.FailedToRequestBids`). */
+export const NO_REQUESTS_NO_ERRORS = 'The adapter failed to generate any bid requests, but also failed to generate an error explaining why';
+
 /** How one auction calls its bidders: the same for every bidder of the auction, so built once per auction. */
 export interface BidderCallOptions {
   endpoint: 'auction' | 'amp' | 'video';
@@ -193,7 +196,11 @@ export function callBidder(
   const send = options.observer ? observedExchange : exchange;
   // Most adapters make one call per auction: its exchange is the bidder's whole answer, with no promise around it.
   if (calls.length === 1) return send(entry, share, calls[0]!, transport, deadline, options, result);
-  if (calls.length === 0) return Promise.resolve(result);
+  if (calls.length === 0) {
+    // Prebid Server counts an adapter that neither asks nor says why as a fault of the adapter (bidder.go).
+    if (result.errors.length === 0 && !built.warnings?.length) result.errors.push({ code: BidderErrorCode.FailedToRequestBids, message: NO_REQUESTS_NO_ERRORS });
+    return Promise.resolve(result);
+  }
   return Promise.all(calls.map((call) => send(entry, share, call, transport, deadline, options, result))).then(() => result);
 }
 

@@ -86,6 +86,27 @@ describe('bidder calls: answers the bidder layer keeps from the adapter', () => 
   });
 });
 
+describe('bidder calls: an adapter that makes no call', () => {
+  const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }] } };
+  const making = (built: ReturnType<Bidder['makeRequests']>) =>
+    ({ name: 'alpha', adapter: 'alpha', info: {}, enabled: true, ortbVersion: '2.5', debugAllow: true, bidder: { makeRequests: () => built, makeBids: () => ({ bids: [] }) }, endpoint: { allows: () => true, template: 'https://alpha.example/bid' } }) as unknown as BidderEntry;
+  const options: BidderCallOptions = { endpoint: 'auction', recordCalls: true, currency: 'USD', convert: (amount) => amount, convertCurrency: (amount) => amount };
+  const transport: BidderTransport = { send: async () => ({ status: 204, body: '', headers: {} }), close: async () => undefined };
+
+  it("is reported as Prebid Server's FailedToRequestBids (5) when it gives no error or warning either", async () => {
+    const result = await callBidder(making({ requests: [] }), share, transport, Date.now() + 1000, options);
+    expect(result.errors).to.deep.equal([{ code: 5, message: 'The adapter failed to generate any bid requests, but also failed to generate an error explaining why' }]);
+    expect(result.httpCalls).to.deep.equal([]);
+  });
+
+  it('keeps only what the adapter said when it said why', async () => {
+    const withError = await callBidder(making({ requests: [], errors: [{ code: 2, message: 'no imp it can bid on' }] }), share, transport, Date.now() + 1000, options);
+    expect(withError.errors).to.deep.equal([{ code: 2, message: 'no imp it can bid on' }]);
+    const withWarning = await callBidder(making({ requests: [], warnings: [{ code: 10999, message: 'nothing to ask' }] }), share, transport, Date.now() + 1000, options);
+    expect(withWarning.errors).to.deep.equal([]);
+  });
+});
+
 describe('bidder calls: the debug record of each call', () => {
   const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }] } };
   const entryMaking = (call: RequestData) =>
