@@ -264,18 +264,19 @@ function exchange(
   return sending.then(
     (response) => {
       result.exchanges.push({ status: response.status });
-      if (record) {
-        record.status = response.status;
-        record.responsebody = response.body;
-      }
       if (facts) {
         facts.status = response.status;
         facts.bytes = Buffer.byteLength(response.body);
       }
       if (response.status < 200 || response.status >= 400) {
+        // The debug record keeps status 0 and no body: Prebid Server writes the answer only for a call without error.
         result.errors.push({ code: BidderErrorCode.BadServerResponse, message: failureStatusMessage(response.status) });
         (result.failedCalls ??= []).push({ impIds: call.impIds, reason: NonBidReason.ErrorGeneral });
         return result;
+      }
+      if (record) {
+        record.status = response.status;
+        record.responsebody = response.body;
       }
       return readAnswer(entry, share, call, response, options, result);
     },

@@ -119,6 +119,18 @@ describe('bidder calls: the debug record of each call', () => {
     expect(result.httpCalls).to.deep.equal([{ uri: 'https://alpha.example/bid?x=1', requestbody: '', requestheaders: null, responsebody: '', status: 204 }]);
   });
 
+  it('writes an answer with a failure status as Prebid Server does a call that failed: status 0 and an empty response body', async () => {
+    const call: RequestData = { method: 'POST', uri: 'https://alpha.example/bid', body: '{"id":"r"}', impIds: ['imp-1'] };
+    for (const status of [400, 500, 199]) {
+      const transport: BidderTransport = { send: async () => ({ status, body: 'upstream broke', headers: {} }), close: async () => undefined };
+      const result = await callBidder(entryMaking(call), share, transport, Date.now() + 1000, options);
+      expect(result.httpCalls, `status ${status}`).to.deep.equal([{ uri: 'https://alpha.example/bid', requestbody: '{"id":"r"}', requestheaders: null, responsebody: '', status: 0 }]);
+      expect(result.exchanges).to.deep.equal([{ status }]);
+    }
+    const ok: BidderTransport = { send: async () => ({ status: 200, body: '{}', headers: {} }), close: async () => undefined };
+    expect((await callBidder(entryMaking(call), share, ok, Date.now() + 1000, options)).httpCalls[0]).to.include({ responsebody: '{}', status: 200 });
+  });
+
   it('writes a call that brought no answer with status 0 and an empty response body', async () => {
     const transport: BidderTransport = { send: async () => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), close: async () => undefined };
     const call: RequestData = { method: 'POST', uri: 'https://alpha.example/bid', body: '{"id":"r"}', headers: { 'Content-Type': 'application/json' }, impIds: ['imp-1'] };
