@@ -120,10 +120,24 @@ function failureReason(err: unknown): number {
 
 /** A refused connection or a host name that does not resolve, on the error or the cause undici wraps. */
 function isUnreachable(err: unknown): boolean {
-  for (let at = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; at && depth < 3; at = at.cause as typeof at, depth++) {
-    if (at.code === 'ECONNREFUSED' || at.code === 'ENOTFOUND') return true;
+  const code = socketError(err)?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND';
+}
+
+interface SocketError {
+  code?: unknown;
+  cause?: unknown;
+  address?: unknown;
+  port?: unknown;
+  hostname?: unknown;
+}
+
+/** The error that names what went wrong on the socket: the one given, or the cause undici wraps it in. */
+function socketError(err: unknown): SocketError | undefined {
+  for (let at = err as SocketError | undefined, depth = 0; at && depth < 3; at = at.cause as SocketError | undefined, depth++) {
+    if (typeof at.code === 'string' && !at.code.startsWith('UND_ERR_')) return at;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -134,11 +148,27 @@ export function failureStatusMessage(status: number): string {
   return `Server responded with failure status: ${status}. Set request.test = 1 for debugging info.`;
 }
 
-function describeFailure(err: unknown): BidderError {
+/** Prebid Server's text for a call its auction stopped waiting for: the Go context's deadline error. */
+export const CALL_TIMED_OUT = 'context deadline exceeded';
+
+function describeFailure(call: RequestData, err: unknown): BidderError {
   if (err instanceof HostQueueFullError) return { code: BidderErrorCode.Timeout, message: `Timeout: the call was not made: ${err.message}` };
-  if (isTimeout(err)) return { code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' };
+  if (isTimeout(err)) return { code: BidderErrorCode.Timeout, message: CALL_TIMED_OUT };
   if (err instanceof ResponseTooLargeError) return { code: BidderErrorCode.BadServerResponse, message: `Bad server response: ${err.message}` };
-  return { code: BidderErrorCode.BadServerResponse, message: `Server error: ${(err as Error)?.message ?? String(err)}` };
+  // Any other failure is Go's *url.Error in Prebid Server, an error with no code of its own (999).
+  return { code: BidderErrorCode.Unknown, message: `${call.method[0]}${call.method.slice(1).toLowerCase()} ${JSON.stringify(call.uri)}: ${socketFailure(err)}` };
+}
+
+/** What Go's HTTP client says of a failed exchange, for the failures both stacks name alike; Node's own text for the rest. */
+function socketFailure(err: unknown): string {
+  const at = socketError(err);
+  if (at?.code === 'ECONNREFUSED' && typeof at.address === 'string' && typeof at.port === 'number') {
+    return `dial tcp ${at.address.includes(':') ? `[${at.address}]` : at.address}:${at.port}: connect: connection refused`;
+  }
+  if (at?.code === 'ENOTFOUND' && typeof at.hostname === 'string') return `dial tcp: lookup ${at.hostname}: no such host`;
+  // The bidder closed the connection before a whole answer: Go reads an unexpected end of the stream.
+  if ((err as { code?: unknown })?.code === 'UND_ERR_SOCKET' && at === undefined) return 'EOF';
+  return (err as Error)?.message ?? String(err);
 }
 
 /** Prebid Server's text for an adapter that made no call and gave no error (`errortypes.FailedToRequestBids`). */
@@ -281,7 +311,7 @@ function exchange(
       return readAnswer(entry, share, call, response, options, result);
     },
     (err: unknown) => {
-      result.errors.push(describeFailure(err));
+      result.errors.push(describeFailure(call, err));
       result.exchanges.push({ failure: isTimeout(err) ? 'timeout' : err instanceof ResponseTooLargeError ? 'too-large' : 'network' });
       (result.failedCalls ??= []).push({ impIds: call.impIds, reason: failureReason(err) });
       return result;

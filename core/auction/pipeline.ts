@@ -32,7 +32,7 @@ import { runStage, type StageOutcome } from '../hooks/executor.js';
 import { convertDownTo25, convertUpTo26 } from '../ortb/index.js';
 import { auctionOutcomeLabel, recordBidderSeat, type Metrics } from '../metrics/index.js';
 import { auctionBidRules, checkBids, checkResponseBids, identifyBids, type AuctionBidRules, type BidCheckSettings } from '../bids/index.js';
-import { callBidder, type BidderCallOptions, type BidderCallResult, type HttpCallRecord } from './bidder-call.js';
+import { CALL_TIMED_OUT, callBidder, type BidderCallOptions, type BidderCallResult, type HttpCallRecord } from './bidder-call.js';
 import { seatNonBids } from './non-bids.js';
 import { markWinners, winnerRules } from './winners.js';
 import { applyCookieBuyerIds, type CookieUids } from './buyer-ids.js';
@@ -323,7 +323,7 @@ export class AuctionPipeline {
             bidder: share.bidder,
             adapter: share.adapter,
             bids: [],
-            errors: [{ code: BidderErrorCode.Timeout, message: 'Timeout: the bidder did not answer before the auction deadline' }],
+            errors: [{ code: BidderErrorCode.Timeout, message: CALL_TIMED_OUT }],
             responseTimeMs: Math.round(context.now() - started),
           };
           recordBidderSeat(metrics, seats[i]!);

@@ -92,16 +92,17 @@ describe('logs that talk', function () {
     it('answers with the fast bidder and errors for the other two', () => {
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.json.seatbid.map((seat: { seat: string }) => seat.seat)).to.deep.equal(['fast']);
-      expect(answer.json.ext.errors.refused[0].code).to.equal(BidderErrorCode.BadServerResponse);
+      // Prebid Server's Go client error (*url.Error) has no code of its own: 999.
+      expect(answer.json.ext.errors.refused[0]).to.deep.equal({ code: BidderErrorCode.Unknown, message: `Post "http://127.0.0.1:${refusedPort}/rtb": dial tcp 127.0.0.1:${refusedPort}: connect: connection refused` });
       expect(answer.json.ext.errors.slow[0].code).to.equal(BidderErrorCode.Timeout);
     });
 
     it('logs the refused call: bidder, duration, error code, no status', async () => {
       const line = await gavel.waitFor((entry) => entry.msg === 'bidder call' && entry.bidder === 'refused');
-      expect(line).to.include({ level: 20, host: `127.0.0.1:${refusedPort}`, errorCode: BidderErrorCode.BadServerResponse, requestId: 'debug-log-1' });
+      expect(line).to.include({ level: 20, host: `127.0.0.1:${refusedPort}`, errorCode: BidderErrorCode.Unknown, requestId: 'debug-log-1' });
       expect(line.durationMs).to.be.a('number');
       expect(line).to.not.have.property('status');
-      expect(String(line.error)).to.contain('ECONNREFUSED');
+      expect(String(line.error)).to.contain('connection refused');
     });
 
     it('logs the slow bidder: abandoned at the deadline, then its call ended by the timeout', async () => {

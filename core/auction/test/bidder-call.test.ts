@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Bidder, BidderRequest, BidRequest, RequestData } from '../../api/index.js';
 import { conversionFailure } from '../../currency/index.js';
 import type { BidderEntry } from '../../bidders/catalog.js';
-import type { BidderTransport } from '../../bidders/transport.js';
+import { CallDeadlineError, type BidderTransport } from '../../bidders/transport.js';
 import { callBidder, serialiseBody, type BidderCallOptions } from '../bidder-call.js';
 
 const post = (body: unknown): RequestData => ({ method: 'POST', uri: 'http://127.0.0.1:9/b', body, impIds: [] });
@@ -83,6 +83,22 @@ describe('bidder calls: answers the bidder layer keeps from the adapter', () => 
     expect(await reasonOf(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).to.deep.equal([103]);
     expect(await reasonOf(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }))).to.deep.equal([103]);
     expect(await reasonOf(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.deep.equal([100]);
+  });
+
+  it("words a failed call as Prebid Server's Go client does: a timeout (1) as the context's deadline, anything else as a URL error (999)", async () => {
+    const errorsOf = async (err: Error) => (await callBidder(entry, share, failing(err), Date.now() + 1000, options)).errors;
+    expect(await errorsOf(Object.assign(new Error('timed out'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))).to.deep.equal([{ code: 1, message: 'context deadline exceeded' }]);
+    expect(await errorsOf(new CallDeadlineError())).to.deep.equal([{ code: 1, message: 'context deadline exceeded' }]);
+    expect(await errorsOf(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 9 }))).to.deep.equal([
+      { code: 999, message: 'Post "https://alpha.example/bid": dial tcp 127.0.0.1:9: connect: connection refused' },
+    ]);
+    expect(await errorsOf(Object.assign(new Error('connect ECONNREFUSED ::1:9'), { code: 'ECONNREFUSED', address: '::1', port: 9 }))).to.deep.equal([
+      { code: 999, message: 'Post "https://alpha.example/bid": dial tcp [::1]:9: connect: connection refused' },
+    ]);
+    expect(await errorsOf(Object.assign(new Error('getaddrinfo ENOTFOUND alpha.example'), { code: 'ENOTFOUND', hostname: 'alpha.example' }))).to.deep.equal([
+      { code: 999, message: 'Post "https://alpha.example/bid": dial tcp: lookup alpha.example: no such host' },
+    ]);
+    expect(await errorsOf(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }))).to.deep.equal([{ code: 999, message: 'Post "https://alpha.example/bid": EOF' }]);
   });
 });
 
