@@ -148,6 +148,9 @@ export function failureStatusMessage(status: number): string {
   return `Server responded with failure status: ${status}. Set request.test = 1 for debugging info.`;
 }
 
+/** Prebid Server's text for a call not made for too little time left (`errortypes.TmaxTimeout`, code 12). */
+export const TMAX_EXCEEDED = 'exceeded tmax duration';
+
 /** Prebid Server's text for a call its auction stopped waiting for: the Go context's deadline error. */
 export const CALL_TIMED_OUT = 'context deadline exceeded';
 
@@ -192,6 +195,11 @@ export interface BidderCallOptions {
   observer?: AuctionObserver;
   /** The auction's calls, ended together when it stops waiting. */
   calls?: AuctionCalls;
+  /**
+   * A call with less time than this left before `deadline` is not made: Prebid Server's `TmaxTimeout` of its enforced
+   * tmax adjustments (`bidder_response_duration_min_ms`). Absent: every call is made.
+   */
+  minCallTimeMs?: number;
   /**
    * The JSON of the request branches already written for this auction's bidders (see serialiseBody); absent when
    * the auction has too few bidders for it to pay. A branch's text is kept until the auction ends, so a branch must
@@ -285,6 +293,12 @@ function exchange(
     return Promise.reject(err);
   }
   if (record) result.httpCalls.push(record);
+  if (options.minCallTimeMs !== undefined && deadline - Date.now() < options.minCallTimeMs) {
+    result.errors.push({ code: BidderErrorCode.TmaxTimeout, message: TMAX_EXCEEDED });
+    result.exchanges.push({ failure: 'timeout' });
+    (result.failedCalls ??= []).push({ impIds: call.impIds, reason: NonBidReason.ErrorGeneral });
+    return Promise.resolve(result);
+  }
   let sending: Promise<ResponseData>;
   try {
     sending = transport.send(call, bodyText, { timeoutMs: transportTimeout(deadline), deadline, calls: options.calls, gzip: entry.info.endpointCompression === 'gzip' });

@@ -241,7 +241,7 @@ export class AuctionPipeline {
           bidderDeadline,
           httpCalls,
           bidRules,
-          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, conversionFailure: failure, convertCurrency: strictConversion(convert, failure), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
+          call: { endpoint: context.endpoint, recordCalls: context.debug, currency, convert, conversionFailure: failure, convertCurrency: strictConversion(convert, failure), warn: (bidder, warning) => context.warn(bidder, warning), observer: context.observer, calls: new AuctionCalls(), minCallTimeMs: config.auction.minBidderTimeMs, branchTexts: shares.length >= SHARED_JSON_FROM_BIDDERS ? new Map() : undefined },
           stored: stored?.bids ? setAsideStoredImps(shares, stored.bids) : undefined,
           converted25: new Map(),
         });
@@ -364,16 +364,12 @@ export class AuctionPipeline {
    * a promise: this runs for every bidder of every auction, and each await is a promise and a resumption more.
    */
   private askBidder(share: BidderRequest, context: RequestContext, timing: BidderTiming): Promise<SeatResult> {
-    const { bidders, config } = this.deps;
+    const { bidders } = this.deps;
     const started = context.now();
     const seat: SeatResult = { bidder: share.bidder, adapter: share.adapter, bids: [], errors: [], responseTimeMs: 0 };
     const entry = bidders.get(share.adapter);
     if (!entry?.bidder) {
       seat.errors.push({ code: BidderErrorCode.BadInput, message: `bidder ${share.bidder} is not enabled on this host` });
-      return Promise.resolve(seat);
-    }
-    if (timing.bidderDeadline - started < config.auction.minBidderTimeMs) {
-      seat.errors.push({ code: BidderErrorCode.Timeout, message: 'Timeout: not enough time left in tmax to call this bidder' });
       return Promise.resolve(seat);
     }
     const asked: BidderAsked = { share, entry, seat, started, stored: timing.stored?.get(share) };

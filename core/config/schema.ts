@@ -233,7 +233,7 @@ export const configSchema = Type.Object(
       maxTmaxMs: Type.Integer({ minimum: 1, default: 3000, description: 'Cap on a request\'s tmax' }),
       networkBufferMs: Type.Integer({ minimum: 0, default: 10, description: 'Kept back from tmax for the network between bidders and Gavel' }),
       responsePrepMs: Type.Integer({ minimum: 0, default: 15, description: 'Kept back from tmax to build and write the response' }),
-      minBidderTimeMs: Type.Integer({ minimum: 0, default: 10, description: 'A bidder whose share of time would be below this is skipped with a timeout error' }),
+      minBidderTimeMs: Type.Integer({ minimum: 0, default: 10, description: 'A bidder call with less time than this left is not made (error 12, Prebid Server\'s bidder_response_duration_min_ms)' }),
       currency: Type.String({ pattern: '^[A-Z]{3}$', default: 'USD', description: 'Auction currency' }),
       defaultNamespace: OneOf(['svc', 'prebid'] as const, { default: 'svc', description: 'Response namespace for requests that use neither `ext.svc` nor `ext.prebid`' }),
       blockedApps: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'App ids (`app.id`) whose requests are refused with a 503' }),

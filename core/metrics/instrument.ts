@@ -16,7 +16,7 @@ export function auctionOutcomeLabel(kind: 'completed' | 'invalid' | 'rejected' |
 export function bidderCallOutcome(bidCount: number, errors: readonly BidderError[]): BidderCallOutcome {
   if (bidCount > 0) return 'bid';
   if (errors.length === 0) return 'nobid';
-  for (const error of errors) if (error.code === BidderErrorCode.Timeout) return 'timeout';
+  for (const error of errors) if (error.code === BidderErrorCode.Timeout || error.code === BidderErrorCode.TmaxTimeout) return 'timeout';
   return 'error';
 }
 

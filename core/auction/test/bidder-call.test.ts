@@ -123,6 +123,32 @@ describe('bidder calls: an adapter that makes no call', () => {
   });
 });
 
+describe('bidder calls: too little time left to make a call', () => {
+  const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }, { id: 'imp-2', banner: { w: 300, h: 250 } }] } };
+  const entry = {
+    name: 'alpha', adapter: 'alpha', info: {}, enabled: true, ortbVersion: '2.5', debugAllow: true,
+    bidder: {
+      makeRequests: (request: BidRequest) => ({ requests: request.imp.map((imp) => ({ method: 'POST', uri: 'https://alpha.example/bid', body: { ...request, imp: [imp] }, impIds: [imp.id] })) }),
+      makeBids: () => ({ bids: [] }),
+    },
+    endpoint: { allows: () => true, template: 'https://alpha.example/bid' },
+  } as unknown as BidderEntry;
+  const options: BidderCallOptions = { endpoint: 'auction', recordCalls: true, currency: 'USD', convert: (amount) => amount, convertCurrency: (amount) => amount, minCallTimeMs: 50 };
+
+  it("is not made: each call is Prebid Server's TmaxTimeout (12) 'exceeded tmax duration', its imps failed (100), its debug record without answer", async () => {
+    let sent = 0;
+    const transport: BidderTransport = { send: async () => (sent++, { status: 204, body: '', headers: {} }), close: async () => undefined };
+    const result = await callBidder(entry, share, transport, Date.now() + 20, options);
+    expect(sent).to.equal(0);
+    expect(result.errors).to.deep.equal([{ code: 12, message: 'exceeded tmax duration' }, { code: 12, message: 'exceeded tmax duration' }]);
+    expect(result.failedCalls).to.deep.equal([{ impIds: ['imp-1'], reason: 100 }, { impIds: ['imp-2'], reason: 100 }]);
+    expect(result.httpCalls.map((call) => [call.status, call.responsebody])).to.deep.equal([[0, ''], [0, '']]);
+    const inTime = await callBidder(entry, share, transport, Date.now() + 1000, options);
+    expect(sent).to.equal(2);
+    expect(inTime.errors).to.deep.equal([]);
+  });
+});
+
 describe('bidder calls: the debug record of each call', () => {
   const share: BidderRequest = { bidder: 'alpha', adapter: 'alpha', request: { id: 'r', imp: [{ id: 'imp-1', banner: { w: 300, h: 250 } }] } };
   const entryMaking = (call: RequestData) =>
