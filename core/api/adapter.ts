@@ -106,7 +106,8 @@ export interface RequestData {
   impIds: string[];
   /**
    * Headers and query parameters that carry a secret (an API key, a host password): `ext.debug.httpcalls` shows
-   * them masked. `Authorization`, `Proxy-Authorization` and `Cookie` are always masked.
+   * them masked. `Proxy-Authorization` and `Cookie` are always masked, and `Authorization` is left out, as Prebid
+   * Server leaves it out.
    */
   secret?: { headers?: readonly string[]; params?: readonly string[] };
 }

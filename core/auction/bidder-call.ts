@@ -392,9 +392,12 @@ function recordWarnings(warnings: Warning[] | undefined, share: BidderRequest, o
 /** What `ext.debug.httpcalls` shows in place of a secret. */
 export const MASKED = '[masked]';
 /** Headers that carry credentials whatever the adapter: never shown in debug output. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+const SECRET_HEADERS = new Set(['proxy-authorization', 'cookie', 'set-cookie']);
 
-/** The call's headers as debug output shows them: each as a list, credentials and the adapter's secrets masked. */
+/**
+ * The call's headers as debug output shows them: each as a list, `Authorization` left out (Prebid Server's
+ * `filterHeader`), other credentials and the adapter's secrets masked.
+ */
 function headerLists(call: RequestData): Record<string, string[]> | undefined {
   const headers = call.headers;
   if (!headers) return undefined;
@@ -402,6 +405,7 @@ function headerLists(call: RequestData): Record<string, string[]> | undefined {
   const lists: Record<string, string[]> = {};
   for (const name of Object.keys(headers)) {
     const lower = name.toLowerCase();
+    if (lower === 'authorization') continue;
     lists[name] = [SECRET_HEADERS.has(lower) || secret?.includes(lower) ? MASKED : headers[name]!];
   }
   return lists;

@@ -125,16 +125,17 @@ describe('debug output without secrets', () => {
     bidder = setup.bidder();
   });
 
-  it('masks Authorization, cookies and the headers and query parameters an adapter marks secret; shows the rest', async () => {
+  it('leaves Authorization out as Prebid Server does, masks cookies and the headers and query parameters an adapter marks secret; shows the rest', async () => {
     const request = bannerRequest({ keyed: {}, rubicon: { accountId: 1, siteId: 2, zoneId: 3 } }, { test: 1 });
     const { json, text } = await postJson(`${gavel.url}/openrtb2/auction`, request);
     expect(text).not.to.contain(API_KEY);
     expect(text).not.to.contain(Buffer.from('host-user:host-password').toString('base64'));
     const [call] = json.ext.debug.httpcalls.keyed;
-    expect(call.requestheaders).to.deep.include({ 'X-Api-Key': ['[masked]'], Authorization: ['[masked]'], Cookie: ['[masked]'], 'X-Plain': ['shown'] });
+    expect(call.requestheaders).to.deep.include({ 'X-Api-Key': ['[masked]'], Cookie: ['[masked]'], 'X-Plain': ['shown'] });
+    expect(call.requestheaders).not.to.have.property('Authorization');
     expect(new URL(call.uri).searchParams.get('apikey')).to.equal('[masked]');
     expect(new URL(call.uri).searchParams.get('name')).to.equal('keyed');
-    expect(json.ext.debug.httpcalls.rubicon[0].requestheaders.Authorization).to.deep.equal(['[masked]']);
+    expect(json.ext.debug.httpcalls.rubicon[0].requestheaders).not.to.have.property('Authorization');
     // What the bidder received is the real thing.
     const sent = bidder.received.find((seen) => seen.url.includes('name=keyed'))!;
     expect(sent.headers['x-api-key']).to.equal(API_KEY);
