@@ -1,4 +1,4 @@
-import type { AdminMount } from '../metrics/admin-server.js';
+import { jsonAdminMount, type AdminMount } from '../metrics/index.js';
 import type { CurrencyConverter } from './converter.js';
 
 /**
@@ -6,19 +6,5 @@ import type { CurrencyConverter } from './converter.js';
  * interval, last fetch and fetched rates are the host's own business, not the public's.
  */
 export function currencyRatesMount(currency: Pick<CurrencyConverter, 'info'>): AdminMount {
-  return {
-    prefix: '/currency/rates',
-    serve(req, res, path) {
-      if (path !== '/currency/rates') {
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-        return;
-      }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }).end('method not allowed\n');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(currency.info()));
-    },
-  };
+  return jsonAdminMount('/currency/rates', () => JSON.stringify(currency.info()));
 }

@@ -39,6 +39,28 @@ export interface AdminMount {
   serve(req: IncomingMessage, res: ServerResponse, path: string): void | Promise<void>;
 }
 
+/**
+ * A read-only JSON page on the admin listener at exactly `path` (GET and HEAD; 405 for other methods, 404 below it);
+ * `body` gives its text for each GET.
+ */
+export function jsonAdminMount(path: string, body: () => string): AdminMount {
+  return {
+    prefix: path,
+    serve(req, res, requested) {
+      if (requested !== path) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }).end('method not allowed\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body());
+    },
+  };
+}
+
 export interface AdminServer {
   /** The address and port actually bound (the port is useful with port 0). */
   readonly host: string;

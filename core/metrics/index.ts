@@ -18,7 +18,7 @@ export {
   type PrometheusMetricsOptions,
   type ShedLabel,
 } from './metrics.js';
-export { startAdminServer, type AdminMount, type AdminServer, type AdminServerOptions, type InvalidationOrder } from './admin-server.js';
+export { jsonAdminMount, startAdminServer, type AdminMount, type AdminServer, type AdminServerOptions, type InvalidationOrder } from './admin-server.js';
 export { BACKENDS, BackendStatus, Readiness, startProbe, type BackendName, type ReadinessReport } from './readiness.js';
 export { auctionOutcomeLabel, bidderCallOutcome, instrumentCachePut, recordBidderSeat } from './instrument.js';
 export { answerClusterScrapes, ClusterMetrics, shareWithClusterPrimary, type ClusterMetricsOptions } from './cluster.js';
