@@ -71,7 +71,7 @@ export function checkAliasGvlIds(options: JsonObject, scope: ValidationScope): v
 
 /**
  * `data.eidpermissions` (`[{source, bidders}]`): each rule names a source once and at least one bidder, each a bidder
- * or alias of this request, or `"*"` alone. The first broken rule is the request's error, as in Prebid Server.
+ * the host runs or an alias of this request (spelt as declared), or `"*"` alone. The first broken rule is the request's error, as in Prebid Server.
  */
 export function checkEidPermissions(options: JsonObject, scope: ValidationScope): void {
   const data = isJsonObject(options.data) ? options.data : undefined;
@@ -102,11 +102,21 @@ function eidPermissionError(rule: unknown, path: string, sources: Set<string>, s
   for (const bidder of bidders) {
     if (bidder === '*') {
       if (bidders.length > 1) return `${path} contains bidder wildcard "*" mixed with specific bidders`;
-    } else if (typeof bidder !== 'string' || scope.bidders.resolve(bidder) === undefined) {
+    } else if (typeof bidder !== 'string' || !isEidPermissionBidder(bidder, scope)) {
       return `${path} contains unrecognized bidder "${String(bidder)}"`;
     }
   }
   return undefined;
+}
+
+/**
+ * Prebid Server's validateBidders: a bidder the host runs, in any case (a host bidder switched off is unrecognized),
+ * or a request alias spelt exactly as declared.
+ */
+function isEidPermissionBidder(name: string, scope: ValidationScope): boolean {
+  if (scope.bidders.isAliasAsSpelt(name)) return true;
+  const hostBidder = scope.bidders.hostBidder(name);
+  return hostBidder !== undefined && scope.bidders.isEnabled(hostBidder);
 }
 
 /**

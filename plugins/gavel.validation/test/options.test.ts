@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { applyChanges, expectAccepted, expectRejected, withRequest } from './support.js';
+import { applyChanges, expectAccepted, expectRejected, testDeps, validate, withRequest } from './support.js';
 
 const withOptions = (options: Record<string, unknown>, namespace: 'svc' | 'prebid' = 'svc') =>
   withRequest((r) => { r.ext = { [namespace]: options }; });
@@ -174,6 +174,15 @@ describe('gavel.validation: aliasgvlids, eidpermissions and channel, in Prebid S
       'request.ext.svc.data.eidpermissions[0] contains bidder wildcard "*" mixed with specific bidders');
     expectAccepted(rule([{ source: 'a.com', bidders: ['*'] }, { source: 'b.com', bidders: ['AppNexus'] }]));
     expectAccepted(withOptions({ aliases: { foo: 'appnexus' }, data: { eidpermissions: [{ source: 'a.com', bidders: ['foo'] }] } }));
+  });
+
+  it('takes request aliases in eidpermissions only as spelt, and no host bidder that is switched off, as Prebid Server does', () => {
+    expectRejected(withOptions({ aliases: { MyAlias: 'appnexus' }, data: { eidpermissions: [{ source: 'a.com', bidders: ['myalias'] }] } }),
+      'request.ext.svc.data.eidpermissions[0] contains unrecognized bidder "myalias"');
+    const base = testDeps();
+    const deps = { ...base, bidders: new Map([...base.bidders].map(([name, entry]) => [name, name === 'rubicon' ? { ...entry, enabled: false } : entry])) };
+    const result = validate(withOptions({ data: { eidpermissions: [{ source: 'a.com', bidders: ['rubicon'] }] } }), 'svc', deps);
+    expect(result?.invalid).to.include('request.ext.svc.data.eidpermissions[0] contains unrecognized bidder "rubicon"');
   });
 
   it('requires a channel the request names to have a name', () => {
