@@ -406,3 +406,66 @@ function refuse(place: Place, kind: Kind, read: (links: string[]) => unknown): n
   }
   throw new Error(`no decoder error for request member of kind ${kind}`);
 }
+
+const MERGE_SHAPES = { site: SITE, app: APP, user: USER, device: DEVICE } as const;
+
+/**
+ * `base` (the request's `site`, `app`, `user` or `device`, or undefined) with `patch` laid over it as Prebid Server's
+ * jsonutil.MergeClone decodes a JSON object onto a copy of the struct: a member the struct has no field for is
+ * ignored; objects merge member by member and lists are replaced; `null` empties a string, list, object or pointer
+ * field but leaves a plain number (`device.w`) and an `ext` as they were; an `ext` is merged as a JSON merge patch
+ * (taken as it is where there was none). The patch must decode into the struct (openrtb2DecodeProblem). Copies only
+ * the branches it changes.
+ */
+export function mergeOpenrtb2Member(part: keyof typeof MERGE_SHAPES, base: JsonObject | undefined, patch: JsonObject): JsonObject {
+  return mergeStruct(base ?? {}, patch, MERGE_SHAPES[part]);
+}
+
+function mergeStruct(base: JsonObject, patch: JsonObject, shape: GoStruct): JsonObject {
+  const result: JsonObject = { ...base };
+  for (const key in patch) {
+    const name = shape.has(key) ? key : key.toLowerCase();
+    const field = shape.get(name);
+    if (field === undefined) continue;
+    const value = patch[key];
+    const current = result[name];
+    if (value === null) {
+      // Go's decoder leaves a plain number as it was on `null`, and Prebid Server's merge keeps an ext.
+      if (field.kind === 'r' || ((field.kind === 'i' || field.kind === 'f') && field.zero !== Zero.Kept)) continue;
+      delete result[name];
+    } else if (field.kind === 'r') {
+      result[name] = current === undefined || current === null ? value : jsonMergePatchGo(current, value);
+    } else if (field.kind === 'o' && isJsonObject(value)) {
+      result[name] = field.nested ? mergeStruct(isJsonObject(current) ? current : {}, value, field.nested) : value;
+    } else {
+      result[name] = value;
+    }
+  }
+  return result;
+}
+
+/**
+ * RFC 7396 merge patch as Prebid Server's json-patch library applies it: a member new to the document comes with the
+ * `null`s inside its objects (also objects in lists) dropped; a member that replaces one comes as it is.
+ */
+export function jsonMergePatchGo(document: unknown, patch: unknown): unknown {
+  if (!isJsonObject(document)) return withoutNulls(patch);
+  if (!isJsonObject(patch)) return patch;
+  const result: JsonObject = { ...document };
+  for (const key in patch) {
+    const value = patch[key];
+    if (value === null) delete result[key];
+    else if (Object.hasOwn(result, key) && result[key] !== null) result[key] = jsonMergePatchGo(result[key], value);
+    else result[key] = withoutNulls(value);
+  }
+  return result;
+}
+
+/** The value with the `null` members of its objects dropped, at any depth (`null` items of lists stay). */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.some((item) => item !== null && typeof item === 'object') ? value.map(withoutNulls) : value;
+  if (!isJsonObject(value)) return value;
+  const result: JsonObject = {};
+  for (const key in value) if (value[key] !== null) result[key] = withoutNulls(value[key]);
+  return result;
+}

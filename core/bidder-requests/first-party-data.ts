@@ -1,14 +1,13 @@
-import { isJsonObject, openrtb2DecodeProblem, type BidRequest, type JsonObject } from '../api/index.js';
-import { mergePatch } from '../stored/index.js';
+import { isJsonObject, mergeOpenrtb2Member, openrtb2DecodeProblem, type BidRequest, type JsonObject } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
 /** One bidder's OpenRTB overrides from `ext.<ns>.bidderconfig[].config.ortb2`. */
 interface BidderFpd {
-  site?: Json;
-  app?: Json;
-  user?: Json;
-  device?: Json;
+  site?: unknown;
+  app?: unknown;
+  user?: unknown;
+  device?: unknown;
 }
 
 /**
@@ -17,7 +16,8 @@ interface BidderFpd {
  *   `app.ext.data`, `user.ext.data`, `user.data`, `site.content.data`, `app.content.data`) and their own bidder
  *   config; every other bidder gets the request without it. Without the list, every bidder gets the request's data.
  * - `ext.<ns>.bidderconfig: [{bidders, config: {ortb2: {site, app, user, device}}}]`: merged over the request for
- *   those bidders (objects member by member, arrays and values replaced).
+ *   those bidders as Prebid Server's MergeClone lays JSON over its structs (objects member by member, lists and
+ *   values replaced, `ext` merged as a JSON merge patch; see mergeOpenrtb2Member).
  */
 export interface FpdPlan {
   /** Lower-case names of `data.bidders`; undefined when the request gives no list. */
@@ -37,7 +37,7 @@ export function planFirstPartyData(request: BidRequest, options: Json | undefine
       if (!isJsonObject(entry) || !Array.isArray(entry.bidders)) continue;
       const ortb2 = isJsonObject(entry.config) && isJsonObject(entry.config.ortb2) ? entry.config.ortb2 : {};
       const fpd: BidderFpd = {};
-      for (const part of ['site', 'app', 'user', 'device'] as const) if (isJsonObject(ortb2[part])) fpd[part] = ortb2[part] as Json;
+      for (const part of ['site', 'app', 'user', 'device'] as const) if (isJsonObject(ortb2[part])) fpd[part] = ortb2[part];
       for (const bidder of entry.bidders) {
         if (typeof bidder !== 'string') continue;
         const key = bidder.toLowerCase();
@@ -62,22 +62,22 @@ function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
     if (!fpd) continue;
     // Prebid Server's order: user, app, site, device. A config its struct cannot take (a member of the wrong JSON
     // type) fails its merge.
-    if (fpd.user && undecodable('user', fpd.user)) errors.push(BAD_FPD);
-    if (fpd.app) {
+    if (fpd.user !== undefined && undecodable('user', fpd.user)) errors.push(BAD_FPD);
+    if (fpd.app !== undefined) {
       if (!isJsonObject(request.app)) errors.push(`incorrect First Party Data for bidder ${bidder}: App object is not defined in request, but defined in FPD config`);
       else if (undecodable('app', fpd.app)) errors.push(BAD_FPD);
     }
-    if (fpd.site) {
+    if (fpd.site !== undefined) {
       if (!isJsonObject(request.site)) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object is not defined in request, but defined in FPD config`);
       else if (undecodable('site', fpd.site)) errors.push(BAD_FPD);
       else {
-        const site = mergePatch(request.site, fpd.site) as Json;
+        const site = mergeOpenrtb2Member('site', request.site, fpd.site as Json);
         if (!site.id && !site.page) errors.push(`incorrect First Party Data for bidder ${bidder}: Site object cannot set empty page if req.site.id is empty`);
       }
     }
-    if (fpd.device) {
+    if (fpd.device !== undefined) {
       if (undecodable('device', fpd.device)) errors.push(BAD_FPD);
-      else errors.push(...deviceProblems(mergePatch(isJsonObject(request.device) ? request.device : {}, fpd.device) as Json));
+      else errors.push(...deviceProblems(mergeOpenrtb2Member('device', isJsonObject(request.device) ? request.device : undefined, fpd.device as Json)));
     }
   }
   return errors;
@@ -87,7 +87,7 @@ function checkResolvable(request: BidRequest, plan: FpdPlan): string[] {
 const BAD_FPD = 'invalid first party data ext';
 
 /** True when the OpenRTB object `part` of a request could not hold this config (Prebid Server's merge fails). */
-function undecodable(part: 'site' | 'app' | 'user' | 'device', config: Json): boolean {
+function undecodable(part: 'site' | 'app' | 'user' | 'device', config: unknown): boolean {
   return openrtb2DecodeProblem({ [part]: config } as JsonObject) !== undefined;
 }
 
@@ -130,7 +130,7 @@ function withoutGlobalData(holder: unknown, kind: 'site' | 'user'): unknown {
 /**
  * Applies the plan to one bidder's request (its own copy of the top level): a bidder left out of `data.bidders`
  * loses the global data; a bidder with a config gets it merged over what it receives, keeping its own buyer id and,
- * unless the config names eids, the eids it may see.
+ * unless the config names eids (a non-empty list), the eids it may see.
  */
 export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidRequest): void {
   const key = bidder.toLowerCase();
@@ -142,13 +142,21 @@ export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidR
   }
   const fpd = plan.configs.get(key);
   if (!fpd) return;
-  if (fpd.site && request.site) request.site = mergePatch(request.site, fpd.site) as BidRequest['site'];
-  if (fpd.app && request.app) request.app = mergePatch(request.app, fpd.app) as BidRequest['app'];
-  if (fpd.device) request.device = mergePatch(request.device ?? {}, fpd.device) as BidRequest['device'];
-  if (fpd.user) {
+  if (fpd.site !== undefined && request.site) request.site = mergeOpenrtb2Member('site', request.site, fpd.site as Json) as BidRequest['site'];
+  if (fpd.app !== undefined && request.app) request.app = mergeOpenrtb2Member('app', request.app, fpd.app as Json) as BidRequest['app'];
+  if (fpd.device !== undefined) request.device = mergeOpenrtb2Member('device', request.device, fpd.device as Json) as BidRequest['device'];
+  if (fpd.user !== undefined) {
     const current = request.user;
-    const user = mergePatch(current ?? {}, fpd.user) as Json;
-    if (current?.buyeruid) user.buyeruid = current.buyeruid;
+    const user = mergeOpenrtb2Member('user', current, fpd.user as Json);
+    if (current) {
+      if (current.buyeruid) user.buyeruid = current.buyeruid;
+      // Only a config naming eids replaces the eids the bidder may see (an empty list or `null` names none).
+      const configEids = (fpd.user as Json).eids;
+      if (!Array.isArray(configEids) || configEids.length === 0) {
+        if (current.eids !== undefined) user.eids = current.eids;
+        else delete user.eids;
+      }
+    }
     request.user = user as BidRequest['user'];
   }
 }
