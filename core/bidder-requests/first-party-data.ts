@@ -2,7 +2,10 @@ import { isJsonObject, mergeOpenrtb2Member, openrtb2DecodeProblem, type BidReque
 
 type Json = Record<string, unknown>;
 
-/** One bidder's OpenRTB overrides from `ext.<ns>.bidderconfig[].config.ortb2`. */
+/**
+ * One bidder's OpenRTB overrides from `ext.<ns>.bidderconfig[].config.ortb2`: any JSON but `null` (Prebid Server
+ * holds them raw; one that is not an object fails its merge).
+ */
 interface BidderFpd {
   site?: unknown;
   app?: unknown;
@@ -37,7 +40,7 @@ export function planFirstPartyData(request: BidRequest, options: Json | undefine
       if (!isJsonObject(entry) || !Array.isArray(entry.bidders)) continue;
       const ortb2 = isJsonObject(entry.config) && isJsonObject(entry.config.ortb2) ? entry.config.ortb2 : {};
       const fpd: BidderFpd = {};
-      for (const part of ['site', 'app', 'user', 'device'] as const) if (isJsonObject(ortb2[part])) fpd[part] = ortb2[part];
+      for (const part of ['site', 'app', 'user', 'device'] as const) if (ortb2[part] !== undefined && ortb2[part] !== null) fpd[part] = ortb2[part];
       for (const bidder of entry.bidders) {
         if (typeof bidder !== 'string') continue;
         const key = bidder.toLowerCase();
@@ -88,7 +91,7 @@ const BAD_FPD = 'invalid first party data ext';
 
 /** True when the OpenRTB object `part` of a request could not hold this config (Prebid Server's merge fails). */
 function undecodable(part: 'site' | 'app' | 'user' | 'device', config: unknown): boolean {
-  return openrtb2DecodeProblem({ [part]: config } as JsonObject) !== undefined;
+  return !isJsonObject(config) || openrtb2DecodeProblem({ [part]: config } as JsonObject) !== undefined;
 }
 
 function deviceProblems(device: Json): string[] {
