@@ -1,4 +1,4 @@
-import { isJsonObject, mergeOpenrtb2Member, openrtb2DecodeProblem, type BidRequest, type JsonObject } from '../api/index.js';
+import { isJsonObject, mergeOpenrtb2Member, openrtb2DecodeProblem, withoutNulls, type BidRequest, type JsonObject } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -132,16 +132,23 @@ function withoutGlobalData(holder: unknown, kind: 'site' | 'user'): unknown {
 
 /**
  * Applies the plan to one bidder's request (its own copy of the top level): a bidder left out of `data.bidders`
- * loses the global data; a bidder with a config gets it merged over what it receives, keeping its own buyer id and,
- * unless the config names eids (a non-empty list), the eids it may see.
+ * loses the global data; a listed bidder gets it back as Prebid Server puts it back (an `ext.data` beside other
+ * `ext` members merged in as a JSON merge patch, which drops its `null`s); a bidder with a config gets it merged over
+ * what it receives, keeping its own buyer id and, unless the config names eids (a non-empty list), the eids it may
+ * see.
  */
 export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidRequest): void {
   const key = bidder.toLowerCase();
-  if (plan.listed && !plan.listed.has(key)) {
-    if (request.site !== undefined) request.site = withoutGlobalData(request.site, 'site') as BidRequest['site'];
-    if (request.app !== undefined) request.app = withoutGlobalData(request.app, 'site') as BidRequest['app'];
-    if (request.user !== undefined) request.user = withoutGlobalData(request.user, 'user') as BidRequest['user'];
-    return;
+  if (plan.listed) {
+    if (!plan.listed.has(key)) {
+      if (request.site !== undefined) request.site = withoutGlobalData(request.site, 'site') as BidRequest['site'];
+      if (request.app !== undefined) request.app = withoutGlobalData(request.app, 'site') as BidRequest['app'];
+      if (request.user !== undefined) request.user = withoutGlobalData(request.user, 'user') as BidRequest['user'];
+      return;
+    }
+    if (request.site !== undefined) request.site = withGlobalDataMerged(request.site) as BidRequest['site'];
+    if (request.app !== undefined) request.app = withGlobalDataMerged(request.app) as BidRequest['app'];
+    if (request.user !== undefined) request.user = withGlobalDataMerged(request.user) as BidRequest['user'];
   }
   const fpd = plan.configs.get(key);
   if (!fpd) return;
@@ -162,4 +169,29 @@ export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidR
     }
     request.user = user as BidRequest['user'];
   }
+}
+
+/**
+ * Prebid Server takes `ext.data` out of the request and merges `{"data": ...}` back in for a listed bidder: beside
+ * other `ext` members that is a JSON merge patch, which drops the `null`s inside (and a `null` data itself); alone it
+ * is put back as it was. The same object when that changes nothing.
+ */
+function withGlobalDataMerged(holder: unknown): unknown {
+  if (!isJsonObject(holder) || !isJsonObject(holder.ext) || holder.ext.data === undefined) return holder;
+  const ext = holder.ext;
+  const data = ext.data;
+  if (!hasNull(data)) return holder;
+  let others = false;
+  for (const name in ext) if (name !== 'data') { others = true; break; }
+  if (!others) return holder;
+  const { data: _data, ...rest } = ext;
+  return { ...holder, ext: data === null ? rest : { ...rest, data: withoutNulls(data) } };
+}
+
+function hasNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (Array.isArray(value)) return value.some((item) => item !== null && typeof item === 'object' && hasNull(item));
+  if (!isJsonObject(value)) return false;
+  for (const name in value) if (hasNull(value[name])) return true;
+  return false;
 }
