@@ -407,10 +407,10 @@ function refuse(place: Place, kind: Kind, read: (links: string[]) => unknown): n
   throw new Error(`no decoder error for request member of kind ${kind}`);
 }
 
-const MERGE_SHAPES = { site: SITE, app: APP, user: USER, device: DEVICE } as const;
+const MERGE_SHAPES = { site: SITE, app: APP, user: USER, device: DEVICE, imp: IMP } as const;
 
 /**
- * `base` (the request's `site`, `app`, `user` or `device`, or undefined) with `patch` laid over it as Prebid Server's
+ * `base` (the request's `site`, `app`, `user` or `device`, an imp, or undefined) with `patch` laid over it as Prebid Server's
  * jsonutil.MergeClone decodes a JSON object onto a copy of the struct: a member the struct has no field for is
  * ignored; objects merge member by member and lists are replaced; `null` empties a string, list, object or pointer
  * field but leaves a plain number (`device.w`) and an `ext` as they were; an `ext` is merged as a JSON merge patch

@@ -1,5 +1,4 @@
-import { isJsonObject, openrtb2DecodeProblem, type AuctionContext, type Imp, type JsonObject } from '../api/index.js';
-import { mergePatch } from '../stored/index.js';
+import { isJsonObject, mergeOpenrtb2Member, openrtb2DecodeProblem, type AuctionContext, type Imp, type JsonObject } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +52,8 @@ export function impFor(imp: Imp, bidder: string, context: AuctionContext, rechec
   if (!fpd) return { ...imp, ext: newExt };
   // Prebid Server's words, naming the imp by its place in the request (mergeImpFPD).
   if (openrtb2DecodeProblem({ imp: [fpd] } as JsonObject) !== undefined) return new UndecodableImpFpd(`invalid first party data for imp[${indexOf(imp, auctionImps)}]`);
-  const merged = mergePatch(imp, fpd) as Json;
+  // Laid over the imp as Prebid Server's MergeClone decodes it (`null` leaves a plain number such as bidfloor).
+  const merged = mergeOpenrtb2Member('imp', imp as unknown as JsonObject, fpd) as Json;
   // The bidder's ext is the one built here: first-party data does not reach into it.
   merged.ext = newExt;
   if (!recheck) return merged as Imp;
