@@ -27,9 +27,14 @@ export interface FpdPlan {
   listed: ReadonlySet<string> | undefined;
   /** By lower-case bidder name. */
   configs: ReadonlyMap<string, BidderFpd>;
+  /**
+   * The request's `user.ext` has `<ns>` (buyer ids): Prebid Server then writes every bidder's `user.ext` back from the
+   * request's (less `<ns>`, and less `data` once `data.bidders` took it out), over the one its first-party data made.
+   */
+  userExtRewritten: boolean;
 }
 
-export function planFirstPartyData(request: BidRequest, options: Json | undefined): FpdPlan | { errors: string[] } | undefined {
+export function planFirstPartyData(request: BidRequest, options: Json | undefined, namespace: string): FpdPlan | { errors: string[] } | undefined {
   // Most requests have neither: decided without allocating anything.
   if (!isJsonObject(options?.data) && !Array.isArray(options?.bidderconfig)) return undefined;
   const data = isJsonObject(options?.data) ? options!.data : undefined;
@@ -50,7 +55,8 @@ export function planFirstPartyData(request: BidRequest, options: Json | undefine
     }
   }
   if (!listed && configs.size === 0) return undefined;
-  const plan: FpdPlan = { listed, configs };
+  const userExt = request.user?.ext;
+  const plan: FpdPlan = { listed, configs, userExtRewritten: isJsonObject(userExt) && isJsonObject(userExt[namespace]) };
   const errors = checkResolvable(request, plan);
   // Prebid Server answers every problem in one 400 line, joined by commas.
   return errors.length > 0 ? { errors: [errors.join(',')] } : plan;
@@ -106,13 +112,13 @@ function deviceProblems(device: Json): string[] {
 
 /**
  * `holder` without its global first-party data: `ext.data`, and `content.data` of a site or app, `data` of a user
- * (a copy; the same object when it has none).
+ * (kind `ext`: `ext.data` only) (a copy; the same object when it has none).
  */
-function withoutGlobalData(holder: unknown, kind: 'site' | 'user'): unknown {
+function withoutGlobalData(holder: unknown, kind: 'site' | 'user' | 'ext'): unknown {
   if (!isJsonObject(holder)) return holder;
   const ext = isJsonObject(holder.ext) ? holder.ext : undefined;
   const hasExtData = ext !== undefined && ext.data !== undefined;
-  const hasOwnData = kind === 'user' ? holder.data !== undefined : isJsonObject(holder.content) && holder.content.data !== undefined;
+  const hasOwnData = kind === 'ext' ? false : kind === 'user' ? holder.data !== undefined : isJsonObject(holder.content) && holder.content.data !== undefined;
   if (!hasExtData && !hasOwnData) return holder;
   const copy: Json = { ...holder };
   if (hasExtData) {
@@ -148,7 +154,9 @@ export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidR
     }
     if (request.site !== undefined) request.site = withGlobalDataMerged(request.site) as BidRequest['site'];
     if (request.app !== undefined) request.app = withGlobalDataMerged(request.app) as BidRequest['app'];
-    if (request.user !== undefined) request.user = withGlobalDataMerged(request.user) as BidRequest['user'];
+    if (request.user !== undefined) {
+      request.user = plan.userExtRewritten ? (withoutGlobalData(request.user, 'ext') as BidRequest['user']) : (withGlobalDataMerged(request.user) as BidRequest['user']);
+    }
   }
   const fpd = plan.configs.get(key);
   if (!fpd) return;
@@ -159,6 +167,10 @@ export function applyFirstPartyData(plan: FpdPlan, bidder: string, request: BidR
     const current = request.user;
     const user = mergeOpenrtb2Member('user', current, fpd.user as Json);
     if (current) {
+      if (plan.userExtRewritten) {
+        if (current.ext !== undefined) user.ext = current.ext;
+        else delete user.ext;
+      }
       if (current.buyeruid) user.buyeruid = current.buyeruid;
       // Only a config naming eids replaces the eids the bidder may see (an empty list or `null` names none).
       const configEids = (fpd.user as Json).eids;

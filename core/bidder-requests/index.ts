@@ -41,7 +41,7 @@ export class BidderRequestShaper {
     const schains = planSchains(ext.options, this.settings.hostSchainNode, namespace);
     if (schains && 'error' in schains) return [schains.error];
     const eids = planEidPermissions(ext.options);
-    const fpd = resolvesFirstPartyData(request, context.endpoint) ? planFirstPartyData(request, ext.options) : undefined;
+    const fpd = resolvesFirstPartyData(request, context.endpoint) ? planFirstPartyData(request, ext.options, namespace) : undefined;
     if (fpd && 'errors' in fpd) return fpd.errors;
 
     const errors: string[] = [];
