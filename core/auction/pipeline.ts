@@ -271,7 +271,7 @@ export class AuctionPipeline {
 
     // `httpcalls` is left out when no bidder made a call, as Prebid Server's `omitempty` map is.
     const debugInfo = httpCalls ? { ...(httpCalls.size > 0 && { httpcalls: Object.fromEntries(httpCalls) }), resolvedrequest: resolvedRequest } : undefined;
-    const response = this.buildResponse(request, seats, context, currency, debugInfo);
+    const response = this.buildResponse(request, seats, context, currency, bidRules.auctionStart, debugInfo);
     if (noBidderAsked) response.nbr = NO_BID_INVALID_REQUEST;
     if (!this.hooked(context, 'auction-response')) return { kind: 'completed', response, request, seats };
     let final = this.stage('auction-response', { request, response }, context);
@@ -435,7 +435,7 @@ export class AuctionPipeline {
     return seat;
   }
 
-  private buildResponse(request: BidRequest, seats: SeatResult[], context: RequestContext, currency: string, debugInfo?: Record<string, unknown>): BidResponse {
+  private buildResponse(request: BidRequest, seats: SeatResult[], context: RequestContext, currency: string, auctionStart: number, debugInfo?: Record<string, unknown>): BidResponse {
     const ns = context.namespace;
     const { journal } = context;
     const seatbid: SeatBid[] = [];
@@ -477,16 +477,19 @@ export class AuctionPipeline {
     if (errors) ext.errors = errors;
     if (journal.warnings) ext.warnings = journal.warnings;
     if (debugInfo) ext.debug = debugInfo;
+    // When the auction started, as its event URLs say: Prebid Server's `ext.prebid.auctiontimestamp`, in every answer.
+    const own: Record<string, unknown> = { auctiontimestamp: auctionStart };
+    ext[ns] = own;
     // As Prebid Server's: a trace asked for where no hook ran has nothing to say, and no modules member.
-    if (journal.trace && journal.trace.length > 0) ext[ns] = { modules: { trace: journal.trace } };
+    if (journal.trace && journal.trace.length > 0) own.modules = { trace: journal.trace };
     if ((journal.rejectedBids || journal.rejectedImps) && requestOption(request, 'returnallbidstatus') === true) {
-      ext[ns] = { ...(ext[ns] as object | undefined), seatnonbid: seatNonBids(journal.rejectedBids ?? [], journal.rejectedImps ?? [], ns) };
+      own.seatnonbid = seatNonBids(journal.rejectedBids ?? [], journal.rejectedImps ?? [], ns);
     }
     // The publisher's own data, handed back untouched (Prebid Server's ext.prebid.passthrough).
     const passthrough = requestOption(request, 'passthrough');
-    if (passthrough !== undefined) ext[ns] = { ...(ext[ns] as object | undefined), passthrough };
+    if (passthrough !== undefined) own.passthrough = passthrough;
     // Collected apart from the seats: a bidder with configs and no bid has no seat in the response.
-    if (fledge && fledge.length > 0) ext[ns] = { ...(ext[ns] as object | undefined), fledge: { auctionconfigs: fledge } };
+    if (fledge && fledge.length > 0) own.fledge = { auctionconfigs: fledge };
     const response: BidResponse = { id: String(request.id), seatbid, cur: currency, ext };
     return response;
   }

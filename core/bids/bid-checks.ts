@@ -62,6 +62,8 @@ export interface AuctionBidRules {
   /** Imps by id, for their `secure` flag; only when the secure check runs. */
   imps?: ReadonlyMap<string, Imp>;
   events?: EventTracking;
+  /** When the auction started (epoch ms): its event URLs' `ts` and the response's `ext.<ns>.auctiontimestamp`. */
+  auctionStart: number;
 }
 
 const MODES = new Set<unknown>(['skip', 'warn', 'enforce']);
@@ -75,13 +77,15 @@ export function auctionBidRules(request: BidRequest, context: AuctionContext, se
   applyDefaultDsa(request, context.account, context.privacy.gdprApplies === true);
   const cur = Array.isArray(request.cur) && request.cur.length > 0 ? request.cur.filter((value): value is string => typeof value === 'string').map((value) => value.toUpperCase()) : [];
   const validations = accountValidations(settings.validations, context.account.validations ?? context.account.bid_validations);
+  const auctionStart = settings.auctionStart?.(context) ?? Math.floor(context.receivedAt);
   return {
     allowedCurrencies: cur.length > 0 ? cur : [context.currency.toUpperCase()],
     alternateCodes: readAlternateBidderCodes(requestOption(request, 'alternatebiddercodes'), context.account.alternatebiddercodes),
     validations,
     dsa: dsaRequirements(request),
     imps: validations.secureMarkup === 'skip' ? undefined : new Map(request.imp.map((imp) => [imp.id, imp])),
-    events: eventTrackingFor(request, context, settings.externalUrl, settings.auctionStart?.(context) ?? Math.floor(context.receivedAt)),
+    events: eventTrackingFor(request, context, settings.externalUrl, auctionStart),
+    auctionStart,
   };
 }
 

@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { startMockBidder, type MockBidder } from '../support/mock-bidder.js';
+import { bannerRequest, postJson, startGavel, type RunningGavel } from '../support/gavel.js';
+
+/** The members of an auction answer Prebid Server writes whatever the bids: `ext.prebid`'s timestamp, tmax, empty answers. */
+describe('POST /openrtb2/auction answer members', () => {
+  let bidder: MockBidder;
+  let gavel: RunningGavel;
+
+  before(async () => {
+    bidder = await startMockBidder();
+    const bidders = {
+      alpha: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=alpha&price=1.00` },
+      silent: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=silent&status=204` },
+    };
+    gavel = await startGavel({ bidders, auction: { defaultTmaxMs: 800, maxTmaxMs: 1000 } });
+  });
+  after(async () => {
+    await gavel?.close();
+    await bidder?.close();
+  });
+
+  it('carries ext.prebid.auctiontimestamp, the epoch milliseconds the auction started at', async () => {
+    const before = Date.now();
+    const { json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, { ext: { prebid: {} } }));
+    expect(json.ext.prebid.auctiontimestamp).to.be.a('number').within(before - 1, Date.now());
+    expect(Number.isInteger(json.ext.prebid.auctiontimestamp)).to.equal(true);
+  });
+
+  it('answers in the namespace of the request: ext.svc.auctiontimestamp', async () => {
+    const { json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, { ext: { svc: { targeting: {} } } }));
+    expect(json.ext.svc.auctiontimestamp).to.be.a('number');
+    expect(json.ext).to.not.have.property('prebid');
+  });
+});
