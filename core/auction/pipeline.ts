@@ -490,8 +490,9 @@ export class AuctionPipeline {
     if (passthrough !== undefined) own.passthrough = passthrough;
     // Collected apart from the seats: a bidder with configs and no bid has no seat in the response.
     if (fledge && fledge.length > 0) own.fledge = { auctionconfigs: fledge };
-    const response: BidResponse = { id: String(request.id), seatbid, cur: currency, ext };
-    return response;
+    // Prebid Server's `seatbid` is `omitempty`: an answer without a seat has none. (Its `cur` is too, but its own
+    // fixtures state the auction's currency on such an answer, and so it stays.)
+    return seatbid.length > 0 ? { id: String(request.id), seatbid, cur: currency, ext } : { id: String(request.id), cur: currency, ext };
   }
 }
 

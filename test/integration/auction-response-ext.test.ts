@@ -32,4 +32,11 @@ describe('POST /openrtb2/auction answer members', () => {
     expect(json.ext.svc.auctiontimestamp).to.be.a('number');
     expect(json.ext).to.not.have.property('prebid');
   });
+
+  it('leaves seatbid out when no bidder bid, as Prebid Server (omitempty) does', async () => {
+    const { status, json } = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ silent: {} }));
+    expect(status).to.equal(200);
+    expect(json).to.not.have.property('seatbid');
+    expect(json.ext.responsetimemillis).to.have.all.keys('silent');
+  });
 });

@@ -193,7 +193,7 @@ describe('publisher settings, end to end', () => {
       expect(bidsOf(allowed, 'groupm')).to.have.length(1);
       expect(bidsOf(allowed, 'groupm')[0].ext.prebid.meta.adaptercode).to.equal('agency');
       const refused = await auction(request(['agency']));
-      expect(refused.seatbid).to.deep.equal([]);
+      expect(refused.seatbid, "no seat: Prebid Server leaves seatbid out").to.equal(undefined);
       expect(refused.ext.warnings.agency).to.deep.equal([{ code: 10005, message: 'alternateBidderCodes disabled for "agency", rejecting bids for "groupm"' }]);
     });
   });
