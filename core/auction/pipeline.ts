@@ -473,7 +473,10 @@ export class AuctionPipeline {
         }
       }
     }
-    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest: context.tmax };
+    // Prebid Server's `tmaxrequest` is the request's tmax (the host default when it has none), not the host's cap on
+    // how long the auction waits.
+    const tmaxrequest = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : context.tmax;
+    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest };
     if (errors) ext.errors = errors;
     if (journal.warnings) ext.warnings = journal.warnings;
     if (debugInfo) ext.debug = debugInfo;

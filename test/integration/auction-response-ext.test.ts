@@ -39,4 +39,12 @@ describe('POST /openrtb2/auction answer members', () => {
     expect(json).to.not.have.property('seatbid');
     expect(json.ext.responsetimemillis).to.have.all.keys('silent');
   });
+
+  it('states in tmaxrequest the tmax the request asked for, even above the host cap on the wait', async () => {
+    const asked = await postJson(`${gavel.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, { tmax: 5000 }));
+    expect(asked.json.ext.tmaxrequest).to.equal(5000);
+    const { tmax: _none, ...withoutTmax } = bannerRequest({ alpha: {} });
+    const defaulted = await postJson(`${gavel.url}/openrtb2/auction`, withoutTmax);
+    expect(defaulted.json.ext.tmaxrequest).to.equal(800);
+  });
 });
