@@ -271,7 +271,7 @@ export class AuctionPipeline {
 
     // `httpcalls` is left out when no bidder made a call, as Prebid Server's `omitempty` map is.
     const debugInfo = httpCalls ? { ...(httpCalls.size > 0 && { httpcalls: Object.fromEntries(httpCalls) }), resolvedrequest: resolvedRequest } : undefined;
-    const response = this.buildResponse(request, seats, context, currency, bidRules.auctionStart, debugInfo);
+    const response = this.buildResponse(request, seats, context, currency, { auctionStart: bidRules.auctionStart, asked: storedSeats === undefined, debugInfo });
     if (noBidderAsked) response.nbr = NO_BID_INVALID_REQUEST;
     if (!this.hooked(context, 'auction-response')) return { kind: 'completed', response, request, seats };
     let final = this.stage('auction-response', { request, response }, context);
@@ -435,19 +435,20 @@ export class AuctionPipeline {
     return seat;
   }
 
-  private buildResponse(request: BidRequest, seats: SeatResult[], context: RequestContext, currency: string, auctionStart: number, debugInfo?: Record<string, unknown>): BidResponse {
+  private buildResponse(request: BidRequest, seats: SeatResult[], context: RequestContext, currency: string, facts: ResponseFacts): BidResponse {
+    const { auctionStart, debugInfo } = facts;
     const ns = context.namespace;
     const { journal } = context;
     const seatbid: SeatBid[] = [];
     const bySeat = new Map<string, SeatBid>();
-    const responseTimes: Record<string, number> = {};
+    let responseTimes: Record<string, number> | undefined;
     // Most auctions have no errors: the errors object is made only for the first one.
     let errors: Record<string, BidderError[]> | undefined = journal.errors && hasOwnKeys(journal.errors) ? { ...journal.errors } : undefined;
     const impPassthrough = passthroughByImp(request, ns);
     const echoedVideo = journal.echoedVideo;
     let fledge: FledgeResponseConfig[] | undefined;
     for (const seat of seats) {
-      responseTimes[seat.bidder] = seat.responseTimeMs;
+      if (facts.asked) (responseTimes ??= {})[seat.bidder] = seat.responseTimeMs;
       if (seat.errors.length > 0) ((errors ??= {})[seat.bidder] ??= []).push(...seat.errors);
       if (seat.fledgeAuctionConfigs) (fledge ??= []).push(...seat.fledgeAuctionConfigs.map((config) => fledgeResponseConfig(config, seat.bidder)));
       for (const auctionBid of seat.bids) {
@@ -474,9 +475,10 @@ export class AuctionPipeline {
       }
     }
     // Prebid Server's `tmaxrequest` is the request's tmax (the host default when it has none), not the host's cap on
-    // how long the auction waits.
+    // how long the auction waits. Its `responsetimemillis` is `omitempty` and times only the bidders asked: an
+    // answer no bidder was asked for (every one screened out, or a stored auction answer) has none.
     const tmaxrequest = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : context.tmax;
-    const ext: Record<string, unknown> = { responsetimemillis: responseTimes, tmaxrequest };
+    const ext: Record<string, unknown> = responseTimes ? { responsetimemillis: responseTimes, tmaxrequest } : { tmaxrequest };
     if (errors) ext.errors = errors;
     if (journal.warnings) ext.warnings = journal.warnings;
     if (debugInfo) ext.debug = debugInfo;
@@ -497,6 +499,15 @@ export class AuctionPipeline {
     // fixtures state the auction's currency on such an answer, and so it stays.)
     return seatbid.length > 0 ? { id: String(request.id), seatbid, cur: currency, ext } : { id: String(request.id), cur: currency, ext };
   }
+}
+
+/** What the answer says besides the seats. */
+interface ResponseFacts {
+  /** When the auction started (epoch ms). */
+  auctionStart: number;
+  /** Whether bidders were asked (not a stored auction answer): only they are timed. */
+  asked: boolean;
+  debugInfo?: Record<string, unknown>;
 }
 
 /** One entry of `response.ext.<ns>.fledge.auctionconfigs`, Prebid Server's shape. */

@@ -6,6 +6,7 @@ import { bannerRequest, postJson, startGavel, type RunningGavel } from '../suppo
 describe('POST /openrtb2/auction answer members', () => {
   let bidder: MockBidder;
   let gavel: RunningGavel;
+  let blocking: RunningGavel;
 
   before(async () => {
     bidder = await startMockBidder();
@@ -14,9 +15,12 @@ describe('POST /openrtb2/auction answer members', () => {
       silent: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=silent&status=204` },
     };
     gavel = await startGavel({ bidders, auction: { defaultTmaxMs: 800, maxTmaxMs: 1000 } });
+    // Every bidder screened out by the account's activity controls: none is asked.
+    blocking = await startGavel({ bidders, accounts: { defaults: { privacy: { allowactivities: { fetchBids: { default: false } } } } } });
   });
   after(async () => {
     await gavel?.close();
+    await blocking?.close();
     await bidder?.close();
   });
 
@@ -46,5 +50,14 @@ describe('POST /openrtb2/auction answer members', () => {
     const { tmax: _none, ...withoutTmax } = bannerRequest({ alpha: {} });
     const defaulted = await postJson(`${gavel.url}/openrtb2/auction`, withoutTmax);
     expect(defaulted.json.ext.tmaxrequest).to.equal(800);
+  });
+
+  it('has no responsetimemillis when no bidder was asked (nbr 2)', async () => {
+    const { status, json } = await postJson(`${blocking.url}/openrtb2/auction`, bannerRequest({ alpha: {} }));
+    expect(status).to.equal(200);
+    expect(json.nbr).to.equal(2);
+    expect(json).to.not.have.property('seatbid');
+    expect(json.ext).to.not.have.property('responsetimemillis');
+    expect(json.ext.tmaxrequest).to.equal(500);
   });
 });

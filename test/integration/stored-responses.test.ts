@@ -43,6 +43,8 @@ describe('stored auction responses and stored bid responses', () => {
     const bid = json.seatbid[0].bid[0];
     expect([json.seatbid[0].seat, bid.id, bid.impid, bid.price]).to.deep.equal(['alpha', 'stored-a', 'slot-1', 3.33]);
     expect(bid.ext.prebid.targeting).to.include({ hb_pb: '3.30', hb_bidder: 'alpha' });
+    // No bidder was asked, so none is timed (Prebid Server's exchange has no bidder extras for a stored answer).
+    expect(json.ext).to.not.have.property('responsetimemillis');
   });
 
   it('gives the stored bids event URLs when the request asks for events, as any bid', async () => {
