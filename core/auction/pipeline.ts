@@ -479,8 +479,18 @@ export class AuctionPipeline {
     // answer no bidder was asked for (every one screened out, or a stored auction answer) has none.
     const tmaxrequest = typeof request.tmax === 'number' && request.tmax > 0 ? request.tmax : context.tmax;
     const ext: Record<string, unknown> = responseTimes ? { responsetimemillis: responseTimes, tmaxrequest } : { tmaxrequest };
+    let warnings = journal.warnings;
+    // The auction's own errors and warnings (Prebid Server's errList, the `<ns>` scope) are written while its bidders
+    // asked are: with none asked there are none, and with one, the errors list is there, if empty, beside the warnings.
+    if (errors?.[ns] || warnings?.[ns]) {
+      if (responseTimes) (errors ??= {})[ns] ??= [];
+      else {
+        errors = withoutScope(errors, ns);
+        warnings = withoutScope(warnings, ns);
+      }
+    }
     if (errors) ext.errors = errors;
-    if (journal.warnings) ext.warnings = journal.warnings;
+    if (warnings) ext.warnings = warnings;
     if (debugInfo) ext.debug = debugInfo;
     // When the auction started, as its event URLs say: Prebid Server's `ext.prebid.auctiontimestamp`, in every answer.
     const own: Record<string, unknown> = { auctiontimestamp: auctionStart };
@@ -521,6 +531,13 @@ interface FledgeResponseConfig {
 function fledgeResponseConfig(config: FledgeAuctionConfig, bidder: string): FledgeResponseConfig {
   // Prebid Server's member order; an adapter that names itself is shown as `adapter`.
   return config.adapter ? { impid: config.impId, bidder, adapter: config.adapter, config: config.config } : { impid: config.impId, bidder, config: config.config };
+}
+
+/** Messages by scope without one scope's: undefined when none is left. */
+function withoutScope<T>(messages: Record<string, T[]> | undefined, scope: string): Record<string, T[]> | undefined {
+  if (!messages?.[scope]) return messages;
+  const { [scope]: _left, ...rest } = messages;
+  return hasOwnKeys(rest) ? rest : undefined;
 }
 
 /** `imp.ext.<ns>.passthrough` by imp id, for the bids of that imp; undefined when no imp has one (the usual case). */

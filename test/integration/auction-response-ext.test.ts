@@ -15,8 +15,12 @@ describe('POST /openrtb2/auction answer members', () => {
       silent: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=silent&status=204` },
     };
     gavel = await startGavel({ bidders, auction: { defaultTmaxMs: 800, maxTmaxMs: 1000 } });
-    // Every bidder screened out by the account's activity controls: none is asked.
-    blocking = await startGavel({ bidders, accounts: { defaults: { privacy: { allowactivities: { fetchBids: { default: false } } } } } });
+    // Bidders screened out by the account's activity controls: alpha and silent are never asked, beta is.
+    const fetchBids = { rules: [{ allow: false, condition: { componentName: ['alpha', 'silent'] } }] };
+    blocking = await startGavel({
+      bidders: { ...bidders, beta: { adapter: 'ortb', endpoint: `${bidder.url}/rtb?name=beta&price=2.00` } },
+      accounts: { defaults: { privacy: { allowactivities: { fetchBids } } } },
+    });
   });
   after(async () => {
     await gavel?.close();
@@ -53,11 +57,22 @@ describe('POST /openrtb2/auction answer members', () => {
   });
 
   it('has no responsetimemillis when no bidder was asked (nbr 2)', async () => {
-    const { status, json } = await postJson(`${blocking.url}/openrtb2/auction`, bannerRequest({ alpha: {} }));
+    // A debug answer says the request's floors are off: a warning of the auction's own, which needs a bidder asked.
+    const { status, json } = await postJson(`${blocking.url}/openrtb2/auction`, bannerRequest({ alpha: {} }, { test: 1, ext: { prebid: { floors: { enabled: false } } } }));
     expect(status).to.equal(200);
     expect(json.nbr).to.equal(2);
     expect(json).to.not.have.property('seatbid');
     expect(json.ext).to.not.have.property('responsetimemillis');
     expect(json.ext.tmaxrequest).to.equal(500);
+    // The screening's warnings are the auction's own, written only beside a bidder asked (Prebid Server's errList).
+    expect(json.ext.warnings ?? {}).to.not.have.property('prebid');
+    expect(json.ext).to.not.have.property('errors');
+  });
+
+  it("writes the auction's own warnings with an errors list for the same scope, empty when it has none, as Prebid Server does", async () => {
+    const { json } = await postJson(`${blocking.url}/openrtb2/auction`, bannerRequest({ alpha: {}, beta: {} }, { ext: { prebid: {} } }));
+    expect(json.ext.responsetimemillis).to.have.all.keys('beta');
+    expect(json.ext.warnings.prebid).to.deep.equal([{ code: 10017, message: 'bidder "alpha" blocked by privacy settings' }]);
+    expect(json.ext.errors).to.deep.equal({ prebid: [] });
   });
 });
