@@ -61,8 +61,8 @@ export class BidderRequestShaper {
     }
     if (errors.length > 0) return errors;
     if (undecodable.length > 0) {
-      // Prebid Server's split fails as a whole: no bidder is asked (the answer's nbr says so). Its error goes nowhere
-      // there, with no bidder to hang it on; here it is shown under the namespace, as its other auction errors are.
+      // Prebid Server's split fails as a whole: no bidder is asked (the answer's nbr says so), and its error reaches no
+      // answer, whose auction errors are written only beside a bidder asked. Recorded here for the logs and analytics.
       shares.length = 0;
       context.fail(namespace, { code: BidderErrorCode.Unknown, message: undecodable[0]! });
     }
