@@ -21,12 +21,14 @@ export interface PrivacySignals {
 
 /** A validated `POST /cookie_sync` body. */
 export interface CookieSyncRequest {
-  /** The bidders the page asks about; absent means every enabled bidder that syncs. */
+  /** The bidders the page asks about; absent or empty means every enabled bidder that syncs. */
   bidders?: string[];
-  /** Also offer bidders the page did not name (after the named ones). */
-  coopSync: boolean;
-  /** At most this many syncs; 0 is no cap. */
-  limit: number;
+  /** Also offer bidders the page did not name (after the named ones); absent leaves it to the account. */
+  coopSync?: boolean;
+  /** At most this many syncs; 0 or less is no cap; absent leaves it to the account. */
+  limit?: number;
+  /** List the bidders left out and why. */
+  debug: boolean;
   privacy: PrivacySignals;
   filters: Partial<Record<SyncType, BidderFilter>>;
 }
@@ -73,11 +75,19 @@ function gdprProblem(body: Json, privacy: PrivacySignals, hostDefault: string): 
   return undefined;
 }
 
-function readLimit(value: unknown, problems: string[]): number {
-  if (value === undefined || value === null) return 0;
-  if (Number.isInteger(value) && (value as number) >= 0) return value as number;
-  problems.push(`"limit" must be a whole number of syncs (0 for no cap), got ${JSON.stringify(value)}`);
-  return 0;
+function readLimit(value: unknown, problems: string[]): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Number.isInteger(value)) return value as number;
+  problems.push(`"limit" must be a whole number of syncs (0 or less for no cap), got ${JSON.stringify(value)}`);
+  return undefined;
+}
+
+function readBoolean(body: Json, field: string, problems: string[]): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'boolean') return value;
+  problems.push(`"${field}" must be true or false`);
+  return undefined;
 }
 
 /** Prebid.js sends `gpp_sid` as a comma-joined string; OpenRTB's shape is an array of section ids. */
@@ -138,21 +148,20 @@ export function readCookieSyncRequest(body: Json, hostGdprDefault = '0'): { requ
   };
   const gdpr = gdprProblem(body, privacy, hostGdprDefault);
   if (gdpr) problems.push(gdpr);
-  const coopSync = body.coopSync ?? false;
-  if (typeof coopSync !== 'boolean') problems.push('"coopSync" must be true or false');
   const request: CookieSyncRequest = {
     bidders: readBidders(body.bidders, problems),
-    coopSync: coopSync === true,
+    coopSync: readBoolean(body, 'coopSync', problems),
     limit: readLimit(body.limit, problems),
+    debug: readBoolean(body, 'debug', problems) ?? false,
     privacy,
     filters: readFilters(body.filterSettings, problems),
   };
   return problems.length > 0 ? { problems } : { request };
 }
 
-/** Whether a filter lets this bidder sync by its type; no filter lets everyone. */
+/** Whether a filter lets this bidder (lower-cased) sync by its type; no filter lets everyone. Names match in any case. */
 export function filterAllows(filter: BidderFilter | undefined, bidder: string): boolean {
   if (!filter) return true;
-  const listed = filter.bidders === '*' || filter.bidders.includes(bidder);
+  const listed = filter.bidders === '*' || filter.bidders.some((name) => name.toLowerCase() === bidder);
   return filter.filter === 'include' ? listed : !listed;
 }

@@ -12,61 +12,140 @@ export const COOKIE_SYNC_PATH = '/cookie_sync';
 export interface BidderSyncStatus {
   bidder: string;
   no_cookie: true;
-  usersync: { url: string; type: SyncType; supportCORS?: true };
+  usersync: { url: string; type: SyncType };
 }
 
 export interface CookieSyncResponse {
   /** "ok" when the cookie already holds a live id for some bidder, else "no_cookie". */
   status: 'ok' | 'no_cookie';
   bidder_status: BidderSyncStatus[];
-  /** With `debug: true`: the bidders left out and why (Prebid Server's texts). */
-  debug?: Array<{ bidder: string; error: string }>;
+  /** With `debug: true`: every bidder the chooser looked at and left out, and why (Prebid Server's texts). */
+  debug?: SyncSkip[];
 }
 
-/** Whether privacy lets a bidder sync; the names it refused are collected for the debug answer. */
+/** Whether privacy lets a bidder sync (activity `syncUser`, then GDPR), as Prebid Server's chooser asks. */
 export type SyncPermission = (syncer: Syncer) => boolean;
+
+/** Why a bidder the chooser looked at gets no sync, as Prebid Server's debug answer words it. */
+const NOT_SYNCED = {
+  unknown: 'Unsupported bidder',
+  unconfigured: 'No sync config',
+  duplicate: 'Duplicate bidder',
+  filtered: 'Rejected by request filter',
+  synced: 'Already in sync',
+  privacy: REJECTED_BY_PRIVACY,
+} as const;
+
+/** One bidder the chooser left out, with Prebid Server's debug text. */
+export interface SyncSkip {
+  bidder: string;
+  error: string;
+}
 
 /** Prebid Server's preference: an iframe sync when the bidder has one and the page allows it, else a redirect. */
 const TYPE_PREFERENCE: SyncType[] = ['iframe', 'redirect'];
 
-/** The syncers the request asks about, in its order: the named bidders, then (co-op sync) every other one. */
-function candidates(request: CookieSyncRequest, deps: UserSyncDeps): Syncer[] {
-  const all = listSyncers(deps.bidders);
-  if (!request.bidders) return all;
-  const named = request.bidders.map((name) => syncerForBidder(deps.bidders, name)).filter((syncer): syncer is Syncer => syncer !== undefined);
-  return request.coopSync ? [...named, ...all] : named;
+/**
+ * The bidder names the chooser walks, as Prebid Server's: the requested ones (every bidder that can sync when none
+ * are named); with co-op sync the requested ones, then the account's priority groups, then (unless the account says
+ * priority groups only) every bidder that can sync. Names may repeat; the chooser skips a name it has seen.
+ */
+function candidates(request: CookieSyncRequest, deps: UserSyncDeps, coop: CoopSettings): string[] {
+  const available = listSyncers(deps.bidders).filter((syncer) => syncer.enabled).map((syncer) => syncer.bidder);
+  const requested = request.bidders ?? [];
+  if (!coop.enabled) return requested.length > 0 ? requested : available;
+  return [...requested, ...coop.priorityGroups.flat(), ...(coop.priorityGroupsOnly ? [] : available)];
 }
 
-function chooseType(syncer: Syncer, request: CookieSyncRequest): SyncType | undefined {
-  return TYPE_PREFERENCE.find((type) => syncer.info[type]?.url && filterAllows(request.filters[type], syncer.bidder));
+/** The sync type for the bidder as the request names it; the filters match names in any case, as Prebid Server's. */
+function chooseType(syncer: Syncer, name: string, request: CookieSyncRequest, iframeDisabled: IframeDisabled): SyncType | undefined {
+  const bidder = name.toLowerCase();
+  return TYPE_PREFERENCE.find((type) => syncer.info[type]?.url && filterAllows(request.filters[type], bidder) && !(type === 'iframe' && iframeDisabled(bidder)));
 }
 
-function syncStatus(syncer: Syncer, type: SyncType, request: CookieSyncRequest, deps: UserSyncDeps): BidderSyncStatus | undefined {
+/** Whether the account's `cookie_sync.disabled_iframe_bidders` ("*" for all, else names in any case) takes iframe syncs from a bidder. */
+type IframeDisabled = (bidder: string) => boolean;
+
+function iframeDisabledBy(account: AccountSettings | undefined): IframeDisabled {
+  const listed = account?.cookie_sync?.disabled_iframe_bidders ?? [];
+  if (listed.includes('*')) return () => true;
+  const names = new Set(listed.map((name) => name.toLowerCase()));
+  return (bidder) => names.has(bidder);
+}
+
+function syncStatus(name: string, syncer: Syncer, type: SyncType, request: CookieSyncRequest, deps: UserSyncDeps): BidderSyncStatus | undefined {
   const url = syncUrl(deps.config.server.externalUrl, syncer, type, request.privacy);
   if (!url) return undefined;
-  const usersync: BidderSyncStatus['usersync'] = { url, type };
-  if (syncer.info.supportCors) usersync.supportCORS = true;
-  return { bidder: syncer.bidder, no_cookie: true, usersync };
+  return { bidder: name, no_cookie: true, usersync: { url, type } };
+}
+
+/** The co-op sync settings in force: the request's `coopSync`, else the account's `cookie_sync.default_coop_sync`. */
+interface CoopSettings {
+  enabled: boolean;
+  priorityGroups: string[][];
+  priorityGroupsOnly: boolean;
+}
+
+function coopSettings(request: CookieSyncRequest, account: AccountSettings | undefined): CoopSettings {
+  const settings = account?.cookie_sync;
+  return {
+    enabled: request.coopSync ?? settings?.default_coop_sync ?? false,
+    // As Prebid Server: the account's groups count only where it also sets default_coop_sync.
+    priorityGroups: settings?.default_coop_sync !== undefined ? (settings.priority_groups ?? []) : [],
+    priorityGroupsOnly: settings?.priority_groups_only === true,
+  };
 }
 
 /**
- * The syncs to offer: enabled bidders without a live id, one per cookie key (bidders sharing a key share the id),
- * each by a sync type the page allows, at most `limit` of them.
+ * The cap in force, as Prebid Server sets it: the request's `limit`, else the account's `cookie_sync.default_limit`
+ * (0 or less is no cap), never above the account's `max_limit` (when positive).
  */
-export function chooseSyncs(request: CookieSyncRequest, live: Record<string, string>, deps: UserSyncDeps, permitted?: SyncPermission): BidderSyncStatus[] {
-  const offered = new Set<string>();
-  const statuses: BidderSyncStatus[] = [];
-  for (const syncer of candidates(request, deps)) {
-    if (request.limit > 0 && statuses.length >= request.limit) break;
-    if (!syncer.enabled || offered.has(syncer.key) || live[syncer.key]) continue;
-    if (permitted && !permitted(syncer)) continue;
-    const type = chooseType(syncer, request);
-    const status = type && syncStatus(syncer, type, request, deps);
-    if (!status) continue;
-    offered.add(syncer.key);
-    statuses.push(status);
+function effectiveLimit(request: CookieSyncRequest, account: AccountSettings | undefined): number {
+  const settings = account?.cookie_sync;
+  const asked = request.limit ?? settings?.default_limit;
+  const limit = asked !== undefined && asked > 0 ? asked : Infinity;
+  const max = settings?.max_limit !== undefined && settings.max_limit > 0 ? settings.max_limit : Infinity;
+  return Math.min(limit, max);
+}
+
+/**
+ * Prebid Server's chooser: walks the candidate names (each once) until `limit` syncs are chosen, and for each says
+ * why it gets none, in this order: an unknown or disabled bidder, one without user-sync info, one whose cookie key
+ * an earlier bidder took, one no allowed sync type is left for, one the cookie holds a live id for, one privacy
+ * refuses. Bidders sharing a key share one sync.
+ */
+export function chooseSyncs(request: CookieSyncRequest, live: Record<string, string>, deps: UserSyncDeps, permitted?: SyncPermission, account?: AccountSettings): { chosen: BidderSyncStatus[]; skipped: SyncSkip[] } {
+  const keysSeen = new Set<string>();
+  const namesSeen = new Set<string>();
+  const chosen: BidderSyncStatus[] = [];
+  const skipped: SyncSkip[] = [];
+  const limit = effectiveLimit(request, account);
+  const iframeDisabled = iframeDisabledBy(account);
+  for (const name of candidates(request, deps, coopSettings(request, account))) {
+    if (chosen.length >= limit) break;
+    if (namesSeen.has(name)) continue;
+    namesSeen.add(name);
+    const entry = deps.bidders.get(name);
+    const syncer = entry?.enabled ? syncerForBidder(deps.bidders, name) : undefined;
+    if (!syncer) {
+      skipped.push({ bidder: name, error: entry?.enabled ? NOT_SYNCED.unconfigured : NOT_SYNCED.unknown });
+      continue;
+    }
+    if (keysSeen.has(syncer.key)) {
+      skipped.push({ bidder: name, error: `${NOT_SYNCED.duplicate} synced as ${syncer.key}` });
+      continue;
+    }
+    keysSeen.add(syncer.key);
+    const type = chooseType(syncer, name, request, iframeDisabled);
+    if (!type) skipped.push({ bidder: name, error: NOT_SYNCED.filtered });
+    else if (live[syncer.key]) skipped.push({ bidder: name, error: NOT_SYNCED.synced });
+    else if (permitted && !permitted(syncer)) skipped.push({ bidder: name, error: NOT_SYNCED.privacy });
+    else {
+      const status = syncStatus(name, syncer, type, request, deps);
+      if (status) chosen.push(status);
+    }
   }
-  return statuses;
+  return { chosen, skipped };
 }
 
 /**
@@ -87,17 +166,10 @@ export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDep
   const status = Object.keys(live).length > 0 ? 'ok' : 'no_cookie';
   // As Prebid Server's chooser: a host cookie GDPR does not allow blocks every sync before any bidder is looked at.
   if (!consent.hostCookieAllowed) return askingForCookieDeprecation(jsonResponse(200, { status, bidder_status: [] } satisfies CookieSyncResponse), input, account, deps);
-  const rejected: string[] = [];
-  const permitted: SyncPermission = (syncer) => {
-    if (consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder))) return true;
-    rejected.push(syncer.bidder);
-    return false;
-  };
-  const response: CookieSyncResponse = {
-    status,
-    bidder_status: chooseSyncs(read.request, live, deps, permitted),
-  };
-  if (input.body?.debug === true && rejected.length > 0) response.debug = rejected.map((bidder) => ({ bidder, error: REJECTED_BY_PRIVACY }));
+  const permitted: SyncPermission = (syncer) => consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder));
+  const { chosen, skipped } = chooseSyncs(read.request, live, deps, permitted, account);
+  const response: CookieSyncResponse = { status, bidder_status: chosen };
+  if (read.request.debug && skipped.length > 0) response.debug = skipped;
   return askingForCookieDeprecation(jsonResponse(200, response), input, account, deps);
 }
 

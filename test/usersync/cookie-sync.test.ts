@@ -129,21 +129,19 @@ describe('POST /cookie_sync', () => {
       expect(names(await statuses({ filterSettings: settings }))).to.deep.equal(['openx']);
     });
 
-    it('says supportCORS when the adapter supports it', async () => {
+    it('answers only url and type, even for an adapter that supports CORS, as Prebid Server does', async () => {
       const appnexus = deps.bidders.get('appnexus')!;
       const corsEntry: BidderEntry = { ...appnexus, name: 'corsbidder', info: { ...appnexus.info, userSync: { ...appnexus.info.userSync, key: 'cors', supportCors: true } } };
       const entries = new Map([['corsbidder', corsEntry]]);
       const catalog: BidderCatalog = { entries, get: (name) => entries.get(name) };
       const [status] = await statuses({}, undefined, { ...deps, bidders: catalog });
-      expect(status!.usersync.supportCORS).to.equal(true);
-      const [plain] = await statuses({ bidders: ['appnexus'] });
-      expect(plain!.usersync).to.not.have.property('supportCORS');
+      expect(Object.keys(status!.usersync).sort()).to.deep.equal(['type', 'url']);
     });
   });
 
   describe('bad requests', () => {
     it('answers 400 listing every problem in the body', async () => {
-      const answer = await cookieSync({ bidders: 'appnexus', gdpr: 2, limit: -1, coopSync: 'yes', us_privacy: 5, filterSettings: { image: { filter: 'maybe' } } });
+      const answer = await cookieSync({ bidders: 'appnexus', gdpr: 2, limit: 1.5, coopSync: 'yes', us_privacy: 5, filterSettings: { image: { filter: 'maybe' } } });
       expect(answer.status).to.equal(400);
       const lines = String(answer.body).trim().split('\n');
       expect(lines).to.have.length(6);
