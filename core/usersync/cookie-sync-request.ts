@@ -1,5 +1,6 @@
 import { GPP_TCF_EU_V2_SECTION, parseGppSid } from './user-state.js';
 import { isJsonObject } from '../api/index.js';
+import { GPP_US_PRIVACY, readGpp, usPrivacyProblem } from '../privacy/signals.js';
 
 export type SyncType = 'iframe' | 'redirect';
 
@@ -51,27 +52,58 @@ function readBidders(value: unknown, problems: string[]): string[] | undefined {
   return undefined;
 }
 
-/** `gdpr` as the sync URLs carry it: "0", "1", or "" when the request leaves it out (or says nothing usable). */
-function readGdpr(value: unknown): string {
-  return value === 0 || value === 1 ? String(value) : '';
+/**
+ * `gpp_sid` as Prebid Server parses it (Go's `strconv.ParseInt(part, 10, 8)` on each comma-separated part), or its
+ * error text.
+ */
+function gppSidProblem(gppSid: string): string | undefined {
+  if (parseGppSid(gppSid)) return undefined;
+  const bad = gppSid.split(',').find((part) => !/^[+-]?\d+$/.test(part)) ?? gppSid.split(',').find((part) => Math.abs(Number(part)) > 127)!;
+  return `strconv.ParseInt: parsing ${JSON.stringify(bad)}: ${/^[+-]?\d+$/.test(bad) ? 'value out of range' : 'invalid syntax'}`;
 }
 
 /**
- * The GDPR signal and the consent it requires, as Prebid Server reads them: a `gpp_sid` naming sections decides (GDPR
- * applies when it names TCF EU v2) and `gdpr` is then not read; else `gdpr` must be 0 or 1. Where GDPR applies, or
- * the request says nothing and the host assumes it does (`privacy.gdpr.defaultValue`), a consent string is required
- * (from `gdpr_consent`, or a GPP string, which may carry one).
+ * The privacy signals as Prebid Server reads them, or the first problem in its order and words: `gpp_sid` must parse;
+ * a `gpp_sid` naming sections decides the GDPR signal (1 when it names TCF EU v2) and `gdpr` is then not read, else
+ * `gdpr` must be 0 or 1; a GPP string must parse, and its TCF EU v2 section is the consent (over `gdpr_consent`);
+ * where GDPR applies, or the request says nothing and the host assumes it does (`privacy.gdpr.defaultValue`), a
+ * consent is required; the US privacy string is GPP's `uspv1` section when `gpp_sid` names it 6, and `us_privacy`
+ * must then match it.
  */
-function gdprProblem(body: Json, privacy: PrivacySignals, hostDefault: string): string | undefined {
-  const sections = parseGppSid(privacy.gppSid) ?? [];
-  let signal: string;
-  if (sections.length > 0) signal = sections.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
-  else if (body.gdpr === undefined || body.gdpr === null) signal = '';
-  else if (body.gdpr === 0 || body.gdpr === 1) signal = String(body.gdpr);
-  else return 'GDPR signal should be integer 0 or 1';
-  if (privacy.gdprConsent !== '' || privacy.gpp !== '') return undefined;
-  if (signal === '1') return 'gdpr_consent is required if gdpr=1';
-  if (signal === '' && hostDefault === '1') return 'gdpr_consent is required. gdpr is not specified and is assumed to be 1 by the server. set gdpr=0 to exempt this request';
+function readPrivacy(body: Json, hostDefault: string, problems: string[]): PrivacySignals {
+  const privacy: PrivacySignals = {
+    gdpr: '',
+    gdprConsent: optionalString(body, 'gdpr_consent', problems),
+    usPrivacy: optionalString(body, 'us_privacy', problems),
+    gpp: optionalString(body, 'gpp', problems),
+    gppSid: readGppSid(body.gpp_sid, problems),
+  };
+  const problem = privacyProblem(body, privacy, hostDefault);
+  if (problem) problems.push(problem);
+  return privacy;
+}
+
+/** Fills the signals the request's GPP fields decide; the first problem found, if any. */
+function privacyProblem(body: Json, privacy: PrivacySignals, hostDefault: string): string | undefined {
+  const sidProblem = gppSidProblem(privacy.gppSid);
+  if (sidProblem) return sidProblem;
+  const sections = parseGppSid(privacy.gppSid)!;
+  if (sections.length > 0) privacy.gdpr = sections.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
+  else if (body.gdpr === 0 || body.gdpr === 1) privacy.gdpr = String(body.gdpr);
+  else if (body.gdpr !== undefined && body.gdpr !== null) return 'GDPR signal should be integer 0 or 1';
+  const gpp = privacy.gpp === '' ? undefined : readGpp({ gpp: privacy.gpp, gpp_sid: sections });
+  if (gpp?.invalid !== undefined) return gpp.invalid;
+  if (gpp?.tcfConsent !== undefined) privacy.gdprConsent = gpp.tcfConsent;
+  if (privacy.gdprConsent === '') {
+    if (privacy.gdpr === '1') return 'gdpr_consent is required if gdpr=1';
+    if (privacy.gdpr === '' && hostDefault === '1') return 'gdpr_consent is required. gdpr is not specified and is assumed to be 1 by the server. set gdpr=0 to exempt this request';
+  }
+  const gppUsPrivacy = sections.includes(GPP_US_PRIVACY) ? (gpp?.usPrivacy ?? '') : '';
+  if (gppUsPrivacy !== '' && privacy.usPrivacy !== '' && privacy.usPrivacy !== gppUsPrivacy) return 'request.us_privacy consent does not match uspv1';
+  // A `us_privacy` that does not parse reaches no sync URL, as Prebid Server blanks it.
+  const requestUsPrivacy = privacy.usPrivacy;
+  if (gppUsPrivacy !== '') privacy.usPrivacy = gppUsPrivacy;
+  if (requestUsPrivacy !== '' && usPrivacyProblem(requestUsPrivacy) !== undefined) privacy.usPrivacy = '';
   return undefined;
 }
 
@@ -139,15 +171,7 @@ function readFilters(value: unknown, problems: string[]): CookieSyncRequest['fil
  */
 export function readCookieSyncRequest(body: Json, hostGdprDefault = '0'): { request: CookieSyncRequest } | { problems: string[] } {
   const problems: string[] = [];
-  const privacy: PrivacySignals = {
-    gdpr: readGdpr(body.gdpr),
-    gdprConsent: optionalString(body, 'gdpr_consent', problems),
-    usPrivacy: optionalString(body, 'us_privacy', problems),
-    gpp: optionalString(body, 'gpp', problems),
-    gppSid: readGppSid(body.gpp_sid, problems),
-  };
-  const gdpr = gdprProblem(body, privacy, hostGdprDefault);
-  if (gdpr) problems.push(gdpr);
+  const privacy = readPrivacy(body, hostGdprDefault, problems);
   const request: CookieSyncRequest = {
     bidders: readBidders(body.bidders, problems),
     coopSync: readBoolean(body, 'coopSync', problems),

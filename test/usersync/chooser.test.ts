@@ -116,4 +116,43 @@ describe("POST /cookie_sync chooses as Prebid Server's chooser", () => {
       expect((await answer({ account: 'pub', bidders: ['openx', 'ix'] }, undefined, all)).bidder_status.map((status) => status.usersync.type)).to.deep.equal(['redirect', 'redirect']);
     });
   });
+
+  describe('privacy signals', () => {
+    const TCF = 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA';
+
+    it('says the GDPR that gpp_sid decides in the sync URLs', async () => {
+      const [appnexus] = (await answer({ bidders: ['appnexus'], gpp_sid: '8', gdpr: 1, gdpr_consent: TCF })).bidder_status;
+      expect(decodeURIComponent(appnexus!.usersync.url)).to.contain('setuid?bidder=adnxs&gdpr=0&');
+    });
+
+    it("takes the consent from the GPP string's TCF EU v2 section over gdpr_consent", async () => {
+      const gpp = `DBABMA~${TCF}`;
+      expect((await cookieSync({ gdpr: 1, gpp })).status).to.equal(200);
+      const [appnexus] = (await answer({ bidders: ['appnexus'], gdpr: 0, gdpr_consent: 'other', gpp })).bidder_status;
+      expect(decodeURIComponent(appnexus!.usersync.url)).to.contain(`gdpr_consent=${TCF}&`);
+    });
+
+    it('still requires a consent when the GPP string has no TCF EU v2 section', async () => {
+      const response = await cookieSync({ gdpr: 1, gpp: 'DBABTA~1YNN' });
+      expect([response.status, response.body]).to.deep.equal([400, 'Invalid request: gdpr_consent is required if gdpr=1\n']);
+    });
+
+    it('answers 400 for a GPP string that does not parse, and for a gpp_sid that does not, in Go\'s words', async () => {
+      expect((await cookieSync({ gpp: 'DBAB' })).status).to.equal(400);
+      expect((await cookieSync({ gpp_sid: '2,x' })).body).to.equal('Invalid request: strconv.ParseInt: parsing "x": invalid syntax\n');
+      expect((await cookieSync({ gpp_sid: '300' })).body).to.equal('Invalid request: strconv.ParseInt: parsing "300": value out of range\n');
+    });
+
+    it("takes the US privacy string from GPP's uspv1 section when gpp_sid names 6; us_privacy must then match it", async () => {
+      const mismatch = await cookieSync({ gpp: 'DBABTA~1YNN', gpp_sid: '6', us_privacy: '1YYN' });
+      expect([mismatch.status, mismatch.body]).to.deep.equal([400, 'Invalid request: request.us_privacy consent does not match uspv1\n']);
+      const [pubmatic] = (await answer({ bidders: ['pubmatic'], gpp: 'DBABTA~1YNN', gpp_sid: '6' })).bidder_status;
+      expect(pubmatic!.usersync.url).to.contain('us_privacy=1YNN&');
+    });
+
+    it('leaves a us_privacy that does not parse out of the sync URLs', async () => {
+      const [pubmatic] = (await answer({ bidders: ['pubmatic'], us_privacy: 'bogus' })).bidder_status;
+      expect(pubmatic!.usersync.url).to.contain('us_privacy=&');
+    });
+  });
 });

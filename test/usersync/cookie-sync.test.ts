@@ -102,11 +102,12 @@ describe('POST /cookie_sync', () => {
     });
 
     it('fills the privacy macros with URL-encoded request values and leaves no macro behind', async () => {
-      const [ix] = await statuses({ bidders: ['ix'], gdpr: 0, gdpr_consent: 'a b&c', us_privacy: '1YNN', gpp: 'DBAB', gpp_sid: [2, 6] });
+      // gpp_sid naming sections but not 2 (TCF EU v2) makes gdpr 0, as Prebid Server reads it.
+      const [ix] = await statuses({ bidders: ['ix'], gdpr: 0, gdpr_consent: 'a b&c', us_privacy: '1YNN', gpp: 'DBABTA~1YNN', gpp_sid: [6, 8] });
       expect(ix!.usersync.type).to.equal('iframe');
       const url = new URL(ix!.usersync.url);
       expect(url.origin).to.equal('https://ssum-sec.casalemedia.com');
-      expect(ix!.usersync.url).to.contain('gdpr=0&gdpr_consent=a%20b%26c&us_privacy=1YNN&gpp=DBAB&gppsid=2%2C6&cb=');
+      expect(ix!.usersync.url).to.contain('gdpr=0&gdpr_consent=a%20b%26c&us_privacy=1YNN&gpp=DBABTA~1YNN&gppsid=6%2C8&cb=');
       expect(ix!.usersync.url).to.not.contain('{{');
       // The redirect decodes to our /setuid with the same signals; ix appends the id after `uid=`.
       expect(url.searchParams.get('cb')).to.equal('https://gavel.example.com/setuid?bidder=ix&gdpr=0&gdpr_consent=a%20b%26c&f=b&uid=');
