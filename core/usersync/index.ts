@@ -10,7 +10,7 @@ export { readCookieSyncRequest, type CookieSyncRequest, type PrivacySignals, typ
 export { handleSetuid, PIXEL_GIF, SETUID_PATH } from './setuid.js';
 export { GETUIDS_PATH, handleGetUids, handleOptOut, handleOptOutPage, OPTOUT_PATH } from './optout.js';
 export { listSyncers, resolveSyncKey, syncerForBidder, syncerKey, type Syncer } from './syncers.js';
-export { setuidRedirectUrl, syncUrl } from './sync-url.js';
+export { setuidRedirectTemplate, syncUrl } from './sync-url.js';
 export * from './uids-cookie.js';
 export { readUserState, type UserState, type UserSyncDeps } from './user-state.js';
 

@@ -20,45 +20,62 @@ const JAVA_MACROS: Record<string, string> = {
 /** The /setuid answer each sync type's caller expects: an `<img>` wants a pixel, an iframe a blank page. */
 const SETUID_FORMAT: Record<SyncType, string> = { redirect: 'i', iframe: 'b' };
 
-/** A lone UTF-16 surrogate: `encodeURIComponent` throws on one, and a request's privacy string may hold one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** URL-encodes a value from the request, a lone surrogate as U+FFFD (as a UTF-8 decoder reads it) rather than a throw. */
-function encode(value: string): string {
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
-  }
+/** Go's `url.QueryEscape`: every byte but letters, digits and `-_.~` percent-encoded, a space as `+`. */
+function queryEscape(value: string): string {
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD')).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
 }
 
-/** Fills every macro from `values` (already URL-encoded); one the server does not know becomes empty, never literal braces. */
-function fillMacros(template: string, values: Record<string, string>): string {
-  return template.replace(MACRO, (_match, goName: string | undefined, javaName: string | undefined) => values[goName ?? JAVA_MACROS[javaName!] ?? ''] ?? '');
+/** A lone UTF-16 surrogate: `encodeURIComponent` throws on one, and a name or macro may hold one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Prebid Server's macros (`{{.Name}}`), which its escaping of the redirect template leaves as they are. */
+const GO_MACRO = /\{\{\s*\..*?\s*\}\}/g;
+
+/** Prebid Server's `escapeTemplate`: query-escapes the text between the macros, leaving the macros for later. */
+function escapeTemplate(template: string): string {
+  let escaped = '';
+  let from = 0;
+  for (const match of template.matchAll(GO_MACRO)) {
+    escaped += queryEscape(template.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return escaped + queryEscape(template.slice(from));
 }
 
 /**
- * Where the bidder sends the browser back with its id: `<externalUrl>/setuid?bidder=<key>&gdpr=..&gdpr_consent=..
- * &f=i|b&uid=<the bidder's user macro>`. The user macro stays raw: the bidder finds it in the decoded URL and puts
- * its id in its place (or appends the id itself when the macro is empty).
+ * Fills the macros `values` has; the others stay as they are with `keepOthers`, else become empty (never literal
+ * braces). A filled value is not read again for macros.
  */
-export function setuidRedirectUrl(externalUrl: string, syncer: Syncer, type: SyncType, privacy: PrivacySignals): string {
-  const base = externalUrl.replace(/\/+$/, '');
-  const userMacro = syncer.info[type]?.userMacro ?? '';
-  return `${base}/setuid?bidder=${encode(syncer.key)}&gdpr=${encode(privacy.gdpr)}` +
-    `&gdpr_consent=${encode(privacy.gdprConsent)}&f=${SETUID_FORMAT[type]}&uid=${userMacro}`;
+function fillMacros(template: string, values: Record<string, string>, keepOthers = false): string {
+  return template.replace(MACRO, (match, goName: string | undefined, javaName: string | undefined) => values[goName ?? JAVA_MACROS[javaName!] ?? ''] ?? (keepOthers ? match : ''));
 }
 
-/** The bidder's sync URL for one sync type, with the request's privacy signals and our redirect filled in. */
+/**
+ * Where the bidder sends the browser back with its id, as Prebid Server's default `user_sync.redirect_url`:
+ * `<externalUrl>/setuid?bidder=<key>&gdpr={{.GDPR}}&gdpr_consent={{.GDPRConsent}}&gpp={{.GPP}}&gpp_sid={{.GPPSID}}
+ * &f=i|b&uid=<the bidder's user macro>`, query-escaped around its privacy macros (which stay to be filled).
+ */
+export function setuidRedirectTemplate(externalUrl: string, syncer: Syncer, type: SyncType): string {
+  const base = externalUrl.replace(/\/+$/, '');
+  const userMacro = syncer.info[type]?.userMacro ?? '';
+  return escapeTemplate(`${base}/setuid?bidder=${syncer.key}&gdpr={{.GDPR}}&gdpr_consent={{.GDPRConsent}}&gpp={{.GPP}}&gpp_sid={{.GPPSID}}` +
+    `&f=${SETUID_FORMAT[type]}&uid=${userMacro}`);
+}
+
+/**
+ * The bidder's sync URL for one sync type, as Prebid Server builds it: the escaped redirect template in place of
+ * `{{.RedirectURL}}`, then every privacy macro (in the bidder's URL and in the redirect alike) filled with the
+ * request's value as given, not escaped.
+ */
 export function syncUrl(externalUrl: string, syncer: Syncer, type: SyncType, privacy: PrivacySignals): string | undefined {
   const template = syncer.info[type]?.url;
   if (!template) return undefined;
-  return fillMacros(template, {
-    GDPR: encode(privacy.gdpr),
-    GDPRConsent: encode(privacy.gdprConsent),
-    USPrivacy: encode(privacy.usPrivacy),
-    GPP: encode(privacy.gpp),
-    GPPSID: encode(privacy.gppSid),
-    RedirectURL: encode(setuidRedirectUrl(externalUrl, syncer, type, privacy)),
+  const withRedirect = fillMacros(template, { RedirectURL: setuidRedirectTemplate(externalUrl, syncer, type) }, true);
+  return fillMacros(withRedirect, {
+    GDPR: privacy.gdpr,
+    GDPRConsent: privacy.gdprConsent,
+    USPrivacy: privacy.usPrivacy,
+    GPP: privacy.gpp,
+    GPPSID: privacy.gppSid,
   });
 }

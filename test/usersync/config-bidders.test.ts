@@ -52,7 +52,7 @@ describe('user sync of config-declared bidders', () => {
     // GDPR off here: the consent rules for syncs are test/privacy/sync-consent.test.ts's subject.
     expect(url.searchParams.get('gdpr')).to.equal('0');
     expect(url.searchParams.get('consent')).to.equal('CONSENT');
-    expect(url.searchParams.get('r')).to.equal('https://gavel.example/setuid?bidder=alpha&gdpr=0&gdpr_consent=CONSENT&f=i&uid=$UID');
+    expect(url.searchParams.get('r')).to.equal('https://gavel.example/setuid?bidder=alpha&gdpr=0&gdpr_consent=CONSENT&gpp=&gpp_sid=&f=i&uid=$UID');
   });
 
   it('/cookie_sync fills Prebid Server Java’s macros too (an unknown one empty), and a configured key names the cookie entry', async () => {

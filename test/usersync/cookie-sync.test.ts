@@ -88,29 +88,34 @@ describe('POST /cookie_sync', () => {
   });
 
   describe('sync URLs', () => {
-    it("fills appnexus's own redirect URL with our /setuid, encoded", async () => {
+    it("fills appnexus's own redirect URL with our /setuid (Prebid Server's redirect_url, gpp and gpp_sid too), query-escaped", async () => {
       // GDPR does not apply here (test/privacy/sync-consent.test.ts has the consent cases): the signals are carried as given.
       const [appnexus] = await statuses({ bidders: ['appnexus'], gdpr: 0, gdpr_consent: 'CPc0nsent' });
       expect(appnexus).to.deep.equal({
         bidder: 'appnexus',
         no_cookie: true,
         usersync: {
-          url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3DCPc0nsent%26f%3Di%26uid%3D%24UID',
+          url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3DCPc0nsent%26gpp%3D%26gpp_sid%3D%26f%3Di%26uid%3D%24UID',
           type: 'redirect',
         },
       });
     });
 
-    it('fills the privacy macros with URL-encoded request values and leaves no macro behind', async () => {
+    it('fills the privacy macros with the request values as given (Prebid Server does not escape them) and leaves no macro behind', async () => {
       // gpp_sid naming sections but not 2 (TCF EU v2) makes gdpr 0, as Prebid Server reads it.
-      const [ix] = await statuses({ bidders: ['ix'], gdpr: 0, gdpr_consent: 'a b&c', us_privacy: '1YNN', gpp: 'DBABTA~1YNN', gpp_sid: [6, 8] });
+      const [ix] = await statuses({ bidders: ['ix'], gdpr: 0, gdpr_consent: 'CPc-0.x', us_privacy: '1YNN', gpp: 'DBABTA~1YNN', gpp_sid: [6, 8] });
       expect(ix!.usersync.type).to.equal('iframe');
-      const url = new URL(ix!.usersync.url);
-      expect(url.origin).to.equal('https://ssum-sec.casalemedia.com');
-      expect(ix!.usersync.url).to.contain('gdpr=0&gdpr_consent=a%20b%26c&us_privacy=1YNN&gpp=DBABTA~1YNN&gppsid=6%2C8&cb=');
+      expect(new URL(ix!.usersync.url).origin).to.equal('https://ssum-sec.casalemedia.com');
+      expect(ix!.usersync.url).to.contain('gdpr=0&gdpr_consent=CPc-0.x&us_privacy=1YNN&gpp=DBABTA~1YNN&gppsid=6,8&cb=');
       expect(ix!.usersync.url).to.not.contain('{{');
-      // The redirect decodes to our /setuid with the same signals; ix appends the id after `uid=`.
-      expect(url.searchParams.get('cb')).to.equal('https://gavel.example.com/setuid?bidder=ix&gdpr=0&gdpr_consent=a%20b%26c&f=b&uid=');
+      // In the query-escaped redirect too the values stand as given; ix appends the id after `uid=`.
+      expect(ix!.usersync.url).to.contain('&cb=https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dix%26gdpr%3D0%26gdpr_consent%3DCPc-0.x%26gpp%3DDBABTA~1YNN%26gpp_sid%3D6,8%26f%3Db%26uid%3D');
+    });
+
+    it('query-escapes the redirect as Go does: a space as +, and !*\'() escaped', async () => {
+      const odd = await userSyncDeps({ server: { externalUrl: "https://gavel.example.com/a b!*'()" } });
+      const [appnexus] = await statuses({ bidders: ['appnexus'] }, undefined, odd);
+      expect(appnexus!.usersync.url).to.contain('getuid?https%3A%2F%2Fgavel.example.com%2Fa+b%21%2A%27%28%29%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D%26');
     });
 
     it('leaves unknown signals empty', async () => {
@@ -122,7 +127,7 @@ describe('POST /cookie_sync', () => {
       expect((await statuses({ bidders: ['openx'] }))[0]!.usersync.type).to.equal('iframe');
       const filtered = await statuses({ bidders: ['openx', 'appnexus'], filterSettings: { iframe: { bidders: '*', filter: 'exclude' } } });
       expect(filtered.map((status) => status.usersync.type)).to.deep.equal(['redirect', 'redirect']);
-      expect(new URL(filtered[0]!.usersync.url).searchParams.get('r')).to.equal('https://gavel.example.com/setuid?bidder=openx&gdpr=&gdpr_consent=&f=i&uid=${UID}');
+      expect(new URL(filtered[0]!.usersync.url).searchParams.get('r')).to.equal('https://gavel.example.com/setuid?bidder=openx&gdpr=&gdpr_consent=&gpp=&gpp_sid=&f=i&uid=${UID}');
     });
 
     it('drops a bidder no allowed sync type is left for', async () => {

@@ -65,7 +65,7 @@ describe('user sync over HTTP (the real edge)', () => {
       bidder_status: [{
         bidder: 'appnexus',
         no_cookie: true,
-        usersync: { url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3D%26f%3Di%26uid%3D%24UID', type: 'redirect' },
+        usersync: { url: 'https://ib.adnxs.com/getuid?https%3A%2F%2Fgavel.example.com%2Fsetuid%3Fbidder%3Dadnxs%26gdpr%3D0%26gdpr_consent%3D%26gpp%3D%26gpp_sid%3D%26f%3Di%26uid%3D%24UID', type: 'redirect' },
       }],
     });
   });
