@@ -80,12 +80,12 @@ const OPERATIONS: Record<string, Json> = {
     parameters: [
       query('bidder', 'The bidder (or its uids cookie key) whose id this is', { type: 'string' }, true),
       query('uid', 'The id; empty or absent removes it'),
-      query('f', '`i`: answer a 1x1 GIF, `b`: blank HTML', { enum: ['i', 'b'] }),
+      query('f', '`i`: answer a 1x1 PNG, `b`: blank HTML', { enum: ['i', 'b'] }),
       query('gdpr', '0 or 1'),
       query('gdpr_consent', 'The consent string, required when gdpr=1'),
     ],
     responses: {
-      200: { description: 'Stored (the cookie is in Set-Cookie)', content: { 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } }, 'text/html; charset=utf-8': { schema: { type: 'string' } }, [TEXT]: { schema: { type: 'string' } } } },
+      200: { description: 'Stored (the cookie is in Set-Cookie)', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } }, 'text/html': { schema: { type: 'string' } }, [TEXT]: { schema: { type: 'string' } } } },
       400: badRequest,
       401: text('The user opted out of syncing'),
       451: text('Privacy forbids storing this id: the `syncUser` activity, or no GDPR purpose 1 consent (Prebid Server\'s text)'),

@@ -1,9 +1,9 @@
-import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import { filterAllows, readCookieSyncRequest, type CookieSyncRequest, type SyncType } from './cookie-sync-request.js';
 import { syncUrl } from './sync-url.js';
 import { listSyncers, syncerForBidder, type Syncer } from './syncers.js';
 import { liveUids, requestCookie } from './uids-cookie.js';
-import { optedOutResponse, readUserState, syncAccountOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import { badSyncRequest, optedOutResponse, readUserState, syncAccountOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
 import type { AccountSettings } from '../api/index.js';
 import { REJECTED_BY_PRIVACY } from '../privacy/index.js';
 
@@ -153,24 +153,30 @@ export function chooseSyncs(request: CookieSyncRequest, live: Record<string, str
  * and gets each one's sync URL, whose redirect comes back to /setuid with the bidder's id.
  */
 export async function handleCookieSync(input: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
+  // Prebid Server's order: the account, then the request's signals, then the user's opt-out.
+  const found = await syncAccountOf(deps, input.body?.account);
+  if ('refusal' in found) return badSyncRequest([found.refusal], true);
+  const { account } = found;
   const read = readCookieSyncRequest(input.body ?? {}, deps.config.privacy.gdpr.defaultValue);
-  if ('problems' in read) return invalidRequest(read.problems);
+  if ('problems' in read) return badSyncRequest(read.problems, true);
   const state = readUserState(input, deps.config.userSync);
   if (state.optedOut) return optedOutResponse('User has opted out');
   const live = liveUids(state.cookie, deps.now());
   const privacy = read.request.privacy;
-  const found = await syncAccountOf(deps, input.body?.account);
-  if ('refusal' in found) return found.refusal;
-  const { account } = found;
   const consent = deps.privacy.syncConsent({ gdpr: privacy.gdpr, consent: privacy.gdprConsent, usPrivacy: privacy.usPrivacy, gppSid: privacy.gppSid }, account);
   const status = Object.keys(live).length > 0 ? 'ok' : 'no_cookie';
   // As Prebid Server's chooser: a host cookie GDPR does not allow blocks every sync before any bidder is looked at.
-  if (!consent.hostCookieAllowed) return askingForCookieDeprecation(jsonResponse(200, { status, bidder_status: [] } satisfies CookieSyncResponse), input, account, deps);
+  if (!consent.hostCookieAllowed) return askingForCookieDeprecation(syncAnswer({ status, bidder_status: [] }), input, account, deps);
   const permitted: SyncPermission = (syncer) => consent.bidderMaySync(syncer.bidder, vendorIdOf(deps, syncer.bidder));
   const { chosen, skipped } = chooseSyncs(read.request, live, deps, permitted, account);
   const response: CookieSyncResponse = { status, bidder_status: chosen };
   if (read.request.debug && skipped.length > 0) response.debug = skipped;
-  return askingForCookieDeprecation(jsonResponse(200, response), input, account, deps);
+  return askingForCookieDeprecation(syncAnswer(response), input, account, deps);
+}
+
+/** The 200 answer, typed as Prebid Server types it. */
+function syncAnswer(response: CookieSyncResponse): EndpointResponse {
+  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: response };
 }
 
 /** The cookie that asks Chrome to send its `Sec-Cookie-Deprecation` label to this host. */

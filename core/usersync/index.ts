@@ -7,7 +7,7 @@ import type { UserSyncDeps } from './user-state.js';
 
 export { COOKIE_SYNC_PATH, chooseSyncs, handleCookieSync, type BidderSyncStatus, type CookieSyncResponse } from './cookie-sync.js';
 export { readCookieSyncRequest, type CookieSyncRequest, type PrivacySignals, type SyncType } from './cookie-sync-request.js';
-export { handleSetuid, PIXEL_GIF, SETUID_PATH } from './setuid.js';
+export { handleSetuid, PIXEL_PNG, SETUID_PATH } from './setuid.js';
 export { GETUIDS_PATH, handleGetUids, handleOptOut, handleOptOutPage, OPTOUT_PATH } from './optout.js';
 export { listSyncers, resolveSyncKey, syncerForBidder, syncerKey, type Syncer } from './syncers.js';
 export { setuidRedirectTemplate, syncUrl } from './sync-url.js';

@@ -1,16 +1,17 @@
-import { invalidRequest, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
+import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
+import { readGpp, type SetuidRefusal } from '../privacy/index.js';
 import type { UserSyncInfo } from '../api/index.js';
 import { listSyncers, resolveSyncKey, syncerForBidder, syncerKey } from './syncers.js';
 import { cookieAttributes, cookieSize, encodeUidsCookie, fitUidsCookie, setUid, uidsSetCookieHeader, type UidsCookie } from './uids-cookie.js';
-import { GPP_TCF_EU_V2_SECTION, optedOutResponse, parseGppSid, readUserState, syncConsentOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
+import { badSyncRequest, GPP_TCF_EU_V2_SECTION, optedOutResponse, parseGppSid, readUserState, syncAccountOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
 
 export const SETUID_PATH = '/setuid';
 
 /**
- * The transparent 1x1 GIF answered to `f=i`: a sync redirect lands in an `<img>`, which wants an image back.
- * Header, 1x1 screen with a two-colour table, a graphic-control block making colour 0 transparent, one pixel.
+ * The transparent 1x1 PNG answered to `f=i`, as Prebid Server answers it: a sync redirect lands in an `<img>`, which
+ * wants an image back. Signature, IHDR (1x1, 8-bit RGBA), one zlib-deflated transparent pixel, IEND.
  */
-export const PIXEL_GIF = Buffer.from('47494638396101000100800000000000ffffff21f90401000000002c000000000100010000020144003b', 'hex');
+export const PIXEL_PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082', 'hex');
 
 /** How the answer is shaped for the element that made the call (`f`). */
 type SetuidFormat = 'empty' | 'image' | 'html';
@@ -29,32 +30,49 @@ function formatOf(f: string | undefined, sync: UserSyncInfo | undefined): Setuid
 function answer(format: SetuidFormat, setCookie: string): EndpointResponse {
   // A sync answer is per user and changes their cookie: nothing on the way may cache it.
   const headers: Record<string, string> = { 'set-cookie': setCookie, 'cache-control': 'no-store' };
-  if (format === 'image') return { status: 200, headers: { ...headers, 'content-type': 'image/gif' }, body: PIXEL_GIF };
-  if (format === 'html') return { status: 200, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: '' };
+  if (format === 'image') return { status: 200, headers: { ...headers, 'content-type': 'image/png' }, body: PIXEL_PNG };
+  if (format === 'html') return { status: 200, headers: { ...headers, 'content-type': 'text/html' }, body: '' };
   return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: '' };
 }
 
-/**
- * The query's problems, in Prebid Server's order and words: the bidder, the answer's format, `gpp_sid`, then the GDPR
- * signal (from `gpp_sid` when it names sections, else `gdpr`) and the consent it requires.
- */
-function queryProblems(request: EndpointRequest, deps: UserSyncDeps): { problems: string[]; key?: string; format?: SetuidFormat } {
+/** The bidder's cookie key and the answer's format, or Prebid Server's words for why the query names neither. */
+function bidderAndFormat(request: EndpointRequest, deps: UserSyncDeps): { problem: string } | { key: string; format: SetuidFormat } {
   const { query } = request;
   const bidder = query.bidder;
-  if (!bidder) return { problems: ['"bidder" query param is required'] };
+  if (!bidder) return { problem: '"bidder" query param is required' };
   const key = resolveSyncKey(deps.bidders, bidder);
-  if (!key) return { problems: ['The bidder name provided is not supported by Prebid Server'] };
+  if (!key) return { problem: 'The bidder name provided is not supported by Prebid Server' };
   const sync = syncerForBidder(deps.bidders, bidder)?.info ?? listSyncers(deps.bidders).find((syncer) => syncer.key === key)?.info;
   const format = formatOf(query.f, sync);
-  if (!format) return { problems: ['"f" query param is invalid. must be "b" or "i"'] };
-  const gppSid = parseGppSid(query.gpp_sid ?? '');
-  if (!gppSid) return { problems: ['invalid gpp_sid encoding, must be a csv list of integers'] };
-  const gdpr = query.gdpr ?? '';
-  let signal = gdpr;
-  if (gppSid.length > 0) signal = gppSid.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
-  else if (gdpr !== '' && gdpr !== '0' && gdpr !== '1') return { problems: [`the gdpr query param must be either 0 or 1. You gave ${gdpr}`] };
-  if (signal === '1' && !query.gdpr_consent && !query.gpp) return { problems: ['GDPR consent is required when gdpr signal equals 1'] };
-  return { problems: [], key, format };
+  if (!format) return { problem: '"f" query param is invalid. must be "b" or "i"' };
+  return { key, format };
+}
+
+/**
+ * The GDPR signal ("1", "0", "" when not said) and consent, as Prebid Server's `extractGDPRInfo` reads them: `gpp_sid`
+ * naming sections decides the signal, and the GPP string's TCF EU v2 section is the consent; only when neither says
+ * anything do `gdpr` (0 or 1) and `gdpr_consent` count. A signal of 1 needs a consent.
+ */
+function gdprOf(query: EndpointRequest['query'], gppSid: number[]): { gdpr: string; consent: string } | { problem: string } {
+  let gdpr = gppSid.length === 0 ? '' : gppSid.includes(GPP_TCF_EU_V2_SECTION) ? '1' : '0';
+  let consent = '';
+  if (query.gpp) {
+    const gpp = readGpp({ gpp: query.gpp, gpp_sid: gppSid });
+    if (gpp.invalid !== undefined) return { problem: gpp.invalid };
+    consent = gpp.tcfConsent ?? '';
+  }
+  const legacy = query.gdpr ?? '';
+  if (legacy !== '' && gdpr === '' && legacy !== '0' && legacy !== '1') return { problem: `the gdpr query param must be either 0 or 1. You gave ${legacy}` };
+  if (consent === '' && gdpr === '') {
+    gdpr = legacy;
+    consent = query.gdpr_consent ?? '';
+  }
+  if (consent === '' && gdpr === '1') return { problem: 'GDPR consent is required when gdpr signal equals 1' };
+  return { gdpr, consent };
+}
+
+function refused(refusal: SetuidRefusal): EndpointResponse {
+  return { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: refusal.body };
 }
 
 /** True when one id alone would not fit in the cookie: no eviction could make room for it. */
@@ -71,20 +89,29 @@ export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps)
   const settings = deps.config.userSync;
   const state = readUserState(request, settings);
   if (state.optedOut) return optedOutResponse();
-  const { problems, key, format } = queryProblems(request, deps);
-  if (problems.length > 0 || !key || !format) return invalidRequest(problems);
+  const named = bidderAndFormat(request, deps);
+  if ('problem' in named) return badSyncRequest([named.problem], false);
+  const { key, format } = named;
+  const found = await syncAccountOf(deps, request.query.account);
+  if ('refusal' in found) return badSyncRequest([found.refusal], false);
+  const gppSid = parseGppSid(request.query.gpp_sid ?? '');
+  if (!gppSid) return badSyncRequest(['invalid gpp_sid encoding, must be a csv list of integers'], false);
 
   // Named by its cookie key (`adnxs`), the bidder is the first one syncing under that key.
   const bidder = deps.bidders.get(request.query.bidder!) ? request.query.bidder! : ([...deps.bidders.entries.values()].find((entry) => syncerKey(entry) === key)?.name ?? key);
-  const consent = await syncConsentOf(deps, request.query.account, { gdpr: request.query.gdpr ?? '', consent: request.query.gdpr_consent ?? '', gppSid: request.query.gpp_sid });
-  if ('status' in consent) return consent;
+  // Prebid Server asks the syncUser activity before it reads the GDPR signals.
+  const activity = deps.privacy.syncConsent({ gdpr: '0', consent: '', gppSid: request.query.gpp_sid }, found.account).setuidRefusal(bidder, undefined);
+  if (activity) return refused(activity);
+  const gdpr = gdprOf(request.query, gppSid);
+  if ('problem' in gdpr) return badSyncRequest([gdpr.problem], false);
+  const consent = deps.privacy.syncConsent({ gdpr: gdpr.gdpr, consent: gdpr.consent, gppSid: request.query.gpp_sid }, found.account);
   const refusal = consent.setuidRefusal(bidder, vendorIdOf(deps, bidder));
-  if (refusal) return { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: refusal.body };
+  if (refusal) return refused(refusal);
 
   const uid = request.query.uid ?? '';
   const now = deps.now();
   if (uid === '') state.cookie.uids.delete(key);
-  else if (tooLongAlone(key, uid, settings.maxCookieBytes)) return invalidRequest([`"uid" query param is too long: the uids cookie may hold ${settings.maxCookieBytes} bytes`]);
+  else if (tooLongAlone(key, uid, settings.maxCookieBytes)) return badSyncRequest(["uid that's trying to be synced is bigger than MaxCookieSize"], false);
   else setUid(state.cookie, key, uid, now, settings.uidTtlDays);
 
   const encoded = fitUidsCookie(state.cookie, now, settings.maxCookieBytes);

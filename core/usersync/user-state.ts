@@ -1,9 +1,9 @@
 import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-types.js';
 import type { BidderCatalog } from '../bidders/catalog.js';
 import type { GavelConfig } from '../config/index.js';
-import type { PrivacyService, SyncConsent, SyncSignals } from '../privacy/index.js';
+import type { PrivacyService } from '../privacy/index.js';
 import type { AccountLoader } from '../accounts/index.js';
-import type { AccountSettings } from '../api/index.js';
+import { ErrorCode, type AccountSettings } from '../api/index.js';
 import { readUidsCookie, requestCookie, type UidsCookie } from './uids-cookie.js';
 
 /** What the user-sync endpoints need from the running server. */
@@ -64,25 +64,31 @@ export function parseGppSid(value: string): number[] | undefined {
 export const GPP_TCF_EU_V2_SECTION = 2;
 
 /**
- * The consent a sync request's signals give, under the account it names (`account`, as Prebid Server reads it:
- * its `gdpr`, `ccpa` and `privacy.allowactivities`), else the host's defaults (`accounts.defaults`); or the answer
- * refusing the request when its account does (disabled, malformed, unavailable).
+ * The account a sync request names (`account`; none is Prebid Server's "unknown" publisher, which a host requiring
+ * accounts refuses), else the host's defaults (`accounts.defaults`) when no account store runs; or, when the account
+ * refuses the request, Prebid Server's text for why (its sync endpoints answer each with a 400).
  */
-export async function syncConsentOf(deps: UserSyncDeps, accountId: unknown, signals: SyncSignals): Promise<SyncConsent | EndpointResponse> {
-  const found = await syncAccountOf(deps, accountId);
-  return 'refusal' in found ? found.refusal : deps.privacy.syncConsent(signals, found.account);
+export async function syncAccountOf(deps: UserSyncDeps, accountId: unknown): Promise<{ account: AccountSettings } | { refusal: string }> {
+  if (!deps.accounts) return { account: (deps.config.accounts.defaults ?? {}) as AccountSettings };
+  let loaded = deps.accounts.load(typeof accountId === 'string' ? accountId : '', { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
+  if (loaded instanceof Promise) loaded = await loaded;
+  if ('refusal' in loaded) return { refusal: ACCOUNT_REFUSALS[loaded.refusal.code] ?? loaded.refusal.message };
+  return { account: loaded.account };
 }
 
+/** Prebid Server's sync endpoints' words for the account errors it tells apart. */
+const ACCOUNT_REFUSALS: Record<string, string> = {
+  [ErrorCode.AccountDisabled]: 'account is disabled, please reach out to the prebid server host',
+  [ErrorCode.AccountRequired]: 'account must be valid if provided, please reach out to the prebid server host',
+  [ErrorCode.AccountMalformed]: 'account config is malformed and could not be read',
+};
+
 /**
- * The account a sync request names (`account`), else the host's defaults (`accounts.defaults`); or the answer
- * refusing the request when its account does (disabled, malformed, unavailable).
+ * A sync endpoint's 400 as Prebid Server writes it: the text alone, as plain text (`/cookie_sync` ends each line with
+ * a newline, as Go's `http.Error`; `/setuid` writes the bare text).
  */
-export async function syncAccountOf(deps: UserSyncDeps, accountId: unknown): Promise<{ account: AccountSettings } | { refusal: EndpointResponse }> {
-  if (typeof accountId !== 'string' || accountId === '' || !deps.accounts) return { account: (deps.config.accounts.defaults ?? {}) as AccountSettings };
-  let loaded = deps.accounts.load(accountId, { deadline: deps.now() + deps.config.auction.defaultTmaxMs });
-  if (loaded instanceof Promise) loaded = await loaded;
-  if ('refusal' in loaded) return { refusal: { status: loaded.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `Invalid request: ${loaded.refusal.message}\n` } };
-  return { account: loaded.account };
+export function badSyncRequest(messages: string[], newline: boolean): EndpointResponse {
+  return { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: newline ? messages.map((message) => `${message}\n`).join('') : messages.join('\n') };
 }
 
 /** A bidder's GVL vendor id: the host's (`privacy.gdpr.bidderVendorIds`), else its adapter manifest's. */

@@ -1,3 +1,4 @@
+import type { AccountOutcome } from '../../core/accounts/index.js';
 import { expect } from 'chai';
 import type { EndpointResponse } from '../../core/auction/endpoint-types.js';
 import { handleCookieSync, handleGetUids, handleOptOut, handleOptOutPage, handleSetuid, type UserSyncDeps } from '../../core/usersync/index.js';
@@ -60,8 +61,11 @@ describe('user sync under privacy signals', () => {
       const strict: UserSyncDeps = {
         ...deps,
         accounts: {
-          load: (id) =>
-            id === 'closed'
+          // As the account service: no id is the host's defaults (here: none).
+          load: (id): AccountOutcome =>
+            id === ''
+              ? { account: { id: '' } }
+              : id === 'closed'
               ? { refusal: { status: 400, code: 'GAVEL_E_ACCOUNT_DISABLED', message: 'Prebid-server has disabled Account ID: closed, please reach out to the prebid server host.' } }
               : { account: { id, privacy: { allowactivities: { syncUser: { default: false } } } } },
         },
@@ -69,7 +73,7 @@ describe('user sync under privacy signals', () => {
       expect((await setuid({ bidder: 'appnexus', uid: 'u-1', account: 'pub-9' }, strict)).status).to.equal(451);
       expect((await setuid({ bidder: 'appnexus', uid: 'u-1' }, strict)).status).to.equal(200);
       const refused = await setuid({ bidder: 'appnexus', uid: 'u-1', account: 'closed' }, strict);
-      expect([refused.status, refused.body]).to.deep.equal([400, 'Invalid request: Prebid-server has disabled Account ID: closed, please reach out to the prebid server host.\n']);
+      expect([refused.status, refused.body]).to.deep.equal([400, 'account is disabled, please reach out to the prebid server host']);
       const offered = ((await cookieSync({ bidders: ['appnexus', 'openx'], account: 'pub-9', debug: true }, strict)).body as Json);
       expect(offered.bidder_status).to.deep.equal([]);
       expect(offered.debug).to.have.length(2);

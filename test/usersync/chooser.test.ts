@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import type { EndpointResponse } from '../../core/auction/endpoint-types.js';
-import type { AccountSettings } from '../../core/api/index.js';
+import { ErrorCode, type AccountSettings } from '../../core/api/index.js';
 import { handleCookieSync, type BidderSyncStatus, type CookieSyncResponse, type UserSyncDeps } from '../../core/usersync/index.js';
 import { listSyncers } from '../../core/usersync/syncers.js';
 import { DAY_MS, endpointRequest, handWrittenUids, NOW, userSyncDeps } from './support.js';
@@ -134,18 +134,18 @@ describe("POST /cookie_sync chooses as Prebid Server's chooser", () => {
 
     it('still requires a consent when the GPP string has no TCF EU v2 section', async () => {
       const response = await cookieSync({ gdpr: 1, gpp: 'DBABTA~1YNN' });
-      expect([response.status, response.body]).to.deep.equal([400, 'Invalid request: gdpr_consent is required if gdpr=1\n']);
+      expect([response.status, response.body]).to.deep.equal([400, 'gdpr_consent is required if gdpr=1\n']);
     });
 
     it('answers 400 for a GPP string that does not parse, and for a gpp_sid that does not, in Go\'s words', async () => {
       expect((await cookieSync({ gpp: 'DBAB' })).status).to.equal(400);
-      expect((await cookieSync({ gpp_sid: '2,x' })).body).to.equal('Invalid request: strconv.ParseInt: parsing "x": invalid syntax\n');
-      expect((await cookieSync({ gpp_sid: '300' })).body).to.equal('Invalid request: strconv.ParseInt: parsing "300": value out of range\n');
+      expect((await cookieSync({ gpp_sid: '2,x' })).body).to.equal('strconv.ParseInt: parsing "x": invalid syntax\n');
+      expect((await cookieSync({ gpp_sid: '300' })).body).to.equal('strconv.ParseInt: parsing "300": value out of range\n');
     });
 
     it("takes the US privacy string from GPP's uspv1 section when gpp_sid names 6; us_privacy must then match it", async () => {
       const mismatch = await cookieSync({ gpp: 'DBABTA~1YNN', gpp_sid: '6', us_privacy: '1YYN' });
-      expect([mismatch.status, mismatch.body]).to.deep.equal([400, 'Invalid request: request.us_privacy consent does not match uspv1\n']);
+      expect([mismatch.status, mismatch.body]).to.deep.equal([400, 'request.us_privacy consent does not match uspv1\n']);
       const [pubmatic] = (await answer({ bidders: ['pubmatic'], gpp: 'DBABTA~1YNN', gpp_sid: '6' })).bidder_status;
       expect(pubmatic!.usersync.url).to.contain('us_privacy=1YNN&');
     });
@@ -153,6 +153,23 @@ describe("POST /cookie_sync chooses as Prebid Server's chooser", () => {
     it('leaves a us_privacy that does not parse out of the sync URLs', async () => {
       const [pubmatic] = (await answer({ bidders: ['pubmatic'], us_privacy: 'bogus' })).bidder_status;
       expect(pubmatic!.usersync.url).to.contain('us_privacy=&');
+    });
+  });
+
+  describe('errors', () => {
+    it("answers an account's refusal with a 400 in Prebid Server's words, before the request's own problems", async () => {
+      const refusing = (code: ErrorCode): UserSyncDeps => ({ ...deps, accounts: { load: () => ({ refusal: { status: 503, code, message: 'why' } }) } });
+      const disabled = await cookieSync({ account: 'x', gdpr: 1 }, undefined, refusing(ErrorCode.AccountDisabled));
+      expect([disabled.status, disabled.body]).to.deep.equal([400, 'account is disabled, please reach out to the prebid server host\n']);
+      expect((await cookieSync({ account: 'x' }, undefined, refusing(ErrorCode.AccountRequired))).body).to.equal('account must be valid if provided, please reach out to the prebid server host\n');
+      expect((await cookieSync({ account: 'x' }, undefined, refusing(ErrorCode.AccountMalformed))).body).to.equal('account config is malformed and could not be read\n');
+      // No account is Prebid Server's "unknown" publisher, which a host requiring accounts refuses too.
+      expect((await cookieSync({}, undefined, refusing(ErrorCode.AccountRequired))).status).to.equal(400);
+    });
+
+    it('answers a bad request with the text alone, before looking at the opt-out', async () => {
+      const response = await cookieSync({ gdpr: 1 }, `uids=${handWrittenUids({}, { optout: true })}`);
+      expect([response.status, response.headers['content-type'], response.body]).to.deep.equal([400, 'text/plain; charset=utf-8', 'gdpr_consent is required if gdpr=1\n']);
     });
   });
 });

@@ -34,11 +34,11 @@ describe('user sync over HTTP (the real edge)', () => {
     expect(after.json.bidder_status).to.deep.equal([]);
   });
 
-  it('f=i answers the GIF bytes as image/gif', async () => {
+  it('f=i answers the PNG bytes as image/png', async () => {
     const response = await fetch(`${server.url}/setuid?bidder=adnxs&uid=a&f=i`);
-    expect(response.headers.get('content-type')).to.equal('image/gif');
+    expect(response.headers.get('content-type')).to.equal('image/png');
     const bytes = Buffer.from(await response.arrayBuffer());
-    expect(bytes.toString('base64')).to.equal('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7');
+    expect(bytes.toString('hex')).to.equal('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082');
   });
 
   it('unknown or missing bidder is a 400 with a clear message and no cookie', async () => {

@@ -1,3 +1,5 @@
+import type { AccountOutcome } from '../../core/accounts/index.js';
+import { ErrorCode } from '../../core/api/index.js';
 import { expect } from 'chai';
 import type { EndpointResponse } from '../../core/auction/endpoint-types.js';
 import { handleSetuid, type UserSyncDeps } from '../../core/usersync/index.js';
@@ -18,7 +20,7 @@ describe('GET /setuid', () => {
       const answer = await setuid({ bidder: 'adnxs', uid: 'an-777' });
       expect(answer.status).to.equal(200);
       // No f: the bidder's sync is a redirect, which lands in an image.
-      expect(answer.headers['content-type']).to.equal('image/gif');
+      expect(answer.headers['content-type']).to.equal('image/png');
       expect(decodeUids(setUidsValue(answer)).tempUIDs).to.deep.equal({ adnxs: { uid: 'an-777', expires: new Date(NOW + 14 * DAY_MS).toISOString() } });
     });
 
@@ -66,7 +68,7 @@ describe('GET /setuid', () => {
     it('refuses an id too long to fit in the cookie even alone', async () => {
       const answer = await setuid({ bidder: 'ix', uid: 'x'.repeat(5000) });
       expect(answer.status).to.equal(400);
-      expect(answer.body).to.match(/"uid" query param is too long/);
+      expect(answer.body).to.equal("uid that's trying to be synced is bigger than MaxCookieSize");
       expect(answer.headers['set-cookie']).to.equal(undefined);
     });
   });
@@ -89,16 +91,16 @@ describe('GET /setuid', () => {
   });
 
   describe('answer formats', () => {
-    it('f=i answers the 1x1 GIF', async () => {
+    it('f=i answers the 1x1 PNG, as Prebid Server does', async () => {
       const answer = await setuid({ bidder: 'adnxs', uid: 'a', f: 'i' });
-      expect(answer.headers['content-type']).to.equal('image/gif');
-      const gif = answer.body as Buffer;
-      expect(Buffer.isBuffer(gif)).to.equal(true);
-      expect(gif.subarray(0, 6).toString('latin1')).to.equal('GIF89a');
-      expect(gif.readUInt16LE(6)).to.equal(1);
-      expect(gif.readUInt16LE(8)).to.equal(1);
-      expect(gif[gif.length - 1]).to.equal(0x3b);
-      expect(gif.equals(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'))).to.equal(true);
+      expect(answer.headers['content-type']).to.equal('image/png');
+      const png = answer.body as Buffer;
+      expect(Buffer.isBuffer(png)).to.equal(true);
+      expect(png.subarray(0, 8).toString('hex')).to.equal('89504e470d0a1a0a');
+      expect(png.subarray(12, 16).toString('latin1')).to.equal('IHDR');
+      expect(png.readUInt32BE(16)).to.equal(1);
+      expect(png.readUInt32BE(20)).to.equal(1);
+      expect(png.subarray(-8, -4).toString('latin1')).to.equal('IEND');
     });
 
     it('f=b answers empty HTML', async () => {
@@ -111,7 +113,7 @@ describe('GET /setuid', () => {
     it('refuses another f, in any case', async () => {
       const answer = await setuid({ bidder: 'adnxs', uid: 'a', f: 'x' });
       expect(answer.status).to.equal(400);
-      expect(answer.body).to.equal('Invalid request: "f" query param is invalid. must be "b" or "i"\n');
+      expect(answer.body).to.equal('"f" query param is invalid. must be "b" or "i"');
       expect((await setuid({ bidder: 'adnxs', uid: 'a', f: 'B' })).headers['content-type']).to.match(/^text\/html/);
     });
   });
@@ -120,14 +122,14 @@ describe('GET /setuid', () => {
     it('answers 400 when bidder is missing', async () => {
       const answer = await setuid({ uid: 'a' });
       expect(answer.status).to.equal(400);
-      expect(answer.body).to.equal('Invalid request: "bidder" query param is required\n');
+      expect(answer.body).to.equal('"bidder" query param is required');
       expect(answer.headers['set-cookie']).to.equal(undefined);
     });
 
     it('answers 400 naming an unknown bidder', async () => {
       const answer = await setuid({ bidder: 'nosuchbidder', uid: 'a' });
       expect(answer.status).to.equal(400);
-      expect(answer.body).to.equal('Invalid request: The bidder name provided is not supported by Prebid Server\n');
+      expect(answer.body).to.equal('The bidder name provided is not supported by Prebid Server');
     });
 
     it('answers 400 for a bidder whose adapter has no user sync', async () => {
@@ -137,14 +139,14 @@ describe('GET /setuid', () => {
     });
 
     it('checks the GDPR params: 0 or 1, and consent when GDPR applies', async () => {
-      expect((await setuid({ bidder: 'ix', uid: 'a', gdpr: 'yes' })).body).to.equal('Invalid request: the gdpr query param must be either 0 or 1. You gave yes\n');
+      expect((await setuid({ bidder: 'ix', uid: 'a', gdpr: 'yes' })).body).to.equal('the gdpr query param must be either 0 or 1. You gave yes');
       const noConsent = await setuid({ bidder: 'ix', uid: 'a', gdpr: '1' });
       expect(noConsent.status).to.equal(400);
-      expect(noConsent.body).to.equal('Invalid request: GDPR consent is required when gdpr signal equals 1\n');
+      expect(noConsent.body).to.equal('GDPR consent is required when gdpr signal equals 1');
       // gpp_sid decides GDPR when it names sections (TCF EU v2 is 2), and the gdpr param is then not read.
-      expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2,6' })).body).to.equal('Invalid request: GDPR consent is required when gdpr signal equals 1\n');
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2,6' })).body).to.equal('GDPR consent is required when gdpr signal equals 1');
       expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '7', gdpr: 'yes' })).status).to.equal(200);
-      expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2,x' })).body).to.equal('Invalid request: invalid gpp_sid encoding, must be a csv list of integers\n');
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2,x' })).body).to.equal('invalid gpp_sid encoding, must be a csv list of integers');
       // A TCF v2 string whose vendor list this host has not loaded (test/privacy/sync-consent.test.ts has the rest).
       const unreadable = await setuid({ bidder: 'ix', uid: 'a', gdpr: '1', gdpr_consent: 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA' });
       expect([unreadable.status, unreadable.body]).to.deep.equal([400, 'No global vendor list was available to interpret this consent string. If this is a new, valid version, it should become available soon.']);
@@ -172,6 +174,41 @@ describe('GET /setuid', () => {
       expect((await call('privacy=no-sync')).status).to.equal(401);
       expect((await call('privacy=ok')).status).to.equal(200);
       expect((await call('uids-optout=1')).status).to.equal(200);
+    });
+  });
+
+  describe("Prebid Server's order and reading of the GDPR signals", () => {
+    const TCF = 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA';
+    const NO_GVL = 'No global vendor list was available to interpret this consent string. If this is a new, valid version, it should become available soon.';
+
+    it('with gpp_sid naming sections, gdpr_consent is not read: only the GPP string gives the consent', async () => {
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2', gdpr_consent: TCF })).body).to.equal('GDPR consent is required when gdpr signal equals 1');
+      const fromGpp = await setuid({ bidder: 'ix', uid: 'a', gpp_sid: '2', gpp: `DBABMA~${TCF}` });
+      expect([fromGpp.status, fromGpp.body]).to.deep.equal([400, NO_GVL]);
+    });
+
+    it('a consent from the GPP string leaves gdpr unread (but it must still be 0 or 1)', async () => {
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp: `DBABMA~${TCF}`, gdpr: '1' })).status).to.equal(200);
+      expect((await setuid({ bidder: 'ix', uid: 'a', gdpr_consent: TCF, gdpr: '1' })).body).to.equal(NO_GVL);
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp: `DBABMA~${TCF}`, gdpr: 'yes' })).status).to.equal(400);
+    });
+
+    it('a GPP string that does not parse is a 400', async () => {
+      expect((await setuid({ bidder: 'ix', uid: 'a', gpp: 'DBAB' })).status).to.equal(400);
+    });
+
+    it('reads the account before gpp_sid, and asks the syncUser activity before the GDPR params', async () => {
+      const closed: UserSyncDeps = { ...deps, accounts: { load: (id): AccountOutcome => (id === '' ? { account: { id: '' } } : { refusal: { status: 503, code: ErrorCode.AccountDisabled, message: 'disabled' } }) } };
+      const refused = await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'ix', uid: 'a', account: 'x', gpp_sid: 'x' } }), closed);
+      expect([refused.status, refused.body]).to.deep.equal([400, 'account is disabled, please reach out to the prebid server host']);
+      const denying: UserSyncDeps = { ...deps, accounts: { load: (id) => ({ account: { id, privacy: { allowactivities: { syncUser: { default: false } } } } }) } };
+      const denied = await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'ix', uid: 'a', account: 'x', gdpr: 'yes' } }), denying);
+      expect([denied.status, denied.body]).to.deep.equal([451, '']);
+    });
+
+    it('answers f=b as an empty text/html page', async () => {
+      const answer = await setuid({ bidder: 'ix', uid: 'a', f: 'b' });
+      expect([answer.status, answer.headers['content-type'], answer.body]).to.deep.equal([200, 'text/html', '']);
     });
   });
 });

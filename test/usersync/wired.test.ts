@@ -15,10 +15,10 @@ describe('user sync endpoints on a booted Gavel', () => {
     expect(decodeURIComponent(entry.usersync.url)).to.contain('https://gavel.example/setuid?bidder=adnxs');
   });
 
-  it('GET /setuid writes the uids cookie with its flags, and the pixel form answers a GIF', async () => {
+  it('GET /setuid writes the uids cookie with its flags, and the pixel form answers a PNG', async () => {
     const answer = await getJson(`${gavel.url}/setuid?bidder=adnxs&uid=12345&f=i`);
     expect(answer.status).to.equal(200);
-    expect(answer.headers.get('content-type')).to.equal('image/gif');
+    expect(answer.headers.get('content-type')).to.equal('image/png');
     const cookie = answer.headers.get('set-cookie')!;
     expect(cookie).to.match(/^uids=/);
     expect(cookie).to.contain('SameSite=None').and.contain('Secure').and.contain('HttpOnly');
