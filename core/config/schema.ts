@@ -440,7 +440,7 @@ export const configSchema = Type.Object(
       timeoutMs: Type.Integer({ minimum: 1, default: 5000, description: 'Time limit of one fetch of the currency file' }),
     }),
     userSync: Section({
-      cookieTtlDays: Type.Integer({ minimum: 1, default: 90, description: 'Lifetime of the `uids` cookie in the browser (its Max-Age)' }),
+      cookieTtlDays: Type.Integer({ minimum: 1, default: 90, description: 'Lifetime of the `uids` cookie in the browser (its Expires)' }),
       uidTtlDays: Type.Integer({ minimum: 1, default: 14, description: "How long one bidder's id stays live after /setuid stored it; then /cookie_sync asks for a fresh one" }),
       maxCookieBytes: Type.Integer({ minimum: 200, maximum: 4096, default: 4000, description: 'Largest `uids=<value>` written; the ids expiring first are dropped to stay under it' }),
       cookieDomain: Type.Optional(Type.String({ minLength: 1, description: "The cookie's Domain attribute (e.g. `gavel.example.com`); host-only when absent" })),

@@ -2,7 +2,7 @@ import type { EndpointRequest, EndpointResponse } from '../auction/endpoint-type
 import { readGpp, type SetuidRefusal } from '../privacy/index.js';
 import type { UserSyncInfo } from '../api/index.js';
 import { listSyncers, resolveSyncKey, syncerForBidder, syncerKey } from './syncers.js';
-import { cookieAttributes, cookieSize, encodeUidsCookie, fitUidsCookie, setUid, uidsSetCookieHeader, type UidsCookie } from './uids-cookie.js';
+import { cookieSize, encodeUidsCookie, fitUidsCookie, setUid, writtenUidsCookie, type UidsCookie } from './uids-cookie.js';
 import { badSyncRequest, GPP_TCF_EU_V2_SECTION, optedOutResponse, parseGppSid, readUserState, syncAccountOf, vendorIdOf, type UserSyncDeps } from './user-state.js';
 
 export const SETUID_PATH = '/setuid';
@@ -115,8 +115,7 @@ export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps)
   else setUid(state.cookie, key, uid, now, settings.uidTtlDays);
 
   const encoded = fitUidsCookie(state.cookie, now, settings.maxCookieBytes);
-  const attributes = cookieAttributes(settings);
-  // Nothing left to keep: delete the cookie rather than carry an empty one on every request.
-  const setCookie = state.cookie.uids.size === 0 ? uidsSetCookieHeader('', { ...attributes, maxAgeSeconds: 0 }) : uidsSetCookieHeader(encoded, attributes);
+  // As Prebid Server: a cookie with no id left is written empty, not deleted.
+  const setCookie = writtenUidsCookie(state.cookie.uids.size === 0 ? '' : encoded, settings, now, request.headers['user-agent']);
   return answer(format, setCookie);
 }

@@ -43,12 +43,21 @@ describe('GET /setuid', () => {
       expect(Object.keys(decodeUids(setUidsValue(answer)).tempUIDs)).to.deep.equal(['ix']);
     });
 
-    it('sets the cookie with its attributes, and forbids caching the answer', async () => {
+    it("sets the cookie with Prebid Server's attributes (Path, Expires, no HttpOnly), and forbids caching the answer", async () => {
       const answer = await setuid({ bidder: 'ix', uid: 'ix-3' });
       const { name, attributes } = parseSetCookie(answer.headers['set-cookie']!);
       expect(name).to.equal('uids');
-      expect(attributes).to.deep.equal({ path: '/', 'max-age': String(90 * 86400), samesite: 'None', secure: '', httponly: '' });
+      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString() });
       expect(answer.headers['cache-control']).to.equal('no-store');
+    });
+
+    it('adds Secure; SameSite=None for Chrome (or Chrome on iOS) 67 and later, as Prebid Server checks the user agent', async () => {
+      const headerFor = async (userAgent: string) => (await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'ix', uid: 'a' }, userAgent }), deps)).headers['set-cookie']!;
+      expect(await headerFor('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/67.0.3396.99 Safari/537.36')).to.match(/; Expires=[^;]+; Secure; SameSite=None$/);
+      expect(await headerFor('Mozilla/5.0 (iPhone) CriOS/120.0 Mobile')).to.match(/; Secure; SameSite=None$/);
+      expect(await headerFor('Mozilla/5.0 AppleWebKit/537.36 Chrome/66.0.3359.181 Safari/537.36')).to.not.contain('Secure');
+      expect(await headerFor('Mozilla/5.0 (Macintosh) Gecko/20100101 Firefox/120.0')).to.not.contain('SameSite');
+      expect(await headerFor('Chrome/x67.0')).to.not.contain('Secure');
     });
 
     it('uses the configured TTLs, domain and size bound', async () => {
@@ -56,7 +65,7 @@ describe('GET /setuid', () => {
       const full = handWrittenUids({ ix: { uid: 'i'.repeat(40), expires: NOW + DAY_MS }, openx: { uid: 'o'.repeat(40), expires: NOW + 3 * DAY_MS } });
       const answer = await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'pubmatic', uid: 'p'.repeat(40) }, cookie: `uids=${full}` }), custom);
       const { value, attributes } = parseSetCookie(answer.headers['set-cookie']!);
-      expect(attributes['max-age']).to.equal(String(30 * 86400));
+      expect(attributes.expires).to.equal(new Date(NOW + 30 * DAY_MS).toUTCString());
       expect(attributes.domain).to.equal('sync.example.com');
       expect(`uids=${value}`.length).to.be.at.most(300);
       const written = decodeUids(value).tempUIDs;
@@ -81,12 +90,11 @@ describe('GET /setuid', () => {
       expect(Object.keys(decodeUids(setUidsValue(answer)).tempUIDs)).to.deep.equal(['ix']);
     });
 
-    it('deletes the cookie (Max-Age=0) once no id is left', async () => {
+    it('writes the cookie empty once no id is left, as Prebid Server does', async () => {
       const cookie = handWrittenUids({ adnxs: { uid: 'a', expires: NOW + DAY_MS } });
       const { value, attributes } = parseSetCookie((await setuid({ bidder: 'adnxs' }, `uids=${cookie}`)).headers['set-cookie']!);
       expect(value).to.equal('');
-      expect(attributes['max-age']).to.equal('0');
-      expect(attributes).to.include.keys('samesite', 'secure');
+      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString() });
     });
   });
 

@@ -22,12 +22,12 @@ export async function userSyncDeps(config: Record<string, unknown> = {}, now = N
 }
 
 /** An endpoint request as the HTTP edge would build it, with the `uids` cookie lifted out of `cookie`. */
-export function endpointRequest(options: { method?: string; path: string; query?: Record<string, string>; body?: Record<string, unknown>; cookie?: string }): EndpointRequest {
+export function endpointRequest(options: { method?: string; path: string; query?: Record<string, string>; body?: Record<string, unknown>; cookie?: string; userAgent?: string }): EndpointRequest {
   const uidsCookie = options.cookie?.split(';').map((pair) => pair.trim()).find((pair) => pair.startsWith('uids='))?.slice('uids='.length);
   return {
     method: options.method ?? 'GET',
     path: options.path,
-    headers: options.cookie ? { cookie: options.cookie } : {},
+    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(options.userAgent ? { 'user-agent': options.userAgent } : {}) },
     query: options.query ?? {},
     body: options.body,
     secure: true,
