@@ -1,15 +1,19 @@
 import { invalidRequest, jsonResponse, type EndpointRequest, type EndpointResponse } from '../auction/endpoint-types.js';
-import { cookieAttributes, liveUids, uidsSetCookieHeader } from './uids-cookie.js';
+import { cookieAttributes, uidsSetCookieHeader } from './uids-cookie.js';
 import { readUserState, type UserSyncDeps } from './user-state.js';
 
 export const GETUIDS_PATH = '/getuids';
 export const OPTOUT_PATH = '/optout';
 
-/** GET /getuids: the live ids of the `uids` cookie, `{"buyeruids": {<key>: <id>}}` (`{}` when none), as Prebid Server answers. */
+/**
+ * GET /getuids: every id of the `uids` cookie, expired ones too (Prebid Server's `GetUIDs` does not look at expiry),
+ * `{"buyeruids": {<key>: <id>}}` (`{}` when none or opted out), as Prebid Server answers.
+ */
 export async function handleGetUids(request: EndpointRequest, deps: UserSyncDeps): Promise<EndpointResponse> {
   const state = readUserState(request, deps.config.userSync);
-  const live = state.optedOut ? {} : liveUids(state.cookie, deps.now());
-  const answer = jsonResponse(200, Object.keys(live).length > 0 ? { buyeruids: live } : {});
+  const uids: Record<string, string> = {};
+  if (!state.optedOut) for (const [key, entry] of state.cookie.uids) uids[key] = entry.uid;
+  const answer = jsonResponse(200, Object.keys(uids).length > 0 ? { buyeruids: uids } : {});
   answer.headers['cache-control'] = 'no-store';
   return answer;
 }

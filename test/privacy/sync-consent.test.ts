@@ -114,8 +114,8 @@ describe('user sync under privacy signals', () => {
   describe('GET /getuids and /optout', () => {
     const live = handWrittenUids({ adnxs: { uid: 'an-1', expires: NOW + DAY_MS }, openx: { uid: 'old', expires: NOW - DAY_MS } });
 
-    it('GET /getuids answers the live ids', async () => {
-      expect((await handleGetUids(endpointRequest({ path: '/getuids', cookie: `uids=${live}` }), deps)).body).to.deep.equal({ buyeruids: { adnxs: 'an-1' } });
+    it('GET /getuids answers every id of the cookie, expired ones too, as Prebid Server does', async () => {
+      expect((await handleGetUids(endpointRequest({ path: '/getuids', cookie: `uids=${live}` }), deps)).body).to.deep.equal({ buyeruids: { adnxs: 'an-1', openx: 'old' } });
       expect((await handleGetUids(endpointRequest({ path: '/getuids' }), deps)).body).to.deep.equal({});
     });
 
