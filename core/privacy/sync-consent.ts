@@ -1,7 +1,6 @@
 import { TCString } from '@iabtcf/core';
 import type { AccountSettings } from '../api/index.js';
 import type { PrivacyService } from './request-privacy.js';
-import { usPrivacyProblem } from './signals.js';
 import { decodeTcfConsent, type TcfPermissions } from './tcf.js';
 
 /** The privacy signals of a user-sync request (`/cookie_sync` body, `/setuid` query), as given. */
@@ -31,7 +30,6 @@ export const REJECTED_BY_PRIVACY = 'Rejected by privacy';
 export class SyncConsent {
   readonly gdprApplies: boolean;
   private readonly tcf: TcfPermissions | undefined;
-  private readonly usOptOut: boolean;
   private readonly gppSids: number[];
 
   constructor(
@@ -42,8 +40,6 @@ export class SyncConsent {
     const gdpr = service.settings.gdpr;
     this.gdprApplies = (signals.gdpr === '1' || (signals.gdpr === '' && gdpr.defaultValue === '1')) && (account.gdpr?.enabled ?? gdpr.enabled);
     this.tcf = this.gdprApplies ? service.permissionsFor(signals.consent, account) : undefined;
-    const usp = signals.usPrivacy ?? '';
-    this.usOptOut = (account.ccpa?.enabled ?? service.settings.ccpa.enforce) && usPrivacyProblem(usp) === undefined && usp[2] === 'Y';
     this.gppSids = (signals.gppSid ?? '').split(',').filter((sid) => sid !== '').map(Number).filter(Number.isInteger);
   }
 
@@ -62,10 +58,12 @@ export class SyncConsent {
     return this.tcf.syncAllowed('', hostVendorId, false);
   }
 
-  /** Whether `/cookie_sync` may offer this bidder a sync. */
+  /**
+   * Whether `/cookie_sync` may offer this bidder a sync: the `syncUser` activity, then GDPR purpose 1, as Prebid
+   * Server's chooser asks (it does not ask the US privacy string).
+   */
   bidderMaySync(bidder: string, vendorId: number | undefined): boolean {
     if (!this.activityAllows(bidder)) return false;
-    if (this.usOptOut) return false;
     if (!this.tcf) return true;
     return this.tcf.syncAllowed(bidder, vendorId, this.service.settings.gdpr.tcf2.purpose1.vendorExceptions.includes(bidder));
   }
