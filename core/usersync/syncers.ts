@@ -58,11 +58,12 @@ export function syncerForBidder(bidders: BidderCatalog, name: string): Syncer | 
 }
 
 /**
- * What `/setuid?bidder=` names: a bidder (`appnexus`) or a cookie key (`adnxs`, which bidders' sync redirects send).
- * Either way the answer is the cookie key to write under.
+ * What `/setuid?bidder=` names: an enabled bidder (`appnexus`) or the cookie key of one (`adnxs`, which bidders' sync
+ * redirects send). Either way the answer is the cookie key to write under; a disabled bidder has no syncer, as in
+ * Prebid Server.
  */
 export function resolveSyncKey(bidders: BidderCatalog, name: string): string | undefined {
   const byBidder = syncerForBidder(bidders, name);
-  if (byBidder) return byBidder.key;
-  return listSyncers(bidders).find((syncer) => syncer.key === name)?.key;
+  if (byBidder?.enabled) return byBidder.key;
+  return listSyncers(bidders).find((syncer) => syncer.enabled && syncer.key === name)?.key;
 }

@@ -214,6 +214,12 @@ describe('GET /setuid', () => {
       expect([denied.status, denied.body]).to.deep.equal([451, '']);
     });
 
+    it('refuses a disabled bidder, as one Prebid Server has no syncer for', async () => {
+      const withoutIx = await userSyncDeps({ bidders: { ix: { enabled: false } } });
+      const answer = await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'ix', uid: 'a' } }), withoutIx);
+      expect([answer.status, answer.body]).to.deep.equal([400, 'The bidder name provided is not supported by Prebid Server']);
+    });
+
     it('answers f=b as an empty text/html page', async () => {
       const answer = await setuid({ bidder: 'ix', uid: 'a', f: 'b' });
       expect([answer.status, answer.headers['content-type'], answer.body]).to.deep.equal([200, 'text/html', '']);
