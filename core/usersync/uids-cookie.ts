@@ -77,13 +77,18 @@ export function setUid(cookie: UidsCookie, key: string, uid: string, now: number
   cookie.uids.set(key, { uid, expires: now + ttlDays * DAY_MS });
 }
 
+/** A time as Go's `time.RFC3339Nano` writes a UTC one, which Prebid Server's cookie carries: no trailing zero digits. */
+function rfc3339Nano(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace(/\.?0+Z$/, 'Z');
+}
+
 /**
  * Encodes the cookie value: URL-safe base64 with padding, as Prebid Server writes it (its reader insists on the
  * padding; ours takes either).
  */
 export function encodeUidsCookie(cookie: UidsCookie): string {
   const tempUIDs: Record<string, { uid: string; expires: string }> = {};
-  for (const [key, entry] of cookie.uids) tempUIDs[key] = { uid: entry.uid, expires: new Date(entry.expires).toISOString() };
+  for (const [key, entry] of cookie.uids) tempUIDs[key] = { uid: entry.uid, expires: rfc3339Nano(entry.expires) };
   const json: UidsCookieJson = { tempUIDs };
   if (cookie.optOut) json.optout = true;
   const base64 = Buffer.from(JSON.stringify(json), 'utf8').toString('base64url');

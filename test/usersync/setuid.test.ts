@@ -21,7 +21,7 @@ describe('GET /setuid', () => {
       expect(answer.status).to.equal(200);
       // No f: the bidder's sync is a redirect, which lands in an image.
       expect(answer.headers['content-type']).to.equal('image/png');
-      expect(decodeUids(setUidsValue(answer)).tempUIDs).to.deep.equal({ adnxs: { uid: 'an-777', expires: new Date(NOW + 14 * DAY_MS).toISOString() } });
+      expect(decodeUids(setUidsValue(answer)).tempUIDs).to.deep.equal({ adnxs: { uid: 'an-777', expires: '2025-03-15T12:00:00Z' } });
     });
 
     it('takes a bidder name too, storing under its key (appnexus -> adnxs)', async () => {
@@ -34,7 +34,7 @@ describe('GET /setuid', () => {
       const answer = await setuid({ bidder: 'adnxs', uid: 'new' }, `uids=${cookie}`);
       const written = decodeUids(setUidsValue(answer)).tempUIDs;
       expect(written.adnxs!.uid).to.equal('new');
-      expect(written.ix).to.deep.equal({ uid: 'ix-1', expires: new Date(NOW + DAY_MS).toISOString() });
+      expect(written.ix).to.deep.equal({ uid: 'ix-1', expires: '2025-03-02T12:00:00Z' });
     });
 
     it('drops expired ids while writing', async () => {
@@ -71,7 +71,7 @@ describe('GET /setuid', () => {
       const written = decodeUids(value).tempUIDs;
       // ix expires first (1 day), so it made room; the new id (2 days) and openx (3 days) stay.
       expect(Object.keys(written).sort()).to.deep.equal(['openx', 'pubmatic']);
-      expect(written.pubmatic!.expires).to.equal(new Date(NOW + 2 * DAY_MS).toISOString());
+      expect(written.pubmatic!.expires).to.equal('2025-03-03T12:00:00Z');
     });
 
     it('refuses an id too long to fit in the cookie even alone', async () => {

@@ -28,7 +28,10 @@ describe('uids cookie format', () => {
 
   it('writes the documented JSON shape with RFC 3339 expiry dates', () => {
     const encoded = encodeUidsCookie(cookieWith({ adnxs: { uid: 'an-123', expires: Date.parse('2025-03-15T12:00:00Z') } }));
-    expect(decodeUids(encoded)).to.deep.equal({ tempUIDs: { adnxs: { uid: 'an-123', expires: '2025-03-15T12:00:00.000Z' } } });
+    expect(decodeUids(encoded)).to.deep.equal({ tempUIDs: { adnxs: { uid: 'an-123', expires: '2025-03-15T12:00:00Z' } } });
+    // As Go's RFC3339Nano: fractions without their trailing zeros.
+    const withMs = encodeUidsCookie(cookieWith({ adnxs: { uid: 'an-123', expires: Date.parse('2025-03-15T12:00:00.120Z') } }));
+    expect(decodeUids(withMs).tempUIDs.adnxs!.expires).to.equal('2025-03-15T12:00:00.12Z');
   });
 
   it('encodes as padded URL-safe base64, which is also a valid cookie value', () => {
