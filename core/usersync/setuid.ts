@@ -116,6 +116,6 @@ export async function handleSetuid(request: EndpointRequest, deps: UserSyncDeps)
 
   const encoded = fitUidsCookie(state.cookie, now, settings.maxCookieBytes);
   // As Prebid Server: a cookie with no id left is written empty, not deleted.
-  const setCookie = writtenUidsCookie(state.cookie.uids.size === 0 ? '' : encoded, settings, now, request.headers['user-agent']);
+  const setCookie = writtenUidsCookie(state.cookie.uids.size === 0 ? '' : encoded, settings, now);
   return answer(format, setCookie);
 }

@@ -134,36 +134,16 @@ export function uidsSetCookieHeader(encodedValue: string, attributes: CookieAttr
 }
 
 /**
- * Prebid Server's `siteCookieCheck`: Chrome (or Chrome on iOS) 67 and later, which sends a cookie to third-party
- * contexts only when it says `SameSite=None; Secure`. The version is the digits after `Chrome/` (else `CriOS/`) up
- * to the next dot, as Go's `strconv.Atoi` reads them (anything else reads as 0).
+ * The `uids` cookie /setuid writes, in the form of Prebid Server's `WriteCookie` (Go's `http.Cookie` in its order):
+ * `uids=<value>; Path=/[; Domain=<domain>]; Expires=<now + cookieTtlDays>`; a cookie left with no id is written empty.
+ * Unlike Prebid Server, which adds `Secure; SameSite=None` only for the Chromes that need them (by the user agent) and
+ * never `HttpOnly`, every browser gets `Secure; SameSite=None; HttpOnly`: the cookie is read in third-party contexts,
+ * which needs the first two wherever a browser honours them, and no script of any page needs to read user ids.
  */
-export function wantsSiteCookie(userAgent: string | undefined): boolean {
-  if (!userAgent) return false;
-  for (const marker of ['Chrome/', 'CriOS/']) {
-    const at = userAgent.indexOf(marker);
-    if (at < 0) continue;
-    const rest = userAgent.slice(at + marker.length);
-    const dot = rest.indexOf('.');
-    const digits = dot < 0 ? rest : rest.slice(0, dot);
-    return /^[+-]?\d+$/.test(digits) && Number(digits) >= CHROME_SITE_COOKIE_VERSION;
-  }
-  return false;
-}
-
-/** The first Chrome that needs `SameSite=None; Secure` on a cookie read in third-party contexts, as Prebid Server counts it. */
-const CHROME_SITE_COOKIE_VERSION = 67;
-
-/**
- * The `uids` cookie /setuid writes, as Prebid Server's `WriteCookie` (Go's `http.Cookie` in its order):
- * `uids=<value>; Path=/[; Domain=<domain>]; Expires=<now + cookieTtlDays>`, then `Secure; SameSite=None` for a
- * browser that needs them (see `wantsSiteCookie`); no HttpOnly. A cookie left with no id is written empty.
- */
-export function writtenUidsCookie(encodedValue: string, config: { cookieTtlDays: number; cookieDomain?: string }, now: number, userAgent: string | undefined): string {
+export function writtenUidsCookie(encodedValue: string, config: { cookieTtlDays: number; cookieDomain?: string }, now: number): string {
   const parts = [`${UIDS_COOKIE_NAME}=${encodedValue}`, 'Path=/'];
   if (config.cookieDomain) parts.push(`Domain=${config.cookieDomain.replace(/^\./, '')}`);
-  parts.push(`Expires=${new Date(now + config.cookieTtlDays * DAY_MS).toUTCString()}`);
-  if (wantsSiteCookie(userAgent)) parts.push('Secure', 'SameSite=None');
+  parts.push(`Expires=${new Date(now + config.cookieTtlDays * DAY_MS).toUTCString()}`, 'Secure', 'SameSite=None', 'HttpOnly');
   return parts.join('; ');
 }
 

@@ -17,7 +17,7 @@ describe('user sync over HTTP (the real edge)', () => {
     expect(answer.text).to.equal('');
     const cookies = answer.headers.getSetCookie();
     expect(cookies).to.have.length(1);
-    expect(cookies[0]).to.match(/^uids=[A-Za-z0-9_-]+=*; Path=\/; Expires=\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT; Secure; SameSite=None$/);
+    expect(cookies[0]).to.match(/^uids=[A-Za-z0-9_-]+=*; Path=\/; Expires=\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT; Secure; SameSite=None; HttpOnly$/);
   });
 
   it('the cookie /setuid writes is the one /cookie_sync and later /setuid calls read', async () => {

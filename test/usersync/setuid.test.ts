@@ -43,21 +43,19 @@ describe('GET /setuid', () => {
       expect(Object.keys(decodeUids(setUidsValue(answer)).tempUIDs)).to.deep.equal(['ix']);
     });
 
-    it("sets the cookie with Prebid Server's attributes (Path, Expires, no HttpOnly), and forbids caching the answer", async () => {
+    it("sets the cookie with Prebid Server's Path and Expires plus Secure, SameSite=None and HttpOnly, and forbids caching the answer", async () => {
       const answer = await setuid({ bidder: 'ix', uid: 'ix-3' });
       const { name, attributes } = parseSetCookie(answer.headers['set-cookie']!);
       expect(name).to.equal('uids');
-      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString() });
+      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString(), secure: '', samesite: 'None', httponly: '' });
       expect(answer.headers['cache-control']).to.equal('no-store');
     });
 
-    it('adds Secure; SameSite=None for Chrome (or Chrome on iOS) 67 and later, as Prebid Server checks the user agent', async () => {
+    it('gives every browser Secure; SameSite=None; HttpOnly, whatever its user agent (Prebid Server only some Chromes)', async () => {
       const headerFor = async (userAgent: string) => (await handleSetuid(endpointRequest({ path: '/setuid', query: { bidder: 'ix', uid: 'a' }, userAgent }), deps)).headers['set-cookie']!;
-      expect(await headerFor('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/67.0.3396.99 Safari/537.36')).to.match(/; Expires=[^;]+; Secure; SameSite=None$/);
-      expect(await headerFor('Mozilla/5.0 (iPhone) CriOS/120.0 Mobile')).to.match(/; Secure; SameSite=None$/);
-      expect(await headerFor('Mozilla/5.0 AppleWebKit/537.36 Chrome/66.0.3359.181 Safari/537.36')).to.not.contain('Secure');
-      expect(await headerFor('Mozilla/5.0 (Macintosh) Gecko/20100101 Firefox/120.0')).to.not.contain('SameSite');
-      expect(await headerFor('Chrome/x67.0')).to.not.contain('Secure');
+      for (const userAgent of ['Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/67.0.3396.99 Safari/537.36', 'Mozilla/5.0 AppleWebKit/537.36 Chrome/66.0.3359.181 Safari/537.36', 'Mozilla/5.0 (Macintosh) Gecko/20100101 Firefox/120.0', '']) {
+        expect(await headerFor(userAgent), userAgent).to.match(/; Expires=[^;]+; Secure; SameSite=None; HttpOnly$/);
+      }
     });
 
     it('uses the configured TTLs, domain and size bound', async () => {
@@ -94,7 +92,7 @@ describe('GET /setuid', () => {
       const cookie = handWrittenUids({ adnxs: { uid: 'a', expires: NOW + DAY_MS } });
       const { value, attributes } = parseSetCookie((await setuid({ bidder: 'adnxs' }, `uids=${cookie}`)).headers['set-cookie']!);
       expect(value).to.equal('');
-      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString() });
+      expect(attributes).to.deep.equal({ path: '/', expires: new Date(NOW + 90 * DAY_MS).toUTCString(), secure: '', samesite: 'None', httponly: '' });
     });
   });
 

@@ -21,6 +21,6 @@ describe('user sync endpoints on a booted Gavel', () => {
     expect(answer.headers.get('content-type')).to.equal('image/png');
     const cookie = answer.headers.get('set-cookie')!;
     expect(cookie).to.match(/^uids=/);
-    expect(cookie).to.contain('SameSite=None').and.contain('Secure').and.not.contain('HttpOnly');
+    expect(cookie).to.contain('SameSite=None').and.contain('Secure').and.contain('HttpOnly');
   });
 });
