@@ -176,9 +176,10 @@ function resolveFloors(request: BidRequest, context: HookContext, fetcher: Floor
   const requestRules = readFloorRules(namespaceExt(request, ns)?.floors, `ext.${ns}.floors`, errors);
   const account = accountFloors(context.account);
   if (!account.enabled || requestRules?.enabled === false) {
-    // Floors off: the request's rules are ignored (a debug answer says so).
-    if (context.debug && requestRules) context.warn(ns, { code: WarningCode.Unknown, message: 'Floors feature is disabled at account or in the request' });
-    return errors.length > 0 ? { errors: { [ns]: errors.map(unknownError) } } : undefined;
+    // Floors off: the request's rules are ignored, and the answer says so, as Prebid Server's `EnrichWithPriceFloors`
+    // does for every auction of a host with floors on (its plain error, code 999).
+    errors.push('Floors feature is disabled at account or in the request');
+    return { errors: { [ns]: errors.map(unknownError) } };
   }
 
   // Provider data (fetched, else the account's own rules) wins over the request's, which keeps its enforcement and floor minimum.

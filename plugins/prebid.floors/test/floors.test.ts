@@ -115,12 +115,24 @@ describe('prebid.floors: rules and signalling', () => {
     expect(result.errors!.prebid!.map((e) => e.message)).to.include('ext.prebid.floors.data.modelgroups[0].values["banner"] must be a number');
   });
 
-  it('does nothing when the account switches floors off, and warns a debug request', () => {
-    const ctx = context({ price_floors: { enabled: false } }, { debug: true });
-    const out = resolve(request({ data: { modelgroups: [GROUP] } }), ctx);
-    expect(out.imp[0]!.bidfloor).to.equal(undefined);
-    expect((out.ext!.prebid as Json).floors.location).to.equal(undefined);
-    expect(ctx.warnings.prebid![0]!.message).to.equal('Floors feature is disabled at account or in the request');
+  it('does nothing when the account switches floors off, and says so as an error (code 999), debug or not', () => {
+    const hook = hooks()['processed-auction-request']!['resolve-floors']!;
+    for (const debug of [true, false]) {
+      const ctx = context({ price_floors: { enabled: false } }, { debug });
+      const result = hook({ request: request({ data: { modelgroups: [GROUP] } }) }, ctx) as HookResult<unknown>;
+      expect(result.action).to.equal(undefined);
+      expect(result.errors).to.deep.equal({ prebid: [{ code: 999, message: 'Floors feature is disabled at account or in the request' }] });
+      expect(ctx.warnings.prebid ?? []).to.deep.equal([]);
+    }
+  });
+
+  it('says floors are off when the request switches them off, with no rules of its own too', () => {
+    const hook = hooks()['processed-auction-request']!['resolve-floors']!;
+    const result = hook({ request: request({ enabled: false }) }, context()) as HookResult<unknown>;
+    expect(result.errors!.prebid!.map((e) => e.message)).to.deep.equal(['Floors feature is disabled at account or in the request']);
+    const bare = { ...request({}), ext: {} } as BidRequest;
+    const off = hook({ request: bare }, context({ price_floors: { enabled: false } })) as HookResult<unknown>;
+    expect(off.errors!.prebid!.map((e) => e.message)).to.deep.equal(['Floors feature is disabled at account or in the request']);
   });
 
   it('uses the account rules over the request rules, keeping the request enforcement', () => {
