@@ -256,8 +256,9 @@ function floorMinOf(request: PriceFloorRules, provider: PriceFloorRules, context
     if (requestMin > 0) return { floormin: requestMin, floormincur: requestCur };
     if (providerMin > 0) {
       if (providerCur === requestCur || providerCur === '') return { floormin: providerMin, floormincur: requestCur };
-      const converted = context.convertCurrency(providerMin, providerCur, requestCur);
-      return { floormin: converted === undefined ? 0 : roundFloor(converted), floormincur: requestCur };
+      // Go's `GetRate`: two spellings of one code are the same currency; no rate leaves no floor minimum.
+      const rate = goConversionRate(providerCur, requestCur, context);
+      return { floormin: typeof rate === 'string' ? 0 : roundFloor(rate * providerMin), floormincur: requestCur };
     }
   }
   if (providerCur !== '') {

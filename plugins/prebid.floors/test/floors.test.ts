@@ -145,6 +145,14 @@ describe('prebid.floors: rules and signalling', () => {
     expect(floors.enforcement).to.deep.equal({ enforcepbs: false });
   });
 
+  it('takes the provider floor minimum in the request currency, a code spelt in lower case being the same currency (Go GetRate)', () => {
+    const accountRules = { floormin: 2, floormincur: 'eur', data: { currency: 'EUR', modelgroups: [{ schema: { fields: ['mediaType'] }, values: { banner: 1 } }] } };
+    const ctx = context({}, { accountConfig: { rules: accountRules } });
+    const out = resolve(request({ floormincur: 'EUR', data: { modelgroups: [GROUP] } }), ctx);
+    expect(out.imp[0]).to.include({ bidfloor: 2, bidfloorcur: 'EUR' });
+    expect((out.ext!.prebid as Json).floors).to.include({ floormin: 2, floormincur: 'EUR' });
+  });
+
   it('reads schema fields from the request: bundle, country, deviceType, channel, gptSlot, adUnitCode, pubDomain', () => {
     const group = { schema: { fields: ['bundle', 'country', 'deviceType'] }, values: { 'com.app|usa|phone': 2 } };
     const app = { app: { bundle: 'com.app' }, device: { geo: { country: 'USA' }, ua: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0)' } };
