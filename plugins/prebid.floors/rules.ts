@@ -346,22 +346,33 @@ export function compileGroup(group: ModelGroup, errors: string[]): CompiledGroup
 
 /**
  * The order keys are tried in, per number of fields: as bit masks of the fields replaced by `*`, fewest wildcards
- * first and, among equals, wildcards on the right first (left-most fields are the more specific). Made once per count.
+ * first and, among equals, by Prebid Server's weight (`sortCombinations`, a stable sort): a wildcard on field i weighs
+ * 2^(2^count - i) in Go's 64-bit int, so up to five fields the left-most fields are the more specific (wildcards on
+ * the right tried first). From six fields on, Go's shifts and sums overflow (a shift of 64 or more is 0, of 63 the
+ * lowest int, sums wrap) and the order is what those wrapped weights make it; from seven on every weight is 0 and
+ * the masks stay in the order they were made (increasing, field 0 the lowest bit). Made once per count.
  */
 const wildcardOrders = new Map<number, readonly number[]>();
+
+/** Prebid Server's weight of a wildcard set, in Go's int (int64) arithmetic. */
+function goWildcardWeight(mask: number, count: number): bigint {
+  const totalComb = 2 ** count;
+  let total = 0n;
+  for (let i = 0; i < count; i++) {
+    if (((mask >> i) & 1) === 0) continue;
+    const shift = totalComb - i;
+    if (shift < 64) total = BigInt.asIntN(64, total + BigInt.asIntN(64, 1n << BigInt(shift)));
+  }
+  return total;
+}
 
 function wildcardOrder(count: number): readonly number[] {
   let order = wildcardOrders.get(count);
   if (!order) {
-    const masks = Array.from({ length: 1 << count }, (_, mask) => mask);
     const ones = (mask: number): number => mask.toString(2).replaceAll('0', '').length;
-    // A wildcard on field i weighs 2^(count - 1 - i): left-most fields weigh most.
-    const weight = (mask: number): number => {
-      let total = 0;
-      for (let i = 0; i < count; i++) if ((mask >> i) & 1) total += 2 ** (count - 1 - i);
-      return total;
-    };
-    order = masks.sort((a, b) => ones(a) - ones(b) || weight(a) - weight(b));
+    const masks = Array.from({ length: 1 << count }, (_, mask) => ({ mask, ones: ones(mask), weight: goWildcardWeight(mask, count) }));
+    // Array.prototype.sort is stable, as Go's sort.SliceStable.
+    order = masks.sort((a, b) => a.ones - b.ones || (a.weight < b.weight ? -1 : a.weight > b.weight ? 1 : 0)).map((entry) => entry.mask);
     wildcardOrders.set(count, order);
   }
   return order;

@@ -50,6 +50,22 @@ describe('prebid.floors: rules and signalling', () => {
     expect(findRule(group, ['video', 'other.com'])).to.deep.equal({ rule: '*|*', value: 1 });
   });
 
+  it('orders one-wildcard keys as Go weighs them: right-most first up to five fields, overflowed weights from six, made order from seven', () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`);
+    const key = (n: number, star: number) => Array.from({ length: n }, (_, i) => (i === star ? '*' : `v${i}`)).join('|');
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+    const pick = (n: number, stars: number[]) => findRule(compileGroup({ schema: { fields: fields(n) }, values: Object.fromEntries(stars.map((star) => [key(n, star), star])) }, []), values(n))!.value;
+    // Five fields: weights 2^32..2^28, a wildcard on the right is tried first.
+    expect(pick(5, [0, 4])).to.equal(4);
+    // Six: field 0 weighs 1<<64 = 0, field 1 1<<63 (the lowest int), fields 2..5 2^62..2^59.
+    expect(pick(6, [0, 5])).to.equal(0);
+    expect(pick(6, [0, 1])).to.equal(1);
+    expect(pick(6, [2, 5])).to.equal(5);
+    // Seven: every weight 0, the order they were made in (field 0 first).
+    expect(pick(7, [0, 6])).to.equal(0);
+    expect(pick(7, [3, 6])).to.equal(3);
+  });
+
   it('sets imp.bidfloor, bidfloorcur and imp.ext.prebid.floors from the matched rule, and the resolved rules in ext.prebid.floors', () => {
     const out = resolve(request({ data: { modelgroups: [GROUP] } }), context());
     expect(out.imp[0]).to.include({ bidfloor: 1.5, bidfloorcur: 'USD' });
