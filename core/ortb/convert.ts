@@ -19,7 +19,10 @@ const PROMOTED_BY_HOLDER: ReadonlyArray<readonly ['regs' | 'user' | 'source', re
   (name) => [name, PROMOTED.filter(([holder]) => holder === name).map(([, field]) => field)] as const,
 );
 
-/** The 2.5 value a 2.6 field takes; anything else is left where it is for validation to name. */
+/**
+ * The 2.5 value a 2.6 field takes, as Prebid Server's ext decoders type it; anything else is left where it is for
+ * validation to name (Prebid Server refuses the request on it before moving anything).
+ */
 const WELL_TYPED: Readonly<Record<string, (value: unknown) => boolean>> = {
   schain: isJsonObject,
   gdpr: (value) => value === 0 || value === 1,
@@ -29,31 +32,45 @@ const WELL_TYPED: Readonly<Record<string, (value: unknown) => boolean>> = {
 };
 
 /**
+ * Whether Prebid Server takes a 2.6 field as given, so that its 2.5 copy is dropped rather than moved: Go's nil
+ * (absent or `null`) is not, nor an empty consent or US privacy string (convert_up.go compares them with "").
+ */
+function isSetIn26(field: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  return value !== '' || (field !== 'consent' && field !== 'us_privacy');
+}
+
+/** Whether `holder.ext` is there but no object: left as it is, for validation to name (Prebid Server refuses it first). */
+function undecodableExt(holder: Json): boolean {
+  return holder.ext !== undefined && holder.ext !== null && !isJsonObject(holder.ext);
+}
+
+/**
  * Normalises a request to OpenRTB 2.6 in place (the auction owns it), once per request, as Prebid Server's endpoints
- * do before anything reads it: `ext.schain` (2.4) to `source.ext.schain`, then each promoted field from
- * `<object>.ext` to `<object>` (the 2.6 value wins when both are given; the ext copy goes either way), and
- * `imp.ext.<ns>.is_rewarded_inventory` to `imp.rwdd`. A value of the wrong type stays where it is, for request
- * validation to name where the client put it.
+ * do before anything reads it (openrtb_ext/convert_up.go): `ext.schain` (2.4) to `source.ext.schain` unless one is
+ * there, then each promoted field from `<object>.ext` to `<object>` unless the 2.6 field is set (isSetIn26; the ext
+ * copy goes either way), and `imp.ext.<ns>.is_rewarded_inventory` to `imp.rwdd` unless that is set. A value of the
+ * wrong type stays where it is, for request validation to name where the client put it.
  */
 export function convertUpTo26(request: BidRequest, namespace: string): void {
   const requestExt = isJsonObject(request.ext) ? request.ext : undefined;
-  if (requestExt && isJsonObject(requestExt.schain)) {
-    const source = isJsonObject(request.source) ? request.source : undefined;
-    if (!isJsonObject(source?.schain) && !(isJsonObject(source?.ext) && isJsonObject(source!.ext.schain))) {
-      const target = source ?? (request.source = {});
-      target.ext = { ...(isJsonObject(target.ext) ? target.ext : undefined), schain: requestExt.schain };
+  if (requestExt && isJsonObject(requestExt.schain) && (request.source == null || isJsonObject(request.source))) {
+    const source = (request.source ??= {});
+    if (!undecodableExt(source)) {
+      if (!(isJsonObject(source.ext) && isJsonObject(source.ext.schain))) {
+        source.ext = { ...(isJsonObject(source.ext) ? source.ext : undefined), schain: requestExt.schain };
+      }
+      delete requestExt.schain;
     }
-    delete requestExt.schain;
-    if (Object.keys(requestExt).length === 0) delete request.ext;
   }
   for (const [name, field] of PROMOTED) {
     const holder = request[name];
     if (!isJsonObject(holder) || !isJsonObject(holder.ext) || holder.ext[field] === undefined) continue;
     const value = holder.ext[field];
     if (!WELL_TYPED[field]!(value)) continue;
-    if (holder[field] === undefined) holder[field] = value;
+    if (!isSetIn26(field, holder[field])) holder[field] = value;
     delete holder.ext[field];
-    if (Object.keys(holder.ext).length === 0) delete holder.ext;
+    if (isEmpty(holder.ext)) delete holder.ext;
   }
   if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp)) rewardedUp(imp as Imp, namespace);
   // Prebid Server writes these exts back after moving fields out of them, and an empty one goes as none (its user
@@ -74,7 +91,8 @@ function rewardedUp(imp: Imp, namespace: string): void {
   const options = isJsonObject(imp.ext) && isJsonObject(imp.ext[namespace]) ? (imp.ext[namespace] as Json) : undefined;
   const rewarded = options?.is_rewarded_inventory;
   if (rewarded === undefined || typeof rewarded !== 'number') return;
-  if (imp.rwdd === undefined || imp.rwdd === 0) imp.rwdd = rewarded;
+  // Go's int8: absent and null read as 0, which is not set.
+  if (imp.rwdd == null || imp.rwdd === 0) imp.rwdd = rewarded;
   delete options!.is_rewarded_inventory;
   // Written back as Prebid Server's struct writes it (ImpExt.SetPrebid): members it does not know are gone.
   const written = encodeImpOptionsAsPrebidServer(options);

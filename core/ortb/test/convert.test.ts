@@ -45,6 +45,26 @@ describe('OpenRTB versions: up to 2.6 once per request', () => {
     expect(request.regs).to.deep.equal({ ext: { gdpr: 'yes' } });
     expect(request.user).to.deep.equal({ ext: { consent: 5 } });
   });
+
+  it('moves a 2.5 value into a 2.6 field that is not set: null, or an empty consent or US privacy string', () => {
+    const schain = { ver: '1.0', nodes: [] };
+    const request = asRequest({
+      id: 'r',
+      imp: [],
+      regs: { gdpr: null, us_privacy: '', ext: { gdpr: 1, us_privacy: '1YNN' } },
+      user: { consent: '', eids: null, ext: { consent: 'CO', eids: [{ source: 's' }] } },
+      source: { schain: null },
+      ext: { schain },
+    });
+    convertUpTo26(request, 'prebid');
+    expect(request).to.deep.equal({
+      id: 'r',
+      imp: [],
+      regs: { gdpr: 1, us_privacy: '1YNN' },
+      user: { consent: 'CO', eids: [{ source: 's' }] },
+      source: { schain },
+    });
+  });
 });
 
 describe('OpenRTB versions: down to 2.5 per bidder', () => {
