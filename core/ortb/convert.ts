@@ -49,16 +49,18 @@ function undecodableExt(holder: Json): boolean {
  * Normalises a request to OpenRTB 2.6 in place (the auction owns it), once per request, as Prebid Server's endpoints
  * do before anything reads it (openrtb_ext/convert_up.go): `ext.schain` (2.4) to `source.ext.schain` unless one is
  * there, then each promoted field from `<object>.ext` to `<object>` unless the 2.6 field is set (isSetIn26; the ext
- * copy goes either way), and `imp.ext.<ns>.is_rewarded_inventory` to `imp.rwdd` unless that is set. A value of the
- * wrong type stays where it is, for request validation to name where the client put it.
+ * copy goes either way), and `imp.ext.<ns>.is_rewarded_inventory` to `imp.rwdd` unless that is set. A `null` in ext
+ * is Go's nil: nothing moves, and the member goes as Prebid Server's ext writer drops it (a `null` 2.4 schain is the
+ * exception: its decoder makes an empty SupplyChain of it, which moves). A value of the wrong type stays where it
+ * is, for request validation to name where the client put it.
  */
 export function convertUpTo26(request: BidRequest, namespace: string): void {
   const requestExt = isJsonObject(request.ext) ? request.ext : undefined;
-  if (requestExt && isJsonObject(requestExt.schain) && (request.source == null || isJsonObject(request.source))) {
+  if (requestExt && (requestExt.schain === null || isJsonObject(requestExt.schain)) && (request.source == null || isJsonObject(request.source))) {
     const source = (request.source ??= {});
     if (!undecodableExt(source)) {
       if (!(isJsonObject(source.ext) && isJsonObject(source.ext.schain))) {
-        source.ext = { ...(isJsonObject(source.ext) ? source.ext : undefined), schain: requestExt.schain };
+        source.ext = { ...(isJsonObject(source.ext) ? source.ext : undefined), schain: requestExt.schain ?? {} };
       }
       delete requestExt.schain;
     }
@@ -67,8 +69,10 @@ export function convertUpTo26(request: BidRequest, namespace: string): void {
     const holder = request[name];
     if (!isJsonObject(holder) || !isJsonObject(holder.ext) || holder.ext[field] === undefined) continue;
     const value = holder.ext[field];
-    if (!WELL_TYPED[field]!(value)) continue;
-    if (!isSetIn26(field, holder[field])) holder[field] = value;
+    if (value !== null) {
+      if (!WELL_TYPED[field]!(value)) continue;
+      if (!isSetIn26(field, holder[field])) holder[field] = value;
+    }
     delete holder.ext[field];
     if (isEmpty(holder.ext)) delete holder.ext;
   }

@@ -65,6 +65,19 @@ describe('OpenRTB versions: up to 2.6 once per request', () => {
       source: { schain },
     });
   });
+
+  it("drops a null promoted member of ext as Go's nil; a null 2.4 schain moves as an empty SupplyChain", () => {
+    const request = asRequest({
+      id: 'r',
+      imp: [],
+      regs: { gdpr: 0, ext: { gdpr: null, us_privacy: null, gpc: '1' } },
+      user: { ext: { consent: null, eids: null } },
+      source: { ext: { schain: null } },
+      ext: { schain: null, prebid: {} },
+    });
+    convertUpTo26(request, 'prebid');
+    expect(request).to.deep.equal({ id: 'r', imp: [], regs: { gdpr: 0, ext: { gpc: '1' } }, user: {}, source: { schain: {} }, ext: { prebid: {} } });
+  });
 });
 
 describe('OpenRTB versions: down to 2.5 per bidder', () => {
