@@ -19,13 +19,18 @@ const PROMOTED_BY_HOLDER: ReadonlyArray<readonly ['regs' | 'user' | 'source', re
   (name) => [name, PROMOTED.filter(([holder]) => holder === name).map(([, field]) => field)] as const,
 );
 
+/** A value Go decodes into an `int8` (`regs.ext.gdpr`, `imp.ext.<ns>.is_rewarded_inventory`). */
+function isInt8(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -128 && value <= 127;
+}
+
 /**
  * The 2.5 value a 2.6 field takes, as Prebid Server's ext decoders type it; anything else is left where it is for
  * validation to name (Prebid Server refuses the request on it before moving anything).
  */
 const WELL_TYPED: Readonly<Record<string, (value: unknown) => boolean>> = {
   schain: isJsonObject,
-  gdpr: (value) => value === 0 || value === 1,
+  gdpr: isInt8,
   consent: (value) => typeof value === 'string',
   us_privacy: (value) => typeof value === 'string',
   eids: Array.isArray,
@@ -94,7 +99,7 @@ function isEmpty(object: Json): boolean {
 function rewardedUp(imp: Imp, namespace: string): void {
   const options = isJsonObject(imp.ext) && isJsonObject(imp.ext[namespace]) ? (imp.ext[namespace] as Json) : undefined;
   const rewarded = options?.is_rewarded_inventory;
-  if (rewarded === undefined || typeof rewarded !== 'number') return;
+  if (!isInt8(rewarded)) return;
   // Go's int8: absent and null read as 0, which is not set.
   if (imp.rwdd == null || imp.rwdd === 0) imp.rwdd = rewarded;
   delete options!.is_rewarded_inventory;

@@ -78,6 +78,27 @@ describe('OpenRTB versions: up to 2.6 once per request', () => {
     convertUpTo26(request, 'prebid');
     expect(request).to.deep.equal({ id: 'r', imp: [], regs: { gdpr: 0, ext: { gpc: '1' } }, user: {}, source: { schain: {} }, ext: { prebid: {} } });
   });
+
+  it('moves regs.ext.gdpr and is_rewarded_inventory as the int8 Go decodes them, dropping a gdpr beside a set regs.gdpr', () => {
+    const request = asRequest({
+      id: 'r',
+      imp: [
+        { id: 'i1', ext: { prebid: { is_rewarded_inventory: 2, bidder: { a: {} } } } },
+        { id: 'i2', ext: { prebid: { is_rewarded_inventory: 1.5, bidder: { a: {} } } } },
+      ],
+      regs: { gdpr: 0, ext: { gdpr: 2 } },
+      user: { ext: {} },
+    });
+    convertUpTo26(request, 'prebid');
+    expect(request.regs).to.deep.equal({ gdpr: 0 });
+    expect(request.imp).to.deep.equal([
+      { id: 'i1', rwdd: 2, ext: { prebid: { bidder: { a: {} } } } },
+      { id: 'i2', ext: { prebid: { is_rewarded_inventory: 1.5, bidder: { a: {} } } } },
+    ]);
+    const alone = asRequest({ id: 'r', imp: [], regs: { ext: { gdpr: 2 } } });
+    convertUpTo26(alone, 'prebid');
+    expect(alone.regs, 'judged by validation in its 2.6 home').to.deep.equal({ gdpr: 2 });
+  });
 });
 
 describe('OpenRTB versions: down to 2.5 per bidder', () => {
