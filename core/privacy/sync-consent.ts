@@ -1,7 +1,7 @@
 import { TCString } from '@iabtcf/core';
 import type { AccountSettings } from '../api/index.js';
 import type { PrivacyService } from './request-privacy.js';
-import { decodeTcfConsent, type TcfPermissions } from './tcf.js';
+import { decodeTcfConsent, tcfBase64Problem, tcfCoreSegment, type TcfPermissions } from './tcf.js';
 
 /** The privacy signals of a user-sync request (`/cookie_sync` body, `/setuid` query), as given. */
 export interface SyncSignals {
@@ -89,8 +89,11 @@ export class SyncConsent {
 }
 
 function decodeFailure(consent: string): string {
+  const core = tcfCoreSegment(consent);
+  const problem = tcfBase64Problem(core);
+  if (problem) return problem;
   try {
-    TCString.decode(consent);
+    TCString.decode(core);
     return 'unsupported encoding version';
   } catch (err) {
     return (err as Error).message;

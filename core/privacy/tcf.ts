@@ -62,14 +62,32 @@ export interface TcfConsent {
   restricts(purpose: number, type: number, vendor: number): boolean;
 }
 
-/** Decodes a TCF v2 string; undefined when it is not one. A few hundred distinct strings are kept decoded. */
+/**
+ * The core segment of a TC string, the only one Prebid Server (go-gdpr) reads: what follows the first `.` (disclosed
+ * vendors, publisher TC) is never decoded, so a broken later segment leaves the string valid.
+ */
+export function tcfCoreSegment(consent: string): string {
+  const dot = consent.indexOf('.');
+  return dot === -1 ? consent : consent.slice(0, dot);
+}
+
+/**
+ * Why the core segment is not unpadded base64url as Go decodes it (Go's text), beyond what the TCF decoder checks:
+ * a length that leaves one character over holds no whole byte.
+ */
+export function tcfBase64Problem(core: string): string | undefined {
+  return core.length % 4 === 1 ? `illegal base64 data at input byte ${core.length - 1}` : undefined;
+}
+
+/** Decodes a TCF v2 string (its core segment); undefined when it is not one. A few hundred distinct strings are kept decoded. */
 export function decodeTcfConsent(consent: string): TcfConsent | undefined {
   const cached = decoded.get(consent);
   if (cached !== undefined) return cached ?? undefined;
   let model: TCModel | undefined;
+  const core = tcfCoreSegment(consent);
   try {
-    model = TCString.decode(consent);
-    if (model.version !== 2) model = undefined;
+    model = tcfBase64Problem(core) === undefined ? TCString.decode(core) : undefined;
+    if (model?.version !== 2) model = undefined;
   } catch {
     model = undefined;
   }

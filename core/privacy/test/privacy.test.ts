@@ -231,6 +231,16 @@ describe('privacy: TCF v2 per bidder', () => {
     expect(shares.size).to.equal(0);
   });
 
+  it("only the core segment of the string is read, as unpadded base64url, as Prebid Server's consent parser reads it", () => {
+    const core = tcString({ purposes: [1, 2, 4], vendors: [32], specialFeatures: [1] }).split('.')[0]!;
+    expect(enforced({ regs: { gdpr: 1 }, user: { consent: `${core}.A` } }, ['alpha']).shares.size, 'a broken later segment is not read').to.equal(1);
+    expect(decodeTcfConsent(`${core}.A`)?.vendorConsent(32)).to.equal(true);
+    const oneOver = core.length % 4 === 0 ? `${core}A` : `${core}AAAAA`.slice(0, core.length + ((5 - (core.length % 4)) % 4));
+    expect(oneOver.length % 4).to.equal(1);
+    expect(decodeTcfConsent(oneOver), 'a length leaving one character over is no base64').to.equal(undefined);
+    expect(enforced({ regs: { gdpr: 1 }, user: { consent: oneOver } }, ['alpha']).shares.size).to.equal(0);
+  });
+
   it('a string made with a vendor list the host has not loaded gets only the defaults', () => {
     const consent = tcString({ purposes: [1, 2, 4], vendors: [32], specialFeatures: [1], vendorListVersion: 9 });
     expect(enforced({ regs: { gdpr: 1 }, user: { consent } }, ['alpha']).shares.size).to.equal(0);
