@@ -60,12 +60,13 @@ export class SyncConsent {
 
   /**
    * Whether `/cookie_sync` may offer this bidder a sync: the `syncUser` activity, then GDPR purpose 1, as Prebid
-   * Server's chooser asks (it does not ask the US privacy string).
+   * Server's chooser asks (it does not ask the US privacy string). Purpose 1's vendor exceptions are the account's
+   * when it lists them, else the host's (Prebid Server's BidderSyncAllowed reads the merged config).
    */
   bidderMaySync(bidder: string, vendorId: number | undefined): boolean {
     if (!this.activityAllows(bidder)) return false;
     if (!this.tcf) return true;
-    return this.tcf.syncAllowed(bidder, vendorId, this.service.settings.gdpr.tcf2.purpose1.vendorExceptions.includes(bidder));
+    return this.tcf.syncAllowed(bidder, vendorId, this.tcf.vendorException(1, bidder));
   }
 
   /**

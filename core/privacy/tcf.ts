@@ -237,6 +237,11 @@ export class TcfPermissions {
     return { allowBidRequest, passGeo, passId };
   }
 
+  /** Whether a bidder is a vendor exception for a purpose: the account's list when it has one, else the host's. */
+  vendorException(purpose: number, name: string): boolean {
+    return this.rules.purposes[purpose]!.vendorExceptions.has(name);
+  }
+
   /** Purpose 1 for a vendor: a user sync, or the host's own cookie (`/setuid`). */
   syncAllowed(name: string, vendorId: number | undefined, vendorException: boolean): boolean {
     const consent = this.consent;

@@ -277,6 +277,20 @@ describe('privacy: TCF v2 per bidder', () => {
   });
 });
 
+describe('privacy: user syncs', () => {
+  it("an account's purpose 1 vendor exceptions replace the host's for bidder syncs, as Prebid Server's merged TCF config has them", () => {
+    const consent = tcString({ purposes: [2], vendors: [32] });
+    const service = new PrivacyService(settings(), lists);
+    const excepting: AccountSettings = { id: 'p1-exceptions', gdpr: { purpose1: { vendor_exceptions: ['alpha'] } } };
+    expect(service.syncConsent({ gdpr: '1', consent }, account).bidderMaySync('alpha', 32)).to.equal(false);
+    expect(service.syncConsent({ gdpr: '1', consent }, excepting).bidderMaySync('alpha', 32)).to.equal(true);
+    const hostExcepting = new PrivacyService(settings((p) => (p.gdpr.tcf2.purpose1.vendorExceptions = ['alpha'])), lists);
+    expect(hostExcepting.syncConsent({ gdpr: '1', consent }, account).bidderMaySync('alpha', 32)).to.equal(true);
+    const emptied: AccountSettings = { id: 'p1-no-exceptions', gdpr: { purpose1: { vendor_exceptions: [] } } };
+    expect(hostExcepting.syncConsent({ gdpr: '1', consent }, emptied).bidderMaySync('alpha', 32)).to.equal(false);
+  });
+});
+
 describe('privacy: what an analytics module sees', () => {
   const request = {
     id: 'r',
