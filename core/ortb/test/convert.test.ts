@@ -39,6 +39,15 @@ describe('OpenRTB versions: up to 2.6 once per request', () => {
     });
   });
 
+  it('moves user.ext.consent over an empty user.consent, as Prebid Server reads an empty 2.6 consent as none', () => {
+    const request = asRequest({ id: 'r', imp: [], user: { consent: '', ext: { consent: 'CO' } } });
+    convertUpTo26(request, 'prebid');
+    expect(request.user).to.deep.equal({ consent: 'CO' });
+    const kept = asRequest({ id: 'r', imp: [], user: { consent: 'CP', ext: { consent: 'CO' } } });
+    convertUpTo26(kept, 'prebid');
+    expect(kept.user).to.deep.equal({ consent: 'CP' });
+  });
+
   it('leaves a value of the wrong type where the client put it, for validation to name', () => {
     const request = asRequest({ id: 'r', imp: [], regs: { ext: { gdpr: 'yes' } }, user: { ext: { consent: 5 } } });
     convertUpTo26(request, 'prebid');
