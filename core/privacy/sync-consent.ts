@@ -38,7 +38,9 @@ export class SyncConsent {
     private readonly account: AccountSettings,
   ) {
     const gdpr = service.settings.gdpr;
-    this.gdprApplies = (signals.gdpr === '1' || (signals.gdpr === '' && gdpr.defaultValue === '1')) && (account.gdpr?.enabled ?? gdpr.enabled);
+    // Only the host's switch: Prebid Server's sync endpoints build their permissions from its host `gdpr.enabled`
+    // and never read the account's `gdpr.enabled` or `channel_enabled`.
+    this.gdprApplies = (signals.gdpr === '1' || (signals.gdpr === '' && gdpr.defaultValue === '1')) && gdpr.enabled;
     this.tcf = this.gdprApplies ? service.permissionsFor(signals.consent, account) : undefined;
     this.gppSids = (signals.gppSid ?? '').split(',').filter((sid) => sid !== '').map(Number).filter(Number.isInteger);
   }

@@ -289,6 +289,17 @@ describe('privacy: user syncs', () => {
     const emptied: AccountSettings = { id: 'p1-no-exceptions', gdpr: { purpose1: { vendor_exceptions: [] } } };
     expect(hostExcepting.syncConsent({ gdpr: '1', consent }, emptied).bidderMaySync('alpha', 32)).to.equal(false);
   });
+
+  it("GDPR applies to syncs by the host's switch alone, the account's gdpr.enabled unread, as in Prebid Server's sync endpoints", () => {
+    const consent = tcString({ purposes: [2], vendors: [32] });
+    const accountOff: AccountSettings = { id: 'gdpr-off', gdpr: { enabled: false } };
+    const service = new PrivacyService(settings(), lists);
+    expect(service.syncConsent({ gdpr: '1', consent }, accountOff).gdprApplies).to.equal(true);
+    expect(service.syncConsent({ gdpr: '1', consent }, accountOff).bidderMaySync('alpha', 32)).to.equal(false);
+    const hostOff = new PrivacyService(settings((p) => (p.gdpr.enabled = false)), lists);
+    const accountOn: AccountSettings = { id: 'gdpr-on', gdpr: { enabled: true } };
+    expect(hostOff.syncConsent({ gdpr: '1', consent }, accountOn).gdprApplies).to.equal(false);
+  });
 });
 
 describe('privacy: what an analytics module sees', () => {
