@@ -1,6 +1,7 @@
 import { TCString } from '@iabtcf/core';
 import type { AccountSettings } from '../api/index.js';
 import type { PrivacyService } from './request-privacy.js';
+import { usPrivacyProblem } from './signals.js';
 import { decodeTcfConsent, tcfBase64Problem, tcfCoreSegment, type TcfPermissions } from './tcf.js';
 
 /** The privacy signals of a user-sync request (`/cookie_sync` body, `/setuid` query), as given. */
@@ -30,6 +31,7 @@ export const REJECTED_BY_PRIVACY = 'Rejected by privacy';
 export class SyncConsent {
   readonly gdprApplies: boolean;
   private readonly tcf: TcfPermissions | undefined;
+  private readonly usOptOut: boolean;
   private readonly gppSids: number[];
 
   constructor(
@@ -42,6 +44,8 @@ export class SyncConsent {
     // and never read the account's `gdpr.enabled` or `channel_enabled`.
     this.gdprApplies = (signals.gdpr === '1' || (signals.gdpr === '' && gdpr.defaultValue === '1')) && gdpr.enabled;
     this.tcf = this.gdprApplies ? service.permissionsFor(signals.consent, account) : undefined;
+    const usp = signals.usPrivacy ?? '';
+    this.usOptOut = (account.ccpa?.enabled ?? service.settings.ccpa.enforce) && usPrivacyProblem(usp) === undefined && usp[2] === 'Y';
     this.gppSids = (signals.gppSid ?? '').split(',').filter((sid) => sid !== '').map(Number).filter(Number.isInteger);
   }
 
@@ -61,12 +65,13 @@ export class SyncConsent {
   }
 
   /**
-   * Whether `/cookie_sync` may offer this bidder a sync: the `syncUser` activity, then GDPR purpose 1, as Prebid
-   * Server's chooser asks (it does not ask the US privacy string). Purpose 1's vendor exceptions are the account's
-   * when it lists them, else the host's (Prebid Server's BidderSyncAllowed reads the merged config).
+   * Whether `/cookie_sync` may offer this bidder a sync: the `syncUser` activity, a US privacy opt-out of sale (a
+   * decision of ours: Prebid Server's chooser no longer asks it), then GDPR purpose 1. Purpose 1's vendor exceptions
+   * are the account's when it lists them, else the host's (Prebid Server's BidderSyncAllowed reads the merged config).
    */
   bidderMaySync(bidder: string, vendorId: number | undefined): boolean {
     if (!this.activityAllows(bidder)) return false;
+    if (this.usOptOut) return false;
     if (!this.tcf) return true;
     return this.tcf.syncAllowed(bidder, vendorId, this.tcf.vendorException(1, bidder));
   }

@@ -103,8 +103,8 @@ describe('user sync under privacy signals', () => {
       expect(offered.bidder_status.map((status: Json) => status.bidder)).to.deep.equal(['appnexus']);
     });
 
-    it("a US privacy opt-out of sale still offers syncs (Prebid Server's chooser does not ask it); the syncUser activity leaves its bidders out", async () => {
-      expect(((await cookieSync({ bidders: ['appnexus', 'openx'], us_privacy: '1YYN' })).body as Json).bidder_status).to.have.length(2);
+    it('a US privacy opt-out of sale offers no sync; the syncUser activity leaves its bidders out', async () => {
+      expect(((await cookieSync({ bidders: ['appnexus', 'openx'], us_privacy: '1YYN' })).body as Json).bidder_status).to.deep.equal([]);
       expect(((await cookieSync({ bidders: ['appnexus', 'openx'], us_privacy: '1YNN' })).body as Json).bidder_status).to.have.length(2);
       const statuses = ((await cookieSync({ bidders: ['appnexus', 'openx'] }, syncActivity)).body as Json).bidder_status;
       expect(statuses.map((status: Json) => status.bidder)).to.deep.equal(['openx']);
