@@ -13,6 +13,13 @@ export interface AccountRefusal {
 
 export type AccountOutcome = { account: AccountSettings } | { refusal: AccountRefusal };
 
+/**
+ * The id a request naming no account runs under (Prebid Server's `metrics.PublisherUnknown`): looked up like any other
+ * id (a stored account `unknown` applies), refused when the host requires accounts, and written where the id goes
+ * (event URLs' `a=unknown`).
+ */
+export const UNKNOWN_ACCOUNT_ID = 'unknown';
+
 /** Host settings of the account service (`accounts` in the config). */
 export interface AccountServiceSettings {
   /** Refuse requests that name no account. */
@@ -46,7 +53,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
  * (`accounts/<id>.json`, PostgreSQL, HTTP, behind the same cache), checked against the account schema when loaded,
  * with the host's defaults merged under them (a JSON merge patch of the account over the defaults).
  *
- * - A request naming no account runs on the defaults, unless the host requires an account (400).
+ * - A request naming no account runs under the id `unknown` (looked up as any id), unless the host requires an
+ *   account (400; a request naming `unknown` itself too).
  * - An id the backend does not know runs on the defaults too (Prebid Server's rule: an account is a set of
  *   overrides, not a permit), unless the host requires accounts and its defaults are disabled (400).
  * - A disabled account is refused with a 503, as Prebid Server answers.
@@ -58,14 +66,14 @@ function describe(errors: ErrorObject[] | null | undefined): string {
  */
 export class AccountService implements AccountLoader {
   private readonly settled = new WeakMap<object, AccountOutcome>();
-  private readonly anonymous: AccountOutcome;
+  private readonly unnamedRefusal: AccountOutcome | undefined;
 
   constructor(
     private readonly fetcher: StoredDataFetcher,
     private readonly settings: AccountServiceSettings,
     private readonly logger: PluginLogger,
   ) {
-    this.anonymous = settings.required
+    this.unnamedRefusal = settings.required
       ? {
           refusal: {
             status: 400,
@@ -76,15 +84,17 @@ export class AccountService implements AccountLoader {
               'Set site.publisher.id (app.publisher.id or dooh.publisher.id; the account parameter on AMP) to the account id your host gave you.',
           },
         }
-      : this.checked(this.defaultsFor(''));
+      : undefined;
   }
 
   /**
-   * The account a request runs under. Synchronous when the request names none, and when the stored-data cache holds
-   * the account (or remembers it missing): the usual case, which then costs no promise.
+   * The account a request runs under. A request naming none (`''`) runs under `unknown`, as in Prebid Server, and
+   * `unknown` is refused at once when the host requires accounts. Synchronous when the stored-data cache holds the
+   * account (or remembers it missing): the usual case, which then costs no promise.
    */
   load(id: string, options?: FetchOptions): AccountOutcome | Promise<AccountOutcome> {
-    if (id === '') return this.anonymous;
+    if (id === '') id = UNKNOWN_ACCOUNT_ID;
+    if (id === UNKNOWN_ACCOUNT_ID && this.unnamedRefusal) return this.unnamedRefusal;
     const cached = this.fetcher instanceof CachingFetcher ? this.fetcher.peek('account', id) : undefined;
     if (cached) return 'missing' in cached ? this.unknown(id) : this.found(id, cached.document);
     return this.loadStored(id, options);

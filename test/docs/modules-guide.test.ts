@@ -93,7 +93,7 @@ describe('docs/modules.md, built from its own snippets', () => {
       const sent = (name: string) => bidder.received.find((call) => call.url.includes(`name=${name}&`))!.body as { user?: { eids?: unknown } };
       expect(sent('alpha').user?.eids).to.deep.equal(eids);
       expect(sent('beta').user).to.not.have.property('eids');
-      expect(answer.json.ext.pageguard).to.deep.equal({ account: '' });
+      expect(answer.json.ext.pageguard).to.deep.equal({ account: 'unknown' });
     });
   });
 

@@ -52,7 +52,7 @@ describe('stored auction responses and stored bid responses', () => {
     const { status, json, text } = await postJson(`${gavel.url}/openrtb2/auction`, body);
     expect(status, text).to.equal(200);
     const events = json.seatbid[0].bid[0].ext.prebid.events;
-    expect(events.win, events.win).to.match(/\/event\?t=win&b=stored-a&a=&bidder=alpha&ts=\d+$/);
+    expect(events.win, events.win).to.match(/\/event\?t=win&b=stored-a&a=unknown&bidder=alpha&ts=\d+$/);
     expect(events.imp).to.match(/\/event\?t=imp&b=stored-a&/);
   });
 

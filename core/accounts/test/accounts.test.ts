@@ -50,10 +50,13 @@ describe('account id of a request (Prebid Server order)', () => {
 });
 
 describe('AccountService', () => {
-  it('runs a request naming no account on the host defaults, synchronously', () => {
-    const outcome = service({}).load('');
-    expect(outcome).not.to.be.instanceOf(Promise);
-    expect(accountOf(outcome as AccountOutcome)).to.deep.equal({ id: '', debug_allow: true });
+  it('runs a request naming no account under the id unknown, on the defaults when no account unknown is stored', async () => {
+    expect(accountOf(await load(service({}), ''))).to.deep.equal({ id: 'unknown', debug_allow: true });
+    expect(accountOf(await load(service({ unknown: { price_granularity: 'dense' } }), ''))).to.deep.equal({ id: 'unknown', debug_allow: true, price_granularity: 'dense' });
+    const disabled = await load(service({}, { defaults: { disabled: true } }), '');
+    expect(disabled).to.deep.include({
+      refusal: { status: 503, code: ErrorCode.AccountDisabled, message: 'Prebid-server has disabled Account ID: unknown, please reach out to the prebid server host.' },
+    });
   });
 
   it('refuses a request naming no account with a 400 when the host requires one, naming the field to set', () => {
@@ -63,6 +66,7 @@ describe('AccountService', () => {
     expect(refusal.status).to.equal(400);
     expect(refusal.code).to.equal(ErrorCode.AccountRequired);
     expect(refusal.message).to.contain('site.publisher.id');
+    expect(service({ unknown: {} }, { required: true }).load('unknown')).to.deep.equal(outcome);
   });
 
   it('gives every account made from the defaults one hidden class, so the sites that read accounts stay monomorphic', async () => {
