@@ -3,6 +3,7 @@ import { ErrorCode, isJsonObject, type AccountSettings, type PluginLogger } from
 import { ExecutionPlanSchema } from '../config/schema.js';
 import { CachingFetcher, MalformedStoredData, mergePatch, StoredFetchError, type FetchOptions, type StoredDataFetcher } from '../stored/index.js';
 import { accountSchema } from './account-schema.js';
+import { unpackDsaDefault } from './dsa-default.js';
 
 /** Why a request cannot run under its account: the HTTP status Prebid Server answers, a stable code, the message. */
 export interface AccountRefusal {
@@ -139,6 +140,9 @@ export class AccountService implements AccountLoader {
     // Neither input is changed by the merge; the result shares what it does not override with both, and like every
     // account it is only read from here on.
     const merged = mergePatch(this.settings.defaults, document) as AccountSettings;
+    // Prebid Server unpacks the DSA default once the account decodes, before it looks at anything else in it.
+    const dsaDefault = typeof merged.privacy?.dsa?.default === 'string' ? unpackDsaDefault(merged.privacy.dsa.default) : undefined;
+    if (dsaDefault && 'error' in dsaDefault) return this.malformed(id, `privacy.dsa.default: ${dsaDefault.error}`, 'DSA ');
     if (typeof merged.id !== 'string' || merged.id === '') merged.id = id;
     if (isJsonObject(merged.bid_validations)) merged.validations = { ...merged.validations, ...merged.bid_validations };
     keepMasksInRange(merged);
@@ -149,13 +153,13 @@ export class AccountService implements AccountLoader {
    * Prebid Server's words for a stored account that does not fit the account schema: the fault is the host's, and
    * the publisher can only report it, so which field is wrong goes to the host's log, not to the answer.
    */
-  private malformed(id: string, reason: string): AccountOutcome {
+  private malformed(id: string, reason: string, part: '' | 'DSA ' = ''): AccountOutcome {
     this.logger.error({ account: id, reason }, 'account config is malformed');
     return {
       refusal: {
         status: 503,
         code: ErrorCode.AccountMalformed,
-        message: `The prebid-server account config for account id "${id}" is malformed. Please reach out to the prebid server host.`,
+        message: `The prebid-server account config ${part}for account id "${id}" is malformed. Please reach out to the prebid server host.`,
       },
     };
   }

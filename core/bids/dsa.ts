@@ -4,6 +4,7 @@
  * checked against it.
  */
 import { isJsonObject, type AccountSettings, type Bid, type BidRequest } from '../api/index.js';
+import { unpackDsaDefault } from '../accounts/dsa-default.js';
 
 /** `dsarequired` values under which a bid without `ext.dsa` is refused: required, and required for an online platform. */
 const REQUIRED = new Set([2, 3]);
@@ -27,9 +28,7 @@ function requestDsa(request: BidRequest): Record<string, unknown> | undefined {
  * Writes the account's default DSA object (`privacy.dsa.default`, a JSON string) into `regs.ext.dsa` when the request
  * has none; with `gdpr_only`, only for requests where GDPR is enforced (`gdprEnforced`: it applies, by signal or by
  * the host's guess from geo, and is switched on), as Prebid Server's dsa.Writer is given its `GDPREnforced`. The
- * default is written as Prebid Server unpacks it (`openrtb_ext.ExtRegsDSA`): only `dsarequired`, `pubrender`,
- * `datatopub` and `transparency` (each entry's `domain` and `dsaparams`); a default that is not such an object is
- * ignored.
+ * default is written as Prebid Server unpacks it (`openrtb_ext.ExtRegsDSA`, see unpackDsaDefault).
  */
 export function applyDefaultDsa(request: BidRequest, account: AccountSettings, gdprEnforced: boolean): void {
   if (requestDsa(request)) return;
@@ -47,55 +46,15 @@ export function applyDefaultDsa(request: BidRequest, account: AccountSettings, g
 let lastDefault: { text: string; unpacked: Record<string, unknown> | undefined } = { text: '', unpacked: undefined };
 
 /**
- * The account's default as Prebid Server's `ExtRegsDSA` holds it: the three signals (integers), the transparency
- * entries (`domain` when not empty, `dsaparams` when not empty); other members dropped. Undefined when the text is
- * not a JSON object or a member has the wrong type (Prebid Server refuses to unpack it). A fresh copy each time: each
- * request's `regs` is its own.
+ * The account's default as Prebid Server's `ExtRegsDSA` holds it (see unpackDsaDefault; an account whose default does
+ * not unpack is refused when it is loaded). A fresh copy each time: each request's `regs` is its own.
  */
 function unpackedDefault(text: string): Record<string, unknown> | undefined {
-  if (lastDefault.text !== text) lastDefault = { text, unpacked: unpackDsa(text) };
+  if (lastDefault.text !== text) {
+    const unpacked = unpackDsaDefault(text);
+    lastDefault = { text, unpacked: 'value' in unpacked ? unpacked.value : undefined };
+  }
   return lastDefault.unpacked && structuredClone(lastDefault.unpacked);
-}
-
-function unpackDsa(text: string): Record<string, unknown> | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isJsonObject(parsed)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const key of ['dsarequired', 'pubrender', 'datatopub'] as const) {
-    const value = parsed[key];
-    if (value === undefined || value === null) continue;
-    if (!Number.isInteger(value) || (value as number) < -128 || (value as number) > 127) return undefined;
-    out[key] = value;
-  }
-  const transparency = parsed.transparency;
-  if (transparency !== undefined && transparency !== null) {
-    if (!Array.isArray(transparency)) return undefined;
-    const entries: Record<string, unknown>[] = [];
-    for (const entry of transparency) {
-      if (entry === null) {
-        entries.push({});
-        continue;
-      }
-      if (!isJsonObject(entry)) return undefined;
-      const kept: Record<string, unknown> = {};
-      if (entry.domain !== undefined && entry.domain !== null) {
-        if (typeof entry.domain !== 'string') return undefined;
-        if (entry.domain !== '') kept.domain = entry.domain;
-      }
-      if (entry.dsaparams !== undefined && entry.dsaparams !== null) {
-        if (!Array.isArray(entry.dsaparams) || !entry.dsaparams.every((param) => Number.isInteger(param))) return undefined;
-        if (entry.dsaparams.length > 0) kept.dsaparams = entry.dsaparams;
-      }
-      entries.push(kept);
-    }
-    if (entries.length > 0) out.transparency = entries;
-  }
-  return out;
 }
 
 /** What the request asks of bids, or undefined when it has no DSA object. */

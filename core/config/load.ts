@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { isJsonObject, ErrorCode, GavelError, STAGES } from '../api/index.js';
 import { defaultConfig } from './defaults.js';
+import { unpackDsaDefault } from '../accounts/dsa-default.js';
 import { configSchema } from './schema.js';
 import type { GavelConfig } from './types.js';
 
@@ -78,6 +79,12 @@ export function checkConfig(input: unknown, source: string): GavelConfig {
   const typed = config as unknown as GavelConfig;
   if (typed.auction.defaultTmaxMs > typed.auction.maxTmaxMs) {
     throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): "auction.defaultTmaxMs" must not exceed "auction.maxTmaxMs"`);
+  }
+  // Prebid Server does not start with a default DSA object it cannot unpack.
+  const dsaDefault = typed.accounts.defaults.privacy?.dsa?.default;
+  const unpacked = typeof dsaDefault === 'string' ? unpackDsaDefault(dsaDefault) : undefined;
+  if (unpacked && 'error' in unpacked) {
+    throw new GavelError(ErrorCode.ConfigInvalid, `invalid configuration (${source}): "accounts.defaults.privacy.dsa.default" is an invalid default account DSA: ${unpacked.error}`);
   }
   return typed;
 }

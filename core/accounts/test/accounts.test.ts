@@ -7,6 +7,8 @@ import { MemoryFetcher } from '../../stored/memory-fetcher.js';
 import { accountIdOf } from '../account-id.js';
 import { AccountService, type AccountOutcome, type AccountServiceSettings } from '../account-service.js';
 import { applyAccountDefaults } from '../request-defaults.js';
+import { unpackDsaDefault } from '../dsa-default.js';
+import { loadConfig } from '../../config/index.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -211,5 +213,38 @@ describe("an account's request defaults", () => {
     const before = JSON.stringify(request);
     applyAccountDefaults(request, 'prebid', { id: 'a', debug_allow: true, gdpr: { enabled: true } });
     expect(JSON.stringify(request)).to.equal(before);
+  });
+});
+
+describe('account DSA default (Prebid Server UnpackDSADefault)', () => {
+  const dsaAccount = (text: string) => ({ privacy: { dsa: { default: text } } });
+
+  it('refuses a stored account whose DSA default does not unpack, naming its DSA config', async () => {
+    for (const text of ['{"dsarequired": "2"}', '[]', '{"transparency": {}}', '{"pubrender": 300}', 'nope']) {
+      const outcome = await load(service({ pub: dsaAccount(text) }), 'pub');
+      expect(outcome, text).to.deep.include({
+        refusal: {
+          status: 503,
+          code: ErrorCode.AccountMalformed,
+          message: 'The prebid-server account config DSA for account id "pub" is malformed. Please reach out to the prebid server host.',
+        },
+      });
+    }
+  });
+
+  it('loads an account whose DSA default is an object, null or empty', async () => {
+    for (const text of ['{"dsarequired": 2}', 'null', '', '{}']) expect(accountOf(await load(service({ pub: dsaAccount(text) }), 'pub')).privacy, text).to.exist;
+  });
+
+  it('unpacks members ignoring case, keeping only those of the DSA object', () => {
+    expect(unpackDsaDefault('{"DSARequired": 3, "PubRender": 0, "other": 1, "Transparency": [{"Domain": "a.example", "DSAParams": [1], "x": 2}, null]}')).to.deep.equal({
+      value: { dsarequired: 3, pubrender: 0, transparency: [{ domain: 'a.example', dsaparams: [1] }, {}] },
+    });
+    expect(unpackDsaDefault('null')).to.deep.equal({ value: undefined });
+  });
+
+  it('does not boot with host defaults whose DSA default does not unpack', () => {
+    const overrides = { accounts: { defaults: { privacy: { dsa: { default: '{"dsarequired": true}' } } } } };
+    expect(() => loadConfig({ env: {}, overrides })).to.throw(/accounts\.defaults\.privacy\.dsa\.default/).with.property('code', ErrorCode.ConfigInvalid);
   });
 });
