@@ -3,7 +3,7 @@
  * to the bidders unchanged (the account's default fills it in when the request has none), and a bid's `ext.dsa` is
  * checked against it.
  */
-import { isJsonObject, type AccountSettings, type Bid, type BidRequest } from '../api/index.js';
+import { decodeExtBid, fieldIgnoringCase, isJsonObject, type AccountSettings, type Bid, type BidRequest, type JsonObject } from '../api/index.js';
 import { unpackDsaDefault } from '../accounts/dsa-default.js';
 
 /** `dsarequired` values under which a bid without `ext.dsa` is refused: required, and required for an online platform. */
@@ -66,17 +66,32 @@ export function dsaRequirements(request: BidRequest): DsaRequirements | undefine
 
 /** Why a bid's `ext.dsa` does not meet the request's, or undefined when it does (Prebid Server's messages). */
 export function dsaError(bid: Bid, requirements: DsaRequirements | undefined): string | undefined {
-  const ext = bid.ext;
-  const dsa = isJsonObject(ext) && isJsonObject(ext.dsa) ? ext.dsa : undefined;
+  const dsa = bidDsa(bid.ext);
   if (!dsa) return requirements?.required ? 'DSA object missing when required' : undefined;
-  if (typeof dsa.behalf === 'string' && tooLong(dsa.behalf)) return 'DSA behalf exceeds limit of 100 chars';
-  if (typeof dsa.paid === 'string' && tooLong(dsa.paid)) return 'DSA paid exceeds limit of 100 chars';
-  const adRender = typeof dsa.adrender === 'number' ? dsa.adrender : undefined;
+  const behalf = fieldIgnoringCase(dsa, 'behalf');
+  if (typeof behalf === 'string' && tooLong(behalf)) return 'DSA behalf exceeds limit of 100 chars';
+  const paid = fieldIgnoringCase(dsa, 'paid');
+  if (typeof paid === 'string' && tooLong(paid)) return 'DSA paid exceeds limit of 100 chars';
+  const adrender = fieldIgnoringCase(dsa, 'adrender');
+  const adRender = typeof adrender === 'number' ? adrender : undefined;
   if (requirements?.pubRender !== undefined && adRender !== undefined) {
     if (requirements.pubRender === PUBLISHER_CANNOT_RENDER && adRender !== ADVERTISER_WILL_RENDER) return 'DSA publisher and buyer both signal will not render';
     if (requirements.pubRender === PUBLISHER_WILL_RENDER && adRender === ADVERTISER_WILL_RENDER) return 'DSA publisher and buyer both signal will render';
   }
   return undefined;
+}
+
+/**
+ * A bid's DSA object as Prebid Server reads it, decoding `bid.ext` into its `openrtb_ext.ExtBid`: `dsa` matched
+ * ignoring case, and none (as if missing) when it is `null` or when any typed member of the ext does not decode (a
+ * `behalf` that is not a string, an `adrender` that is not an int8, a `prebid.meta` of the wrong shape...). The ext is
+ * decoded only when it has a DSA object, the one case where the answer depends on it.
+ */
+function bidDsa(ext: unknown): JsonObject | undefined {
+  if (!isJsonObject(ext)) return undefined;
+  const dsa = fieldIgnoringCase(ext, 'dsa');
+  if (!isJsonObject(dsa)) return undefined;
+  return 'error' in decodeExtBid(ext) ? undefined : dsa;
 }
 
 /**
