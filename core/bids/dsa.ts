@@ -18,10 +18,14 @@ export interface DsaRequirements {
   pubRender?: number;
 }
 
-/** `regs.ext.dsa` of the request, when it has one. */
-function requestDsa(request: BidRequest): Record<string, unknown> | undefined {
+/**
+ * `regs.ext.dsa` of the request, when it has one: Prebid Server looks the member up by its exact name, and holds an
+ * empty DSA object for one that is `null` (so no default is written over it, and it requires nothing).
+ */
+function requestDsa(request: BidRequest): JsonObject | undefined {
   const ext = request.regs?.ext;
-  return isJsonObject(ext) && isJsonObject(ext.dsa) ? ext.dsa : undefined;
+  if (!isJsonObject(ext) || !Object.hasOwn(ext, 'dsa')) return undefined;
+  return isJsonObject(ext.dsa) ? ext.dsa : ext.dsa === null ? {} : undefined;
 }
 
 /**
@@ -61,7 +65,9 @@ function unpackedDefault(text: string): Record<string, unknown> | undefined {
 export function dsaRequirements(request: BidRequest): DsaRequirements | undefined {
   const dsa = requestDsa(request);
   if (!dsa) return undefined;
-  return { required: REQUIRED.has(dsa.dsarequired as number), pubRender: typeof dsa.pubrender === 'number' ? dsa.pubrender : undefined };
+  // Its members are decoded into Prebid Server's struct, so matched ignoring case.
+  const pubRender = fieldIgnoringCase(dsa, 'pubrender');
+  return { required: REQUIRED.has(fieldIgnoringCase(dsa, 'dsarequired') as number), pubRender: typeof pubRender === 'number' ? pubRender : undefined };
 }
 
 /** Why a bid's `ext.dsa` does not meet the request's, or undefined when it does (Prebid Server's messages). */
