@@ -130,7 +130,7 @@ export class AccountService implements AccountLoader {
     if (this.settings.required && this.settings.defaults.disabled === true) {
       return { refusal: { status: 400, code: ErrorCode.AccountRequired, message: 'Prebid-server could not verify the Account ID. Please reach out to the prebid server host.' } };
     }
-    return this.checked(this.defaultsFor(id));
+    return this.checked(this.defaultsFor(id), id);
   }
 
   private settle(id: string, document: unknown): AccountOutcome {
@@ -146,7 +146,7 @@ export class AccountService implements AccountLoader {
     if (typeof merged.id !== 'string' || merged.id === '') merged.id = id;
     if (isJsonObject(merged.bid_validations)) merged.validations = { ...merged.validations, ...merged.bid_validations };
     keepMasksInRange(merged);
-    return this.checked(merged);
+    return this.checked(merged, id);
   }
 
   /**
@@ -164,9 +164,10 @@ export class AccountService implements AccountLoader {
     };
   }
 
-  private checked(account: AccountSettings): AccountOutcome {
+  /** A disabled account is refused by the id the request asked for (Prebid Server's words), whatever id it holds. */
+  private checked(account: AccountSettings, id: string): AccountOutcome {
     if (account.disabled === true) {
-      return { refusal: { status: 503, code: ErrorCode.AccountDisabled, message: `Prebid-server has disabled Account ID: ${account.id}, please reach out to the prebid server host.` } };
+      return { refusal: { status: 503, code: ErrorCode.AccountDisabled, message: `Prebid-server has disabled Account ID: ${id}, please reach out to the prebid server host.` } };
     }
     return { account };
   }

@@ -84,6 +84,13 @@ describe('AccountService', () => {
     expect(accountOf(await load(service({}, { required: true }), 'who'))).to.deep.equal({ id: 'who', debug_allow: true });
   });
 
+  it('names a disabled account by the id asked for, not the id its document holds', async () => {
+    const outcome = await load(service({ pub: { id: 'other', disabled: true } }), 'pub');
+    expect(outcome).to.deep.include({
+      refusal: { status: 503, code: ErrorCode.AccountDisabled, message: 'Prebid-server has disabled Account ID: pub, please reach out to the prebid server host.' },
+    });
+  });
+
   it('refuses an unknown id when accounts are required and the defaults are disabled', async () => {
     const outcome = await load(service({}, { required: true, defaults: { disabled: true } }), 'who');
     expect(outcome).to.deep.include({ refusal: { status: 400, code: ErrorCode.AccountRequired, message: 'Prebid-server could not verify the Account ID. Please reach out to the prebid server host.' } });
