@@ -2,7 +2,7 @@ import { ErrorCode, isJsonObject, type BidRequest } from '../api/index.js';
 import type { AccountRefusal } from './account-service.js';
 
 export { AccountService, UNKNOWN_ACCOUNT_ID, type AccountLoader, type AccountOutcome, type AccountRefusal, type AccountServiceSettings } from './account-service.js';
-export { accountIdOf, type AccountIdResult } from './account-id.js';
+export { accountIdOf, decodedAccountIdOf, type AccountIdResult } from './account-id.js';
 export { applyAccountDefaults } from './request-defaults.js';
 export { accountSchema } from './account-schema.js';
 

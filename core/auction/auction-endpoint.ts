@@ -1,5 +1,5 @@
 import type { BidRequest, EndpointName, PluginLogger, StagePayloads } from '../api/index.js';
-import { accountIdOf, applyAccountDefaults, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
+import { accountIdOf, applyAccountDefaults, decodedAccountIdOf, blockedAppRefusal, type AccountLoader, type AccountOutcome, type AccountRefusal } from '../accounts/index.js';
 import type { Clock } from '../app/tokens.js';
 import type { GavelConfig } from '../config/index.js';
 import { isCrossOriginCredentialed, RequestContext, resolveAuctionContext, traceLevelOf } from '../context/request-context.js';
@@ -167,6 +167,9 @@ export function settleContext(entered: EnteredRequest, request: BidRequest, serv
  * named first (an id of the wrong type there is the error), else in the request.
  */
 function accountIdOfRequest(entered: EnteredRequest, request: BidRequest): ReturnType<typeof accountIdOf> {
+  const endpoint = entered.context.endpoint;
+  // AMP and video read it from the request once decoded (Prebid Server's getAccountID).
+  if (endpoint === 'amp' || endpoint === 'video') return decodedAccountIdOf(request, entered.namespace, endpoint);
   if (entered.storedRequest) {
     const stored = accountIdOf(entered.storedRequest as BidRequest, entered.namespace);
     if ('error' in stored || stored.id !== '') return stored;

@@ -4,7 +4,7 @@ import { ErrorCode, type AccountSettings, type BidRequest } from '../../api/inde
 import { StoredFetchError } from '../../stored/fetcher.js';
 import { CachingFetcher } from '../../stored/caching-fetcher.js';
 import { MemoryFetcher } from '../../stored/memory-fetcher.js';
-import { accountIdOf } from '../account-id.js';
+import { accountIdOf, decodedAccountIdOf } from '../account-id.js';
 import { AccountService, type AccountOutcome, type AccountServiceSettings } from '../account-service.js';
 import { applyAccountDefaults } from '../request-defaults.js';
 import { unpackDsaDefault } from '../dsa-default.js';
@@ -48,6 +48,26 @@ describe('account id of a request (Prebid Server order)', () => {
     expect(accountIdOf(request({ site: { publisher: { ext: { prebid: { parentAccount: true } } } } }), 'prebid')).to.deep.equal({
       error: 'site.publisher.ext.prebid.parentAccount must be a string',
     });
+  });
+});
+
+describe('account id of an AMP or video request (Prebid Server getAccountID)', () => {
+  const request = (parts: Record<string, unknown>) => ({ id: 'r', imp: [], ...parts }) as unknown as BidRequest;
+
+  it('takes a non-empty parentAccount (matched ignoring case), else a non-empty publisher id, else none', () => {
+    const site = (publisher: unknown) => request({ site: { publisher } });
+    expect(decodedAccountIdOf(site({ id: 'child', ext: { prebid: { parentAccount: '' } } }), 'prebid', 'amp')).to.deep.equal({ id: 'child' });
+    expect(decodedAccountIdOf(site({ id: 'child', ext: { Prebid: { parentaccount: 'net' } } }), 'prebid', 'amp')).to.deep.equal({ id: 'net' });
+    expect(decodedAccountIdOf(site({ id: 'child', ext: { prebid: { parentAccount: 5 } } }), 'prebid', 'amp')).to.deep.equal({ id: 'child' });
+    expect(decodedAccountIdOf(site({ id: '' }), 'prebid', 'amp')).to.deep.equal({ id: '' });
+  });
+
+  it('reads site only for AMP; app when present, else site, for video', () => {
+    const both = request({ app: { publisher: { id: 'app-pub' } }, site: { publisher: { id: 'site-pub' } } });
+    expect(decodedAccountIdOf(both, 'prebid', 'amp')).to.deep.equal({ id: 'site-pub' });
+    expect(decodedAccountIdOf(both, 'prebid', 'video')).to.deep.equal({ id: 'app-pub' });
+    expect(decodedAccountIdOf(request({ app: {}, site: { publisher: { id: 'site-pub' } } }), 'prebid', 'video')).to.deep.equal({ id: '' });
+    expect(decodedAccountIdOf(request({ dooh: { publisher: { id: 'd' } } }), 'prebid', 'video')).to.deep.equal({ id: '' });
   });
 });
 
