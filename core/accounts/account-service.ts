@@ -134,12 +134,12 @@ export class AccountService implements AccountLoader {
   }
 
   private settle(id: string, document: unknown): AccountOutcome {
-    if (!isJsonObject(document) || !validateStoredAccount(document)) {
-      return this.malformed(id, describe(isJsonObject(document) ? validateStoredAccount.errors : null));
-    }
+    if (!isJsonObject(document)) return this.malformed(id, describe(null));
     // Neither input is changed by the merge; the result shares what it does not override with both, and like every
-    // account it is only read from here on.
+    // account it is only read from here on. The merged account is what is checked, as Prebid Server decodes the
+    // account once merged over its defaults: a member the account sets to null is gone, not malformed.
     const merged = mergePatch(this.settings.defaults, document) as AccountSettings;
+    if (!validateStoredAccount(merged)) return this.malformed(id, describe(validateStoredAccount.errors));
     // Prebid Server unpacks the DSA default once the account decodes, before it looks at anything else in it.
     const dsaDefault = typeof merged.privacy?.dsa?.default === 'string' ? unpackDsaDefault(merged.privacy.dsa.default) : undefined;
     if (dsaDefault && 'error' in dsaDefault) return this.malformed(id, `privacy.dsa.default: ${dsaDefault.error}`, 'DSA ');

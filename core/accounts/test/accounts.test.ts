@@ -130,6 +130,11 @@ describe('AccountService', () => {
     });
   });
 
+  it('takes a member set to null as removed by the merge, not as malformed', async () => {
+    const accounts = service({ pub: { disabled: null, debug_allow: null, cookie_sync: { default_limit: null, max_limit: 4 } } }, { defaults: { debug_allow: true, disabled: false } });
+    expect(accountOf(await load(accounts, 'pub'))).to.deep.equal({ id: 'pub', cookie_sync: { max_limit: 4 } });
+  });
+
   it('keeps keys it does not know, as Prebid Server ignores them', async () => {
     expect(accountOf(await load(service({ pub: { auction: { 'price-granularity': 'low' } } }), 'pub')).auction).to.deep.equal({ 'price-granularity': 'low' });
   });
