@@ -138,23 +138,37 @@ function assetsError(assets: unknown, path: string): string | undefined {
   for (const [index, asset] of assets.entries()) {
     const assetPath = `${path}[${index}]`;
     if (!isJsonObject(asset)) return `${assetPath} must be an object`;
+    // Prebid Server checks the asset itself before its id (fillAndValidateNativeAssets).
+    const error = assetError(asset, assetPath);
+    if (error !== undefined) return error;
     if (isPresent(asset.id)) {
       if (!Number.isInteger(asset.id)) return `${assetPath}.id must be an integer. Leave it out to have the asset numbered by its position.`;
       if (ids.has(asset.id as number)) return `${assetPath}.id is already being used by another asset. Each asset ID must be unique.`;
       ids.add(asset.id as number);
     }
-    const error = assetError(asset, assetPath);
-    if (error !== undefined) return error;
   }
   return undefined;
 }
 
+/**
+ * One asset, as Prebid Server's validateNativeAsset reads it: title, img, video, data in turn, each checked as it is
+ * met, so a bad first kind is named before a second kind makes the asset ambiguous.
+ */
 function assetError(asset: JsonObject, path: string): string | undefined {
-  const kinds = (['title', 'img', 'video', 'data'] as const).filter((kind) => isPresent(asset[kind]));
-  if (kinds.length !== 1) return `${path} must define exactly one of {title, img, video, data}`;
-  const kind = kinds[0]!;
-  const value = asset[kind];
-  if (!isJsonObject(value)) return `${path}.${kind} must be an object`;
+  let found = false;
+  for (const kind of ['title', 'img', 'video', 'data'] as const) {
+    const value = asset[kind];
+    if (!isPresent(value)) continue;
+    if (found) return `${path} must define exactly one of {title, img, video, data}`;
+    found = true;
+    if (!isJsonObject(value)) return `${path}.${kind} must be an object`;
+    const error = assetKindError(kind, value, path);
+    if (error !== undefined) return error;
+  }
+  return found ? undefined : `${path} must define exactly one of {title, img, video, data}`;
+}
+
+function assetKindError(kind: 'title' | 'img' | 'video' | 'data', value: JsonObject, path: string): string | undefined {
   switch (kind) {
     case 'title':
       return numberOr0(value.len) < 1 ? `${path}.title.len must be a positive number` : undefined;

@@ -162,6 +162,15 @@ describe('gavel.validation: native', () => {
       'request.imp[0].native.request.assets[0] must define exactly one of {title, img, video, data}');
   });
 
+  it('checks each asset kind as it meets it, and the asset before its id, as Prebid Server does', () => {
+    expectRejected(withImp(nativeImp({ assets: [{ title: {}, img: { type: 3 } }] })),
+      'request.imp[0].native.request.assets[0].title.len must be a positive number');
+    expectRejected(withImp(nativeImp({ assets: [{ img: { w: -1 }, video: {} }] })),
+      'request.imp[0].native.request.assets[0].img.w must be a positive integer');
+    expectRejected(withImp(nativeImp({ assets: [{ id: 1, title: { len: 9 } }, { id: 1, title: {} }] })),
+      'request.imp[0].native.request.assets[1].title.len must be a positive number');
+  });
+
   it('keeps the asset ids a request gives (Prebid.js numbers assets 1..n), numbering only assets without one', () => {
     const prebidJs = withImp(nativeImp({ assets: [1, 2, 3, 4, 5, 6].map((id) => ({ id, required: 1, data: { type: id } })) }));
     const kept = applyChanges(expectAccepted(prebidJs), prebidJs);
