@@ -71,7 +71,7 @@ export function clientAddress(facts: HttpFacts, trustProxyHeaders: boolean): str
 
 /**
  * Fills what the body leaves out from the HTTP request, as Prebid Server's endpoints do: `device.ua` from
- * User-Agent, `device.ip` / `device.ipv6` from the client's address (when the body has neither), `device.dnt` from
+ * User-Agent, `device.ip` / `device.ipv6` from the client's address (when the body has neither), `device.dnt` (none or null) from
  * `DNT: 0|1`, and `regs.ext.gpc` from `Sec-GPC: 1`; and `device.lmt` of an iOS app from its tracking status. The
  * request is the endpoint's own (merged) copy.
  */
@@ -92,7 +92,7 @@ export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProx
     if (address) own()[isIP(address) === 4 ? 'ip' : 'ipv6'] = address;
   }
   const dnt = header(facts.headers, 'dnt');
-  if ((dnt === '1' || dnt === '0') && device?.dnt === undefined) own().dnt = Number(dnt);
+  if ((dnt === '1' || dnt === '0') && device?.dnt == null) own().dnt = Number(dnt);
   if (device) limitTrackingForIos(request, device);
   if (header(facts.headers, 'sec-gpc') === '1') {
     const regs = (isJsonObject(request.regs) ? request.regs : (request.regs = {})) as Json;
