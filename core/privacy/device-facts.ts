@@ -72,7 +72,7 @@ export function clientAddress(facts: HttpFacts, trustProxyHeaders: boolean): str
 /**
  * Fills what the body leaves out from the HTTP request, as Prebid Server's endpoints do: `device.ua` from
  * User-Agent, `device.ip` / `device.ipv6` from the client's address (when the body has neither), `device.dnt` (none or null) from
- * `DNT: 0|1`, and `regs.ext.gpc` from `Sec-GPC: 1`; and `device.lmt` of an iOS app from its tracking status. The
+ * `DNT: 0|1`, and `regs.ext.gpc` (none or null) from `Sec-GPC: 1`; and `device.lmt` of an iOS app from its tracking status. The
  * request is the endpoint's own (merged) copy.
  */
 export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProxyHeaders: boolean): void {
@@ -97,7 +97,7 @@ export function fillDeviceFacts(request: BidRequest, facts: HttpFacts, trustProx
   if (header(facts.headers, 'sec-gpc') === '1') {
     const regs = (isJsonObject(request.regs) ? request.regs : (request.regs = {})) as Json;
     const ext = (isJsonObject(regs.ext) ? regs.ext : (regs.ext = {})) as Json;
-    if (ext.gpc === undefined) ext.gpc = '1';
+    if (ext.gpc == null) ext.gpc = '1';
   }
 }
 
