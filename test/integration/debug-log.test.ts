@@ -110,7 +110,9 @@ describe('logs that talk', function () {
       expect(abandoned).to.include({ level: 20, errorCode: BidderErrorCode.Timeout, requestId: 'debug-log-1' });
       const call = await gavel.waitFor((entry) => entry.msg === 'bidder call' && entry.bidder === 'slow');
       expect(call).to.include({ errorCode: BidderErrorCode.Timeout, requestId: 'debug-log-1' });
-      expect(call.durationMs as number).to.be.within(200, 1500);
+      // Ended by the auction's deadline (tmax 300 ms, counted from the request's arrival), so well inside the 1.5 s
+      // the mock would have held it; how long after its send that was depends on the machine's load.
+      expect(call.durationMs as number).to.be.above(0).and.below(1500);
     });
 
     it('logs the answered call with its status and bytes', async () => {
