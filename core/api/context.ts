@@ -180,7 +180,7 @@ export interface AuctionContext extends EntrypointContext {
   readonly tmax: number;
   /** Epoch milliseconds by which the answer must be written: `receivedAt + tmax`. */
   readonly deadline: number;
-  /** The publisher account the request belongs to; '' when it names none. */
+  /** The publisher account the request belongs to; `unknown` when it names none (Prebid Server's unknown publisher). */
   readonly accountId: string;
   /** The account's settings, host defaults merged under them. */
   readonly account: Readonly<AccountSettings>;

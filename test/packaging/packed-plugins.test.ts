@@ -200,7 +200,7 @@ describe('plugins packed with npm pack, installed into a host folder as the docs
       expect(answer.json.seatbid[0].bid[0].price).to.equal(3);
       expect((bidder.received[0]!.body.imp as Array<{ tagid?: string }>)[0]!.tagid).to.equal('acme-top');
       // The module's auction-response hook stamped the answer.
-      expect(answer.json.ext.pageguard).to.deep.equal({ account: '' });
+      expect(answer.json.ext.pageguard).to.deep.equal({ account: 'unknown' });
     });
 
     it("ends an auction from a domain the module's config blocks", async () => {
