@@ -74,7 +74,7 @@ function validateBidRequest(request: unknown, namespace: Namespace, deps: Valida
   checkSource(request, scope);
   checkRegs(request, scope);
   checkUser(request, scope);
-  checkNoSale(options, scope);
+  checkNoSale(request, options, scope);
   checkEids(request, scope);
   checkImps(request, scope);
   return report;

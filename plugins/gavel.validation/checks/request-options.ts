@@ -131,14 +131,37 @@ export function checkChannel(options: JsonObject, scope: ValidationScope): void 
 }
 
 /**
- * `nosale` lists the bidders the US opt-out does not hold back: `"*"` alone means all of them, and beside bidders it
- * is refused in Prebid Server's CCPA policy's words. A name that is no bidder is left alone (docs/privacy.md: it is
- * ignored, where Prebid Server refuses it).
+ * `nosale` lists the bidders the US opt-out does not hold back: `"*"` alone means all of them. As Prebid Server's CCPA
+ * policy parses it at the endpoint (ccpa.Policy.Parse), `"*"` beside bidders and a name that is neither a bidder the
+ * host knows nor a request alias refuse the request, the first one met in its words; a US privacy string it cannot
+ * read is warned about first, and then the list is not looked at.
  */
-export function checkNoSale(options: JsonObject, scope: ValidationScope): void {
+export function checkNoSale(request: JsonObject, options: JsonObject, scope: ValidationScope): void {
   const noSale = options.nosale;
-  if (!Array.isArray(noSale) || noSale.length < 2 || !noSale.includes('*')) return;
-  scope.report.addError(`${scope.optionsPaths.options}.nosale is invalid: can only specify all bidders if no other bidders are provided`);
+  if (!Array.isArray(noSale) || (noSale.length === 1 && noSale[0] === '*')) return;
+  if (!isReadableUsPrivacy(usPrivacyOf(request))) return;
+  const aliases = isJsonObject(options.aliases) ? options.aliases : undefined;
+  for (const bidder of noSale) {
+    let problem: string | undefined;
+    if (bidder === '*') problem = 'can only specify all bidders if no other bidders are provided';
+    else if (typeof bidder === 'string' && scope.bidders.hostBidder(bidder) === undefined && !(aliases && Object.hasOwn(aliases, bidder))) problem = `unrecognized bidder '${bidder}'`;
+    if (problem !== undefined) {
+      scope.report.addError(`${scope.optionsPaths.options}.nosale is invalid: ${problem}`);
+      return;
+    }
+  }
+}
+
+/** `regs.us_privacy` (or its 2.5 home), '' when absent. */
+function usPrivacyOf(request: JsonObject): unknown {
+  const regs = isJsonObject(request.regs) ? request.regs : undefined;
+  if (regs?.us_privacy !== undefined) return regs.us_privacy;
+  return isJsonObject(regs?.ext) ? regs.ext.us_privacy ?? '' : '';
+}
+
+/** Whether Prebid Server's CCPA parser reads this string: empty, or four characters `1` then N, Y or - thrice. */
+function isReadableUsPrivacy(value: unknown): boolean {
+  return value === '' || (typeof value === 'string' && /^1[NY-]{3}$/.test(value));
 }
 
 /**

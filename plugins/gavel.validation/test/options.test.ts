@@ -203,7 +203,13 @@ describe('gavel.validation: nosale, as Prebid Server\'s CCPA policy reads it', (
       'request.ext.prebid.nosale is invalid: can only specify all bidders if no other bidders are provided');
   });
 
-  it('leaves a name that is no bidder alone (docs/privacy.md decision)', () => {
-    expectAccepted(withOptions({ nosale: ['appnexus', 'nobody'] }));
+  it('rejects a name that is neither a host bidder nor a request alias, the first problem met', () => {
+    expectRejected(withOptions({ nosale: ['appnexus', 'nobody', '*'] }, 'prebid'), "request.ext.prebid.nosale is invalid: unrecognized bidder 'nobody'");
+    expectRejected(withOptions({ nosale: ['friend'], aliases: { Friend: 'rubicon' } }, 'prebid'), "request.ext.prebid.nosale is invalid: unrecognized bidder 'friend'");
+  });
+
+  it('does not look at the list when the US privacy string cannot be read (that is a warning first)', () => {
+    expectAccepted(withRequest((r) => { r.ext = { prebid: { nosale: ['nobody'] } }; r.regs = { us_privacy: '2YYN' }; }));
+    expectRejected(withRequest((r) => { r.ext = { prebid: { nosale: ['nobody'] } }; r.regs = { us_privacy: '1YYN' }; }), "request.ext.prebid.nosale is invalid: unrecognized bidder 'nobody'");
   });
 });
