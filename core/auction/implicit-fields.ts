@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { getPublicSuffix } from 'tldts';
 import { DEFAULT_PRICE_GRANULARITY, isJsonObject, LEGACY_PRICE_GRANULARITIES, RESERVED_IMP_EXT_KEYS, type BidRequest, type PriceGranularity, encodeImpOptionsAsPrebidServer, writeRequestOptionsAsPrebidServer } from '../api/index.js';
 import { fillDeviceFacts, type HttpFacts } from '../privacy/index.js';
@@ -48,7 +47,7 @@ export function implicitFields(settings: { trustProxyHeaders: boolean; generateT
     fill(request, facts, namespace = 'prebid', scope) {
       if (isJsonObject(request.ext)) mergeBidderParams(request, request.ext[namespace], namespace);
       fillDeviceFacts(request, facts, settings.trustProxyHeaders);
-      if (request.app == null && request.dooh == null) fillSite(request, firstHeader(facts.headers, 'referer'));
+      if (request.app == null && request.dooh == null) fillSite(request, headerValue(facts.headers, 'referer'));
       if (request.at == null || request.at === 0) request.at = 1;
       if (scope) fillPrivacySandbox(request, facts, scope);
       if (Array.isArray(request.imp)) for (const imp of request.imp) if (isJsonObject(imp) && imp.secure == null) imp.secure = 1;
@@ -230,11 +229,6 @@ function fillPrivacySandbox(request: BidRequest, facts: HttpFacts, { context }: 
     const warning = fillCookieDeprecation(request, headerValue(facts.headers, SEC_COOKIE_DEPRECATION));
     if (warning) context.warn('general', warning);
   }
-}
-
-function firstHeader(headers: IncomingHttpHeaders, name: string): string {
-  const value = headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 function fillSite(request: BidRequest, referer: string): void {
